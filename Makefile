@@ -1,0 +1,42 @@
+# MLPerf Inference in Go. `make run` and `make test` work on a fresh Debian machine.
+SHELL := /bin/bash
+GO ?= go
+DEPS := $(CURDIR)/.deps
+ORT_LIB := $(DEPS)/onnxruntime/libonnxruntime.so.1
+BIN := $(CURDIR)/bin/mlperf
+export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
+export MLPERF_DEPS ?= $(DEPS)
+
+.PHONY: setup build test run bench lint fmt clean
+
+## setup: install everything the project needs (idempotent)
+setup:
+	@bash scripts/setup.sh "$(DEPS)"
+
+## build: the mlperf binary in bin/
+build:
+	$(GO) build -o $(BIN) ./cmd/mlperf
+
+## test: set-up, vet, and every test with the race detector
+test: setup
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+## run: a real benchmark end to end on the built-in synthetic model and data
+run: setup build
+	@bash scripts/run.sh "$(BIN)"
+
+## bench: Go benchmarks and the loadgen figures beside the C++ LoadGen's
+bench: setup build
+	@bash scripts/bench.sh "$(BIN)"
+
+## lint: gofmt and go vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,3 @@
+module github.com/mlperf-go/inference
+
+go 1.26
