@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # make setup: everything the project needs on a fresh Debian machine.
-# Idempotent; each step checks before it installs.
+# Runs every scripts/setup.d/*.sh in name order with the deps folder as its
+# argument. Each step is idempotent: it checks before it installs.
 set -euo pipefail
 DEPS=${1:-.deps}
 cd "$(dirname "$0")/.."
 mkdir -p "$DEPS"
-
-# Go modules (the build would fetch them too; doing it here keeps failures early and clear).
-go mod download
-
-# ONNX Runtime (CPU) from the onnxruntime-node npm package, sha256-checked.
-bash scripts/install-onnxruntime.sh "$DEPS/onnxruntime"
+DEPS=$(cd "$DEPS" && pwd)
+for step in scripts/setup.d/*.sh; do
+  bash "$step" "$DEPS"
+done

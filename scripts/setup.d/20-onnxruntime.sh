@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the ONNX Runtime shared library (Linux x86-64, CPU) from the npm
-# package onnxruntime-node into DEST (default .deps/onnxruntime), checked by
+# package onnxruntime-node into DEPS/onnxruntime (DEPS is the first argument, default .deps), checked by
 # sha256. Idempotent: does nothing when the checked file is already there.
 # The npm install script of that package downloads from hosts these machines
 # cannot reach, so the tarball is fetched with `npm pack` and unpacked by tar.
 set -euo pipefail
-DEST=${1:-.deps/onnxruntime}
+DEST=${1:-.deps}/onnxruntime
 VERSION=1.24.3
 SHA256=92ba8e44d31b80a34f5e805076a044122c3be1fffe0d88ed790de7267b0b2682
 LIB="$DEST/libonnxruntime.so.1"
