@@ -1,0 +1,101 @@
+package resnet50
+
+import (
+	"fmt"
+
+	"github.com/mlperf-go/inference/preprocess"
+)
+
+// Reference preprocessing constants (pre_process_vgg in the MLPerf
+// reference's python/dataset.py).
+const (
+	// InputSize is the side of the square network input.
+	InputSize = 224
+	// ResizeShort is the short side after the aspect-preserving resize:
+	// int(100 × 224 / 87.5).
+	ResizeShort = 256
+	// SampleLen is the number of float32 values of one preprocessed sample
+	// (3 × 224 × 224, NCHW without the batch dimension).
+	SampleLen = 3 * InputSize * InputSize
+)
+
+// Means are the per-channel means subtracted in RGB order.
+var Means = [3]float32{123.68, 116.78, 103.94}
+
+// SampleShape is the shape of one preprocessed sample, as stored in the
+// reference's .npy cache.
+var SampleShape = []int{3, InputSize, InputSize}
+
+// ResizeDims returns the size the reference resizes a w×h image to before
+// the centre crop: the short side becomes 256 and the other side
+// int(256 × long / short), computed in float64 and truncated as Python's
+// int() does. Square images become 256×256.
+func ResizeDims(w, h int) (nw, nh int) {
+	if h > w {
+		return ResizeShort, int(float64(ResizeShort*h) / float64(w))
+	}
+	return int(float64(ResizeShort*w) / float64(h)), ResizeShort
+}
+
+// Preprocess reads the image file at path and returns the ResNet50 input
+// the reference computes for it, bit for bit: cv2.imread (BGR, EXIF
+// orientation applied), BGR→RGB, short side to 256 with cv2.INTER_AREA,
+// centre crop 224×224, float32 minus Means, HWC→CHW. The result has
+// SampleLen values (shape SampleShape) and belongs to the caller.
+//
+// Preprocess is safe for concurrent use. Errors name the file.
+func Preprocess(path string) ([]float32, error) {
+	out := make([]float32, SampleLen)
+	if err := PreprocessInto(out, path); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PreprocessInto is Preprocess writing into dst, which must hold SampleLen
+// values.
+func PreprocessInto(dst []float32, path string) error {
+	img, err := preprocess.ReadFile(path, preprocess.RGB)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	if err := PreprocessImage(dst, img); err != nil {
+		return fmt.Errorf("resnet50: %s: %w", path, err)
+	}
+	return nil
+}
+
+// PreprocessJPEG is Preprocess on JPEG bytes already in memory.
+func PreprocessJPEG(data []byte) ([]float32, error) {
+	img, err := preprocess.Decode(data, preprocess.RGB)
+	if err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	out := make([]float32, SampleLen)
+	if err := PreprocessImage(out, img); err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	return out, nil
+}
+
+// PreprocessImage runs the steps after decoding on an RGB image (what
+// cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB) returns): resize,
+// crop, mean subtraction and CHW layout into dst (SampleLen values).
+func PreprocessImage(dst []float32, rgb *preprocess.Image) error {
+	if len(dst) != SampleLen {
+		return fmt.Errorf("resnet50: output buffer holds %d values, want %d", len(dst), SampleLen)
+	}
+	if rgb == nil || rgb.Channels != 3 {
+		return fmt.Errorf("resnet50: want a 3-channel RGB image")
+	}
+	w, h := ResizeDims(rgb.Width, rgb.Height)
+	resized, err := preprocess.ResizeArea(rgb, w, h)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	crop, err := preprocess.CenterCrop(resized, InputSize, InputSize)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	return preprocess.NormalizeCHWInto(dst, crop, Means[:], nil)
+}
