@@ -40,13 +40,20 @@ const (
 // ResizeArea returns m resized to w×h like cv2.resize(m, (w, h),
 // interpolation=cv2.INTER_AREA).
 func ResizeArea(m *Image, w, h int) (*Image, error) {
-	return resizeU8(m, w, h, interArea)
+	return resizeU8(m, w, h, rect{0, 0, w, h}, interArea)
+}
+
+// ResizeAreaCrop returns the cw×ch window at (x, y) of ResizeArea(m, w, h)
+// without computing the rest: the same values as resizing then cropping,
+// at a fraction of the cost when the window is small.
+func ResizeAreaCrop(m *Image, w, h, x, y, cw, ch int) (*Image, error) {
+	return resizeU8(m, w, h, rect{x, y, cw, ch}, interArea)
 }
 
 // ResizeLinear returns m resized to w×h like cv2.resize(m, (w, h),
 // interpolation=cv2.INTER_LINEAR) on a uint8 image.
 func ResizeLinear(m *Image, w, h int) (*Image, error) {
-	return resizeU8(m, w, h, interLinear)
+	return resizeU8(m, w, h, rect{0, 0, w, h}, interLinear)
 }
 
 // ResizeLinearF32 returns m resized to w×h like cv2.resize(m, (w, h),
@@ -63,42 +70,49 @@ func ResizeLinearF32(m *ImageF32, w, h int) (*ImageF32, error) {
 		copy(dst.Pix, m.Pix)
 		return dst, nil
 	}
+	win := rect{0, 0, w, h}
 	sc := newScales(m.Width, m.Height, w, h)
 	if sc.fastX == 2 && sc.fastY == 2 {
-		areaFastF32(m, dst)
+		areaFastF32(m, dst, w, win)
 		return dst, nil
 	}
 	tab := linearTables(m.Width, m.Height, w, h, m.Channels, sc, false)
-	linearF32(m, dst, tab)
+	linearF32(m, dst, tab, win)
 	return dst, nil
 }
 
-func resizeU8(m *Image, w, h, interp int) (*Image, error) {
+// rect is an output window: columns [x, x+w), rows [y, y+h) of the full
+// resized image.
+type rect struct{ x, y, w, h int }
+
+func resizeU8(m *Image, w, h int, win rect, interp int) (*Image, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("%w: resize to %dx%d", ErrBadImage, w, h)
 	}
-	dst := NewImage(w, h, m.Channels)
-	if w == m.Width && h == m.Height {
-		copy(dst.Pix, m.Pix)
-		return dst, nil
+	if win.x < 0 || win.y < 0 || win.w <= 0 || win.h <= 0 || win.x+win.w > w || win.y+win.h > h {
+		return nil, fmt.Errorf("%w: window %dx%d at (%d,%d) outside %dx%d", ErrBadImage, win.w, win.h, win.x, win.y, w, h)
 	}
+	if w == m.Width && h == m.Height {
+		return Crop(m, win.x, win.y, win.w, win.h)
+	}
+	dst := NewImage(win.w, win.h, m.Channels)
 	sc := newScales(m.Width, m.Height, w, h)
 	if interp == interLinear && sc.fastX == 2 && sc.fastY == 2 {
 		interp = interArea
 	}
 	if interp == interArea && sc.x >= 1 && sc.y >= 1 {
 		if sc.fastX > 0 {
-			areaFastU8(m, dst, sc.fastX, sc.fastY)
+			areaFastU8(m, dst, sc.fastX, sc.fastY, win)
 		} else {
-			areaU8(m, dst, sc)
+			areaU8(m, dst, w, h, sc, win)
 		}
 		return dst, nil
 	}
 	tab := linearTables(m.Width, m.Height, w, h, m.Channels, sc, interp == interArea)
-	linearU8(m, dst, tab)
+	linearU8(m, dst, tab, win)
 	return dst, nil
 }
 
@@ -137,16 +151,18 @@ func cvRound64(v float64) int {
 	return int(r)
 }
 
-// satU8 is saturate_cast<uchar>(float): cvRound then clamp to 0..255.
+// satU8 is saturate_cast<uchar>(float): cvRound (half to even) then clamp
+// to 0..255. Adding 1.5·2^23 in float32 rounds to an integer half to even
+// (exact for |v| < 2^22, which the clamp guarantees).
 func satU8(v float32) uint8 {
-	r := math.RoundToEven(float64(v))
-	if r <= 0 {
+	if v <= 0 {
 		return 0
 	}
-	if r >= 255 {
+	if v >= 255 {
 		return 255
 	}
-	return uint8(r)
+	const magic = 12582912 // 1.5 * 2^23
+	return uint8(int32(v+magic) - magic)
 }
 
 // satI16 is saturate_cast<short>(float).
@@ -162,29 +178,32 @@ func satI16(v float32) int32 {
 }
 
 // areaFastU8 is OpenCV's resizeAreaFast_<uchar, int> for integral scales
-// sx×sy (the image sizes are exact multiples).
-func areaFastU8(src, dst *Image, sx, sy int) {
+// sx×sy (the image sizes are exact multiples), over the output window win.
+func areaFastU8(src, dst *Image, sx, sy int, win rect) {
 	cn := src.Channels
 	sstride, dstride := src.Stride(), dst.Stride()
 	if sx == 2 && sy == 2 && (cn == 1 || cn == 3 || cn == 4) {
-		for dy := 0; dy < dst.Height; dy++ {
+		for oy := 0; oy < win.h; oy++ {
+			dy := win.y + oy
 			r0 := src.Pix[2*dy*sstride : (2*dy+1)*sstride]
 			r1 := src.Pix[(2*dy+1)*sstride : (2*dy+2)*sstride]
-			d := dst.Pix[dy*dstride : (dy+1)*dstride]
-			for x := 0; x < dst.Width; x++ {
-				s := 2 * x * cn
+			d := dst.Pix[oy*dstride : (oy+1)*dstride]
+			for ox := 0; ox < win.w; ox++ {
+				s := 2 * (win.x + ox) * cn
 				for c := 0; c < cn; c++ {
 					i := s + c
-					d[x*cn+c] = uint8((int(r0[i]) + int(r0[i+cn]) + int(r1[i]) + int(r1[i+cn]) + 2) >> 2)
+					d[ox*cn+c] = uint8((int(r0[i]) + int(r0[i+cn]) + int(r1[i]) + int(r1[i+cn]) + 2) >> 2)
 				}
 			}
 		}
 		return
 	}
 	scale := float32(1) / float32(sx*sy)
-	for dy := 0; dy < dst.Height; dy++ {
-		d := dst.Pix[dy*dstride : (dy+1)*dstride]
-		for x := 0; x < dst.Width; x++ {
+	for oy := 0; oy < win.h; oy++ {
+		dy := win.y + oy
+		d := dst.Pix[oy*dstride : (oy+1)*dstride]
+		for ox := 0; ox < win.w; ox++ {
+			x := win.x + ox
 			for c := 0; c < cn; c++ {
 				sum := 0
 				for ky := 0; ky < sy; ky++ {
@@ -193,7 +212,7 @@ func areaFastU8(src, dst *Image, sx, sy int) {
 						sum += int(row[(x*sx+kx)*cn+c])
 					}
 				}
-				d[x*cn+c] = satU8(float32(sum) * scale)
+				d[ox*cn+c] = satU8(float32(sum) * scale)
 			}
 		}
 	}
@@ -201,21 +220,23 @@ func areaFastU8(src, dst *Image, sx, sy int) {
 
 // areaFastF32 is OpenCV's resizeAreaFast_<float, float> for 2×2, the path
 // INTER_LINEAR takes on float32 images halved exactly. Its vector code
-// (1 or 4 channels, groups of 4 floats) sums (a+b)+(c+d); the scalar code
-// sums ((a+b)+c)+d.
-func areaFastF32(src, dst *ImageF32) {
+// (1 or 4 channels, groups of 4 floats of the full output row) sums
+// (a+b)+(c+d); the scalar code sums ((a+b)+c)+d.
+func areaFastF32(src, dst *ImageF32, fullW int, win rect) {
 	cn := src.Channels
 	sstride, dstride := src.Width*cn, dst.Width*cn
-	w := dstride
+	w := fullW * cn
 	vecEnd := 0
 	if cn == 1 || cn == 4 {
 		vecEnd = w - w%4
 	}
-	for dy := 0; dy < dst.Height; dy++ {
+	for oy := 0; oy < win.h; oy++ {
+		dy := win.y + oy
 		r0 := src.Pix[2*dy*sstride : (2*dy+1)*sstride]
 		r1 := src.Pix[(2*dy+1)*sstride : (2*dy+2)*sstride]
-		d := dst.Pix[dy*dstride : (dy+1)*dstride]
-		for dx := 0; dx < w; dx++ {
+		d := dst.Pix[oy*dstride : (oy+1)*dstride]
+		for o := range d {
+			dx := win.x*cn + o
 			x, c := dx/cn, dx%cn
 			i := 2*x*cn + c
 			a, b, e, f := r0[i], r0[i+cn], r1[i], r1[i+cn]
@@ -225,7 +246,7 @@ func areaFastF32(src, dst *ImageF32) {
 			} else {
 				sum = float32(float32(a+b)+e) + f
 			}
-			d[dx] = float32(sum * 0.25)
+			d[o] = float32(sum * 0.25)
 		}
 	}
 }
@@ -260,12 +281,27 @@ func computeResizeAreaTab(ssize, dsize, cn int, scale float64) []decimateAlpha {
 	return tab
 }
 
-// areaU8 is OpenCV's ResizeArea_Invoker<uchar, float>.
-func areaU8(src, dst *Image, sc scales) {
+// areaU8 is OpenCV's ResizeArea_Invoker<uchar, float> for a w×h output,
+// computed over the window win only (each output value depends only on
+// its own table entries, accumulated in OpenCV's order).
+func areaU8(src, dst *Image, w, h int, sc scales, win rect) {
 	cn := src.Channels
-	xtab := computeResizeAreaTab(src.Width, dst.Width, cn, sc.x)
-	ytab := computeResizeAreaTab(src.Height, dst.Height, 1, sc.y)
-	width := dst.Width * cn
+	x0, x1 := win.x*cn, (win.x+win.w)*cn
+	var xtab []decimateAlpha
+	for _, e := range computeResizeAreaTab(src.Width, w, cn, sc.x) {
+		if e.di >= x0 && e.di < x1 {
+			e.di -= x0
+			xtab = append(xtab, e)
+		}
+	}
+	var ytab []decimateAlpha
+	for _, e := range computeResizeAreaTab(src.Height, h, 1, sc.y) {
+		if e.di >= win.y && e.di < win.y+win.h {
+			e.di -= win.y
+			ytab = append(ytab, e)
+		}
+	}
+	width := win.w * cn
 	buf := make([]float32, width)
 	sum := make([]float32, width)
 	sstride := src.Stride()
@@ -274,16 +310,7 @@ func areaU8(src, dst *Image, sc scales) {
 	for _, yt := range ytab {
 		beta, dy, sy := yt.alpha, yt.di, yt.si
 		if sy != lastSy { // the same source row always gives the same buf
-			clear(buf)
-			row := src.Pix[sy*sstride : (sy+1)*sstride]
-			for _, xt := range xtab {
-				a := xt.alpha
-				s := row[xt.si : xt.si+cn]
-				b := buf[xt.di : xt.di+cn]
-				for c := range b {
-					b[c] += float32(float32(s[c]) * a)
-				}
-			}
+			areaRow(buf, src.Pix[sy*sstride:(sy+1)*sstride], xtab, cn)
 			lastSy = sy
 		}
 		if dy != prevDy {
@@ -302,6 +329,31 @@ func areaU8(src, dst *Image, sc scales) {
 	d := dst.Pix[prevDy*width : (prevDy+1)*width]
 	for i := range d {
 		d[i] = satU8(sum[i])
+	}
+}
+
+// areaRow is the horizontal pass of areaU8: buf[di+c] accumulates
+// row[si+c]*alpha over the table, in table order, from zero.
+func areaRow(buf []float32, row []uint8, xtab []decimateAlpha, cn int) {
+	clear(buf)
+	if cn == 3 {
+		for _, xt := range xtab {
+			a := xt.alpha
+			s := row[xt.si : xt.si+3 : xt.si+3]
+			b := buf[xt.di : xt.di+3 : xt.di+3]
+			b[0] += float32(float32(s[0]) * a)
+			b[1] += float32(float32(s[1]) * a)
+			b[2] += float32(float32(s[2]) * a)
+		}
+		return
+	}
+	for _, xt := range xtab {
+		a := xt.alpha
+		s := row[xt.si : xt.si+cn]
+		b := buf[xt.di : xt.di+cn]
+		for c := range b {
+			b[c] += float32(float32(s[c]) * a)
+		}
 	}
 }
 
@@ -415,31 +467,37 @@ func clipRow(y, h int) int {
 	return y
 }
 
-// hresizeU8 is HResizeLinear<uchar, int, short, 2048>.
-func hresizeU8(row []uint8, out []int32, t *linTab, cn int) {
-	for dx := 0; dx < t.xmax; dx++ {
-		sx := t.xofs[dx]
-		out[dx] = int32(row[sx])*t.ialpha[2*dx] + int32(row[sx+cn])*t.ialpha[2*dx+1]
-	}
-	for dx := t.xmax; dx < len(out); dx++ {
-		out[dx] = int32(row[t.xofs[dx]]) * resizeCoefScale
+// hresizeU8 is HResizeLinear<uchar, int, short, 2048> over output
+// elements [e0, e0+len(out)).
+func hresizeU8(row []uint8, out []int32, t *linTab, cn, e0 int) {
+	for o := range out {
+		e := e0 + o
+		sx := t.xofs[e]
+		if e < t.xmax {
+			out[o] = int32(row[sx])*t.ialpha[2*e] + int32(row[sx+cn])*t.ialpha[2*e+1]
+		} else {
+			out[o] = int32(row[sx]) * resizeCoefScale
+		}
 	}
 }
 
-// linearU8 is resizeGeneric_ with the uint8 fixed-point 2-tap filter.
-func linearU8(src, dst *Image, t *linTab) {
+// linearU8 is resizeGeneric_ with the uint8 fixed-point 2-tap filter, over
+// the output window win.
+func linearU8(src, dst *Image, t *linTab, win rect) {
 	cn := src.Channels
-	width := dst.Width * cn
+	width := win.w * cn
+	e0 := win.x * cn
 	sstride := src.Stride()
 	rows := [2][]int32{make([]int32, width), make([]int32, width)}
 	rowY := [2]int{-1, -1}
-	for dy := 0; dy < dst.Height; dy++ {
+	for oy := 0; oy < win.h; oy++ {
+		dy := win.y + oy
 		loadRows(&rows, &rowY, t.yofs[dy], src.Height, func(dst []int32, sy int) {
-			hresizeU8(src.Pix[sy*sstride:(sy+1)*sstride], dst, t, cn)
+			hresizeU8(src.Pix[sy*sstride:(sy+1)*sstride], dst, t, cn, e0)
 		})
 		b0, b1 := t.ibeta[2*dy], t.ibeta[2*dy+1]
 		s0, s1 := rows[0], rows[1]
-		d := dst.Pix[dy*width : (dy+1)*width]
+		d := dst.Pix[oy*width : (oy+1)*width]
 		for x := range d {
 			v := ((b0 * (s0[x] >> 4)) >> 16) + ((b1 * (s1[x] >> 4)) >> 16) + 2
 			v >>= 2
@@ -453,31 +511,37 @@ func linearU8(src, dst *Image, t *linTab) {
 	}
 }
 
-// hresizeF32 is HResizeLinear<float, float, float, 1>.
-func hresizeF32(row []float32, out []float32, t *linTab, cn int) {
-	for dx := 0; dx < t.xmax; dx++ {
-		sx := t.xofs[dx]
-		out[dx] = float32(row[sx]*t.alpha[2*dx]) + float32(row[sx+cn]*t.alpha[2*dx+1])
-	}
-	for dx := t.xmax; dx < len(out); dx++ {
-		out[dx] = row[t.xofs[dx]]
+// hresizeF32 is HResizeLinear<float, float, float, 1> over output elements
+// [e0, e0+len(out)).
+func hresizeF32(row []float32, out []float32, t *linTab, cn, e0 int) {
+	for o := range out {
+		e := e0 + o
+		sx := t.xofs[e]
+		if e < t.xmax {
+			out[o] = float32(row[sx]*t.alpha[2*e]) + float32(row[sx+cn]*t.alpha[2*e+1])
+		} else {
+			out[o] = row[sx]
+		}
 	}
 }
 
-// linearF32 is resizeGeneric_ with the float32 2-tap filter.
-func linearF32(src, dst *ImageF32, t *linTab) {
+// linearF32 is resizeGeneric_ with the float32 2-tap filter, over the
+// output window win.
+func linearF32(src, dst *ImageF32, t *linTab, win rect) {
 	cn := src.Channels
-	width := dst.Width * cn
+	width := win.w * cn
+	e0 := win.x * cn
 	sstride := src.Width * cn
 	rows := [2][]float32{make([]float32, width), make([]float32, width)}
 	rowY := [2]int{-1, -1}
-	for dy := 0; dy < dst.Height; dy++ {
+	for oy := 0; oy < win.h; oy++ {
+		dy := win.y + oy
 		loadRows(&rows, &rowY, t.yofs[dy], src.Height, func(dst []float32, sy int) {
-			hresizeF32(src.Pix[sy*sstride:(sy+1)*sstride], dst, t, cn)
+			hresizeF32(src.Pix[sy*sstride:(sy+1)*sstride], dst, t, cn, e0)
 		})
 		b0, b1 := t.beta[2*dy], t.beta[2*dy+1]
 		s0, s1 := rows[0], rows[1]
-		d := dst.Pix[dy*width : (dy+1)*width]
+		d := dst.Pix[oy*width : (oy+1)*width]
 		for x := range d {
 			d[x] = float32(s0[x]*b0) + float32(s1[x]*b1)
 		}

@@ -89,11 +89,9 @@ func PreprocessImage(dst []float32, rgb *preprocess.Image) error {
 		return fmt.Errorf("resnet50: want a 3-channel RGB image")
 	}
 	w, h := ResizeDims(rgb.Width, rgb.Height)
-	resized, err := preprocess.ResizeArea(rgb, w, h)
-	if err != nil {
-		return fmt.Errorf("resnet50: %w", err)
-	}
-	crop, err := preprocess.CenterCrop(resized, InputSize, InputSize)
+	// Only the centre window of the resized image is computed; its values
+	// are those of resizing the whole image and cropping.
+	crop, err := preprocess.ResizeAreaCrop(rgb, w, h, (w-InputSize)/2, (h-InputSize)/2, InputSize, InputSize)
 	if err != nil {
 		return fmt.Errorf("resnet50: %w", err)
 	}
