@@ -1,8 +1,14 @@
 package resnet50
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
 
+	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -96,4 +102,119 @@ func PreprocessImage(dst []float32, rgb *preprocess.Image) error {
 		return fmt.Errorf("resnet50: %w", err)
 	}
 	return preprocess.NormalizeCHWInto(dst, crop, Means[:], nil)
+}
+
+// CachePath returns where the preprocessed cache keeps the sample of an
+// image listed as imagePath (relative, as in val_map.txt): dir/<imagePath>.npy,
+// the layout of the reference's --cache_dir and --use_preprocessed_dataset.
+func CachePath(dir, imagePath string) string {
+	return filepath.Join(dir, filepath.FromSlash(imagePath)+".npy")
+}
+
+// LoadCached reads one cached sample (a float32 .npy of shape SampleShape)
+// into dst (SampleLen values). A file of another shape or dtype is an
+// error naming it.
+func LoadCached(dst []float32, path string) error {
+	if len(dst) != SampleLen {
+		return fmt.Errorf("resnet50: output buffer holds %d values, want %d", len(dst), SampleLen)
+	}
+	shape, data, err := preprocess.LoadNpy(path)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	if len(shape) != 3 || shape[0] != 3 || shape[1] != InputSize || shape[2] != InputSize {
+		return fmt.Errorf("resnet50: %s: cached sample has shape %v, want %v (NCHW); delete the cache and preprocess again", path, shape, SampleShape)
+	}
+	copy(dst, data)
+	return nil
+}
+
+// WriteCache preprocesses every sample of ds into dir/<image path>.npy
+// (CachePath), as the reference's preprocessed cache and `mlperf dataset
+// preprocess imagenet` do. Files that already exist are kept. workers
+// goroutines run in parallel (< 1 means runtime.GOMAXPROCS(0)); progress,
+// if not nil, is called after each sample with the number done (from one
+// goroutine at a time). The first error stops the work and is returned;
+// files are written through a temporary name, so a stopped run leaves no
+// partial .npy behind.
+func WriteCache(ctx context.Context, ds *imagenet.Dataset, dir string, workers int, progress func(done, total int)) error {
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	total := ds.Len()
+	next := make(chan int)
+	var (
+		mu    sync.Mutex
+		done  int
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float32, SampleLen)
+			for i := range next {
+				out := CachePath(dir, ds.Samples[i].Path)
+				if _, err := os.Stat(out); err != nil {
+					if err := writeCached(buf, ds.ImagePath(i), out); err != nil {
+						fail(err)
+						continue
+					}
+				}
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, total)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := 0; i < total; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("resnet50: preprocessing stopped: %w", err)
+	}
+	return nil
+}
+
+func writeCached(buf []float32, src, out string) error {
+	if err := PreprocessInto(buf, src); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	tmp := out + ".tmp"
+	if err := preprocess.SaveNpy(tmp, SampleShape, buf); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package resnet50
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/preprocess"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
@@ -196,4 +198,59 @@ func BenchmarkPreprocess(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "images/s")
+}
+
+func TestWriteCacheAndLoadCached(t *testing.T) {
+	needDecoder(t)
+	data := t.TempDir()
+	if err := imagenet.Synth(data, imagenet.SynthConfig{N: 5, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := imagenet.Load(data, imagenet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	calls := 0
+	if err := WriteCache(context.Background(), ds, cache, 2, func(done, total int) {
+		calls++
+		if total != 5 || done < 1 || done > 5 {
+			t.Errorf("progress(%d, %d)", done, total)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 5 {
+		t.Errorf("progress called %d times", calls)
+	}
+	got := make([]float32, SampleLen)
+	for i := 0; i < ds.Len(); i++ {
+		want, err := Preprocess(ds.ImagePath(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := LoadCached(got, CachePath(cache, ds.Samples[i].Path)); err != nil {
+			t.Fatal(err)
+		}
+		if sumF32(got) != sumF32(want) {
+			t.Errorf("cached sample %d differs from Preprocess", i)
+		}
+	}
+	// A damaged image stops the run with an error naming it.
+	bad := filepath.Join(data, ds.Samples[2].Path)
+	if err := os.WriteFile(bad, []byte("\xff\xd8\xff\xe0 not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteCache(context.Background(), ds, t.TempDir(), 2, nil)
+	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(bad)) {
+		t.Errorf("damaged image: %v", err)
+	}
+	// A cached file of the wrong shape is refused.
+	wrong := filepath.Join(t.TempDir(), "x.npy")
+	if err := preprocess.SaveNpy(wrong, []int{3, 2, 2}, make([]float32, 12)); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadCached(got, wrong); err == nil {
+		t.Error("wrong shape accepted")
+	}
 }
