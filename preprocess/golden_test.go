@@ -34,6 +34,15 @@ type golden struct {
 		Area   string `json:"area"`
 		Linear string `json:"linear"`
 	} `json:"resize"`
+	SweepSrc  string `json:"sweep_src"`
+	SweepArea []struct {
+		W, H, DW, DH int
+		Area         string `json:"area"`
+	} `json:"sweep_area"`
+	SweepLinearF32 []struct {
+		W, H, DW, DH int
+		Linear       string `json:"linear"`
+	} `json:"sweep_linear_f32"`
 	ResizeF32 []struct {
 		Src    string `json:"src"`
 		W      int    `json:"w"`
@@ -228,5 +237,43 @@ func TestRetinaNetPipelineMatchesReference(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no RetinaNet goldens")
+	}
+}
+
+// TestResizeSweeps: the ResNet50 resize (INTER_AREA to the short-side-256
+// size) and the RetinaNet one (float INTER_LINEAR to 800x800) from 175
+// source sizes, cut from a decoded photo.
+func TestResizeSweeps(t *testing.T) {
+	needDecoder(t)
+	g := loadGolden(t)
+	photo := source(t, g.SweepSrc)
+	if len(g.SweepArea) < 100 || len(g.SweepLinearF32) < 10 {
+		t.Fatal("sweeps missing from golden.json")
+	}
+	for _, c := range g.SweepArea {
+		src, err := Crop(photo, 0, 0, c.W, c.H)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := ResizeArea(src, c.DW, c.DH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sumU8(out.Pix) != c.Area {
+			t.Errorf("INTER_AREA %dx%d -> %dx%d differs from OpenCV", c.W, c.H, c.DW, c.DH)
+		}
+	}
+	for _, c := range g.SweepLinearF32 {
+		src, err := Crop(photo, 0, 0, c.W, c.H)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := ResizeLinearF32(src.ToF32(), c.DW, c.DH)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sumF32(out.Pix) != c.Linear {
+			t.Errorf("float INTER_LINEAR %dx%d -> %dx%d differs from OpenCV", c.W, c.H, c.DW, c.DH)
+		}
 	}
 }

@@ -180,6 +180,10 @@ def main():
     write("fish_exif6_badmodel_after.jpg", with_segments(fish, exif_app1(
         [(0x0112, 3, 1, short_val(6)), (0x0110, 2, 100, struct.pack("<I", 0xFFFF))])))
     write("fish_exif9.jpg", with_segments(fish, exif_app1([(0x0112, 3, 1, short_val(9))])))
+    # Junk bytes between two header segments: libjpeg warns ("extraneous
+    # bytes before marker") and decodes normally; so must we.
+    app0_end = 4 + struct.unpack(">H", fish[4:6])[0]
+    write("fish_extraneous.jpg", fish[:app0_end] + b"\x00\x13\x37" + fish[app0_end:])
 
     golden = {"opencv": cv2.__version__, "images": {}, "resize": [], "resize_f32": []}
     for name in sorted(os.listdir(IMG)):
@@ -221,6 +225,29 @@ def main():
                                      "linear": sha(cv2.resize(a, (dw, dh), interpolation=cv2.INTER_LINEAR))})
             golden["resize_f32"].append({"src": "resize/" + name, "w": dw, "h": dh,
                                          "linear": sha(cv2.resize(a.astype(np.float32), (dw, dh), interpolation=cv2.INTER_LINEAR))})
+
+    # Sweeps over many sizes, sources cropped from a decoded photo (top-left
+    # corner): the ResNet50 resize (INTER_AREA to the short-side-256 size)
+    # and the RetinaNet resize (float INTER_LINEAR to 800x800).
+    golden["sweep_src"] = "starry_night.jpg"
+    photo = cv2.imread(os.path.join(IMG, golden["sweep_src"]))
+    ph, pw = photo.shape[:2]
+    golden["sweep_area"] = []
+    for _ in range(150):
+        w, h = int(rng.integers(60, pw + 1)), int(rng.integers(60, ph + 1))
+        crop = photo[:h, :w]
+        if h > w:
+            dw, dh = 256, int(256 * h / w)
+        else:
+            dw, dh = int(256 * w / h), 256
+        golden["sweep_area"].append({"w": w, "h": h, "dw": dw, "dh": dh,
+                                     "area": sha(cv2.resize(crop, (dw, dh), interpolation=cv2.INTER_AREA))})
+    golden["sweep_linear_f32"] = []
+    for _ in range(25):
+        w, h = int(rng.integers(60, pw + 1)), int(rng.integers(60, ph + 1))
+        crop = photo[:h, :w].astype(np.float32)
+        golden["sweep_linear_f32"].append({"w": w, "h": h, "dw": 800, "dh": 800,
+                                           "linear": sha(cv2.resize(crop, (800, 800), interpolation=cv2.INTER_LINEAR))})
 
     with open(os.path.join(HERE, "golden.json"), "w") as f:
         json.dump(golden, f, indent=1, sort_keys=True)
