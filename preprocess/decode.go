@@ -47,24 +47,9 @@ var (
 // data is an error wrapping ErrUnsupported. Decode is safe for concurrent
 // use; the caller owns the result.
 func Decode(data []byte, order ChannelOrder) (*Image, error) {
-	if len(data) < 3 || data[0] != 0xFF || data[1] != 0xD8 {
-		kind := sniff(data)
-		return nil, fmt.Errorf("preprocess: %w: %s, only JPEG is supported", ErrUnsupported, kind)
-	}
-	lo := libjpeg.BGR
-	if order == RGB {
-		lo = libjpeg.RGB
-	}
-	res, err := libjpeg.Decode(data, lo, MaxPixels)
+	img, err := decode(data, order)
 	if err != nil {
 		return nil, fmt.Errorf("preprocess: %w", err)
-	}
-	img := &Image{Width: res.Width, Height: res.Height, Channels: res.Channels, Pix: res.Pix}
-	if res.Channels == 4 {
-		img = cmykToBGR(img, order)
-	}
-	if o := exifOrientation(res.APP1); o != 1 {
-		img = applyOrientation(img, o)
 	}
 	return img, nil
 }
@@ -76,23 +61,34 @@ func ReadFile(path string, order ChannelOrder) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("preprocess: %w", err)
 	}
-	img, err := Decode(data, order)
+	img, err := decode(data, order)
 	if err != nil {
-		return nil, fmt.Errorf("preprocess: decode %s: %w", path, unwrapPrefix(err))
+		return nil, fmt.Errorf("preprocess: decode %s: %w", path, err)
 	}
 	return img, nil
 }
 
-// unwrapPrefix drops the "preprocess: " prefix of an error from Decode so
-// that ReadFile's message carries the prefix once.
-type prefixless struct{ err error }
-
-func (p prefixless) Error() string {
-	return string(bytes.TrimPrefix([]byte(p.err.Error()), []byte("preprocess: ")))
+func decode(data []byte, order ChannelOrder) (*Image, error) {
+	if len(data) < 3 || data[0] != 0xFF || data[1] != 0xD8 {
+		return nil, fmt.Errorf("%w: %s, only JPEG is supported", ErrUnsupported, sniff(data))
+	}
+	lo := libjpeg.BGR
+	if order == RGB {
+		lo = libjpeg.RGB
+	}
+	res, err := libjpeg.Decode(data, lo, MaxPixels)
+	if err != nil {
+		return nil, err
+	}
+	img := &Image{Width: res.Width, Height: res.Height, Channels: res.Channels, Pix: res.Pix}
+	if res.Channels == 4 {
+		img = cmykToBGR(img, order)
+	}
+	if o := exifOrientation(res.APP1); o != 1 {
+		img = applyOrientation(img, o)
+	}
+	return img, nil
 }
-func (p prefixless) Unwrap() error { return p.err }
-
-func unwrapPrefix(err error) error { return prefixless{err} }
 
 func sniff(data []byte) string {
 	switch {

@@ -14,7 +14,7 @@ import (
 )
 
 // ErrNpy is wrapped by errors about malformed or unsupported .npy data.
-var ErrNpy = errors.New("preprocess: bad .npy data")
+var ErrNpy = errors.New("bad .npy data")
 
 // WriteNpy writes a float32 array of the given shape in NumPy's .npy
 // format (version 1.0, little-endian '<f4', C order), byte for byte what
@@ -24,12 +24,12 @@ func WriteNpy(w io.Writer, shape []int, data []float32) error {
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
-			return fmt.Errorf("%w: negative dimension in shape %v", ErrNpy, shape)
+			return fmt.Errorf("preprocess: %w: negative dimension in shape %v", ErrNpy, shape)
 		}
 		n *= d
 	}
 	if n != len(data) {
-		return fmt.Errorf("%w: shape %v holds %d values, got %d", ErrNpy, shape, n, len(data))
+		return fmt.Errorf("preprocess: %w: shape %v holds %d values, got %d", ErrNpy, shape, n, len(data))
 	}
 	hdr := npyHeader("<f4", shape)
 	bw := bufio.NewWriterSize(w, 1<<16)
@@ -90,7 +90,7 @@ func SaveNpy(path string, shape []int, data []float32) error {
 	}
 	if err := WriteNpy(f, shape, data); err != nil {
 		f.Close()
-		return fmt.Errorf("preprocess: %s: %w", path, err)
+		return fmt.Errorf("%w (writing %s)", err, path)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("preprocess: %w", err)
@@ -102,6 +102,14 @@ func SaveNpy(path string, shape []int, data []float32) error {
 // or 3.x) and returns its shape and values. Other dtypes, Fortran order and
 // truncated data are errors wrapping ErrNpy.
 func ReadNpy(r io.Reader) (shape []int, data []float32, err error) {
+	shape, data, err = readNpy(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("preprocess: %w", err)
+	}
+	return shape, data, nil
+}
+
+func readNpy(r io.Reader) (shape []int, data []float32, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var pre [8]byte
 	if _, err := io.ReadFull(br, pre[:]); err != nil {
@@ -169,9 +177,9 @@ func LoadNpy(path string) (shape []int, data []float32, err error) {
 		return nil, nil, fmt.Errorf("preprocess: %w", err)
 	}
 	defer f.Close()
-	shape, data, err = ReadNpy(f)
+	shape, data, err = readNpy(f)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("preprocess: %s: %w", path, err)
 	}
 	return shape, data, nil
 }
