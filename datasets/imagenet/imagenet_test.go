@@ -199,3 +199,22 @@ func TestCalibrationLists(t *testing.T) {
 		t.Error("option 3 accepted")
 	}
 }
+
+func TestVerifyWithoutManifest(t *testing.T) {
+	dir := synth(t, 4, 5)
+	rep, err := Verify(dir)
+	if err != nil || !rep.OK(4) || rep.Checked != 0 || !strings.Contains(rep.String(), "presence checked only") {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	os.Remove(filepath.Join(dir, SynthName(1)))
+	rep, err = Verify(dir)
+	if err != nil || rep.OK(0) || len(rep.Missing) != 1 || rep.Missing[0] != SynthName(1) {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ChecksumFile), []byte("nonsense\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(dir); err == nil || !strings.Contains(err.Error(), ChecksumFile) {
+		t.Errorf("malformed manifest: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -149,6 +150,10 @@ func TestDownloadAndVerifyScripts(t *testing.T) {
 	if err != nil || !strings.Contains(out, "3 files match") || !strings.Contains(out, "OK") {
 		t.Fatalf("verify_dataset.sh on a good set: %v\n%s", err, out)
 	}
+	rep, err := Verify(data)
+	if err != nil || !rep.OK(3) || rep.Checked != 3 || rep.OK(Size) {
+		t.Fatalf("Verify on a good set: %v %+v", err, rep)
+	}
 	out, err = runScript(t, nil, "verify_dataset.sh", "-d", data)
 	if err == nil || !strings.Contains(out, "full validation set has 50000") {
 		t.Errorf("verify_dataset.sh accepted 3 of 50000: %v\n%s", err, out)
@@ -163,6 +168,14 @@ func TestDownloadAndVerifyScripts(t *testing.T) {
 	out, err = runScript(t, nil, "verify_dataset.sh", "-d", data, "-n", "3")
 	if err == nil || !strings.Contains(out, "1 missing") || !strings.Contains(out, "2 of 3 files differ") {
 		t.Errorf("verify_dataset.sh on a damaged set: %v\n%s", err, out)
+	}
+	rep, err = Verify(data)
+	if err != nil || rep.OK(3) || len(rep.Missing) != 1 || len(rep.Mismatched) != 2 ||
+		!strings.Contains(rep.String(), "2 of 3 files differ") {
+		t.Errorf("Verify on a damaged set: %v %+v", err, rep)
+	}
+	if _, err := Verify(filepath.Join(work, "none")); !errors.Is(err, ErrNoValMap) {
+		t.Errorf("Verify without val_map.txt: %v", err)
 	}
 	out, err = runScript(t, nil, "verify_dataset.sh", "-d", filepath.Join(work, "none"))
 	if err == nil || !strings.Contains(out, "val_map.txt not found") {
