@@ -96,9 +96,9 @@ func Load(dir string, opt Options) (*Dataset, error) {
 	}
 	ds := &Dataset{Dir: dir, Samples: make([]Sample, 0, len(samples))}
 	for _, s := range samples {
-		if _, err := os.Stat(filepath.Join(dir, s.Path)); err != nil {
+		if _, err := os.Stat(joinPath(dir, s.Path)); err != nil {
 			if len(ds.Missing) < 10 {
-				fmt.Fprintf(warn, "imagenet: warning: %s not found, skipped (later samples shift down)\n", filepath.Join(dir, s.Path))
+				fmt.Fprintf(warn, "imagenet: warning: %s not found, skipped (later samples shift down)\n", joinPath(dir, s.Path))
 			}
 			ds.Missing = append(ds.Missing, s.Path)
 			continue
@@ -153,7 +153,16 @@ func ParseValMap(r io.Reader, count int) ([]Sample, error) {
 func (d *Dataset) Len() int { return len(d.Samples) }
 
 // ImagePath returns the file of sample i.
-func (d *Dataset) ImagePath(i int) string { return filepath.Join(d.Dir, d.Samples[i].Path) }
+func (d *Dataset) ImagePath(i int) string { return joinPath(d.Dir, d.Samples[i].Path) }
+
+// joinPath joins like Python's os.path.join, which the reference uses: an
+// absolute listed path is taken as is.
+func joinPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
 
 // Label returns the label of sample i.
 func (d *Dataset) Label(i int) int { return d.Samples[i].Label }

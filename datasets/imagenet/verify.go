@@ -65,7 +65,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	}
 	r := &VerifyReport{Listed: len(samples)}
 	for _, s := range samples {
-		if _, err := os.Stat(filepath.Join(dir, s.Path)); err != nil {
+		if _, err := os.Stat(joinPath(dir, s.Path)); err != nil {
 			r.Missing = append(r.Missing, s.Path)
 		}
 	}
