@@ -21,11 +21,13 @@
 //
 // Damaged data: libjpeg-turbo reports corrupt entropy-coded data and
 // truncated files only as warnings and fills the rest of the image in;
-// OpenCV returns that image. Decode instead fails with ErrCorrupt, so a
-// damaged file is never scored silently. Benign warnings (extraneous bytes
-// before a marker, unknown JFIF revision, unknown Adobe transform) are
-// tolerated and reported in Result.Warning; the pixels are then still
-// those OpenCV returns.
+// OpenCV returns that image. Decode instead fails with ErrCorrupt (file
+// cut short, premature end of a data segment, bad Huffman or arithmetic
+// code, lost restart marker), so a damaged file is never scored silently.
+// Warnings that leave the pixels well defined (extraneous bytes before a
+// marker, unknown JFIF revision, unknown Adobe transform, inconsistent
+// progression, non-sequential scan parameters) are tolerated and reported
+// in Result.Warning; the pixels are then those OpenCV returns.
 package libjpeg
 
 import "errors"

@@ -40,8 +40,6 @@ static int mlpj_is_corruption(int code) {
 	case JWRN_HUFF_BAD_CODE:
 	case JWRN_ARITH_BAD_CODE:
 	case JWRN_MUST_RESYNC:
-	case JWRN_NOT_SEQUENTIAL:
-	case JWRN_BOGUS_PROGRESSION:
 		return 1;
 	}
 	return 0;
