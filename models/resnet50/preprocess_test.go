@@ -254,3 +254,20 @@ func TestWriteCacheAndLoadCached(t *testing.T) {
 		t.Error("wrong shape accepted")
 	}
 }
+
+// BenchmarkPreprocessParallel runs the pipeline on all GOMAXPROCS cores
+// (images/s summed over them).
+func BenchmarkPreprocessParallel(b *testing.B) {
+	needDecoder(b)
+	path := filepath.Join(goldenDir, "images", "messi5.jpg")
+	b.RunParallel(func(pb *testing.PB) {
+		dst := make([]float32, SampleLen)
+		for pb.Next() {
+			if err := PreprocessInto(dst, path); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "images/s")
+}
