@@ -25,7 +25,9 @@ import (
 //     as OpenCV does.
 //
 // Scales are computed as OpenCV does: inv = dst/src in float64, scale =
-// 1/inv.
+// 1/inv. Every float32 product is converted to float32 explicitly so that
+// the Go compiler cannot fuse it with the following add into an FMA (the
+// OpenCV builds the reference uses run this code without FMA).
 
 const (
 	interLinear = iota
