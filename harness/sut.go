@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -278,3 +279,34 @@ func same(a, b any) (eq bool) {
 	}()
 	return a == b
 }
+
+// ForScenario returns the SUT the reference uses for a LoadGen scenario
+// (by name: SingleStream, MultiStream, Server, Offline): Inline for
+// SingleStream, a Pool otherwise. close stops it; call it after the run.
+func ForScenario(scenario string, m Model, cfg PoolConfig) (sut loadgen.SUT, close func() error, err error) {
+	switch scenario {
+	case "SingleStream":
+		return NewInline(m, cfg.Batch), func() error { return nil }, nil
+	case "MultiStream", "Server", "Offline":
+		p := NewPool(m, cfg)
+		return p, p.Close, nil
+	}
+	return nil, nil, fmt.Errorf("harness: unknown scenario %q; want SingleStream, MultiStream, Server or Offline", scenario)
+}
+
+// Counter wraps a Model and counts the samples it has been asked to run,
+// for progress reports. It is safe for concurrent use.
+type Counter struct {
+	Model Model
+	n     atomic.Int64
+}
+
+// Predict runs the wrapped model and counts len(idx) samples.
+func (c *Counter) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	err := c.Model.Predict(ctx, idx, out)
+	c.n.Add(int64(len(idx)))
+	return err
+}
+
+// Done is the number of samples run so far.
+func (c *Counter) Done() int64 { return c.n.Load() }

@@ -384,3 +384,34 @@ func TestPoolUncomparableCompleter(t *testing.T) {
 	p.IssueQuery(context.Background(), in, c)
 	checkEcho(t, rec.wait(6), in)
 }
+
+func TestForScenario(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		inline   bool
+	}{
+		{"SingleStream", true}, {"MultiStream", false}, {"Server", false}, {"Offline", false},
+	} {
+		c := &Counter{Model: &echoModel{}}
+		sut, closeFn, err := ForScenario(tc.scenario, c, PoolConfig{Batch: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sut.(*Inline); ok != tc.inline {
+			t.Fatalf("%s: %T", tc.scenario, sut)
+		}
+		rec := newRecorder()
+		in := samples(3)
+		sut.IssueQuery(context.Background(), in, rec)
+		checkEcho(t, rec.wait(3), in)
+		if err := closeFn(); err != nil {
+			t.Fatal(err)
+		}
+		if c.Done() != 3 {
+			t.Fatalf("%s: counted %d", tc.scenario, c.Done())
+		}
+	}
+	if _, _, err := ForScenario("Batch", &echoModel{}, PoolConfig{}); err == nil {
+		t.Fatal("unknown scenario: no error")
+	}
+}
