@@ -62,7 +62,7 @@ func TestRunFlagsCheck(t *testing.T) {
 		{"unknown scenario", func(f *runFlags) { f.Scenario = "batch" }, "unknown scenario"},
 		{"unknown mode", func(f *runFlags) { f.Mode = "fast" }, "unknown mode"},
 		{"unknown backend", func(f *runFlags) { f.Backend = "rocm" }, `unknown backend "rocm"`},
-		{"zero batch", func(f *runFlags) { f.Batch = 0 }, "--batch 0"},
+		{"negative batch", func(f *runFlags) { f.Batch = -1 }, "--batch -1"},
 		{"no model", func(f *runFlags) { f.Model = "" }, "--model is required"},
 		{"missing user.conf", func(f *runFlags) { f.UserConf = "/nonexistent/user.conf" }, "file not found"},
 	} {

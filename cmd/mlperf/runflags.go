@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mlperf-go/inference/backend"
 )
 
 // runFlags are the flags every benchmark's `run` command shares, with the
@@ -66,7 +71,7 @@ func addRunFlags(fs *flag.FlagSet, d runFlags) *runFlags {
 	fs.IntVar(&f.Device, "device", d.Device, "GPU id for cuda / tensorrt")
 	fs.IntVar(&f.Threads, "threads", d.Threads, "inference engine threads (0: all cores)")
 	fs.IntVar(&f.Workers, "workers", d.Workers, "concurrent inference calls (0: 1 on cpu, 2 on a GPU)")
-	fs.IntVar(&f.Batch, "batch", d.Batch, "most samples per inference call")
+	fs.IntVar(&f.Batch, "batch", d.Batch, "most samples per inference call (0: the scenario's default)")
 	fs.StringVar(&f.UserConf, "user-conf", d.UserConf, "user.conf with this system's settings (read after mlperf.conf, as LoadGen does)")
 	fs.StringVar(&f.AuditConf, "audit-conf", d.AuditConf, "audit.config for compliance tests")
 	fs.StringVar(&f.Out, "out", d.Out, "folder for mlperf_log_summary.txt, mlperf_log_detail.txt, mlperf_log_accuracy.json")
@@ -100,8 +105,8 @@ func (f *runFlags) check() error {
 		return usageError("unknown backend %q; want cpu, cuda or tensorrt", f.Backend)
 	}
 	switch {
-	case f.Batch < 1:
-		return usageError("--batch %d: want at least 1", f.Batch)
+	case f.Batch < 0:
+		return usageError("--batch %d: want at least 1 (0: the scenario's default)", f.Batch)
 	case f.Threads < 0, f.Workers < 0, f.Count < 0, f.Device < 0, f.QueryN < 0:
 		return usageError("--threads, --workers, --count, --device and --min-queries take non-negative values")
 	case f.Duration < 0, f.QPS < 0:
@@ -220,4 +225,56 @@ func (p *progress) done() {
 	if p.tty && p.printed {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// syntheticBuilders write a benchmark's synthetic model of a size ("full"
+// or "tiny") to w; benchmarks register theirs in init.
+var syntheticBuilders = map[string]func(size string, w io.Writer) error{}
+
+// openModel opens the model --model names: a file, or the benchmark's
+// synthetic model, built once into the output folder.
+func openModel(ctx context.Context, bench string, f *runFlags, stderr io.Writer) (backend.Session, error) {
+	path := f.Model
+	if size, ok := syntheticModel(f.Model); ok {
+		build := syntheticBuilders[bench]
+		if build == nil {
+			return nil, fmt.Errorf("%s: no synthetic model in this build", bench)
+		}
+		path = filepath.Join(f.Out, fmt.Sprintf("%s-synthetic-%s.onnx", bench, size))
+		if _, err := os.Stat(path); err != nil {
+			fmt.Fprintf(stderr, "%s: building the synthetic %s model (seeded random weights) into %s\n", bench, size, path)
+			if err := writeFileAtomic(path, func(w io.Writer) error { return build(size, w) }); err != nil {
+				return nil, err
+			}
+		}
+	} else if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", bench, path, bench)
+	}
+	return openSession(ctx, path, f)
+}
+
+// writeFileAtomic writes path through a temporary file in the same folder,
+// so that a failed write leaves nothing under the final name.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/models/resnet50"
+)
+
+func init() {
+	handle("run resnet50", "run ResNet50-v1.5 (ImageNet) through the loadgen", runResNet50)
+}
+
+// resnet50Defaults are the run flags' defaults for ResNet50.
+func resnet50Defaults() runFlags {
+	return runFlags{
+		Scenario: "Offline", Mode: "performance", Model: "synthetic", Data: "synthetic",
+		Backend: "cpu", Out: filepath.Join("out", "resnet50"),
+	}
+}
+
+// defaultBatch is the batch size of a scenario when --batch is not given.
+func defaultBatch(scenario, backendName string) int {
+	switch scenario {
+	case "Offline":
+		if backendName != "cpu" {
+			return 32
+		}
+		return 8
+	case "MultiStream":
+		return 8
+	}
+	return 1
+}
+
+// resnet50Setup is what a ResNet50 run or perf measurement works on.
+type resnet50Setup struct {
+	flags *runFlags
+	data  string // resolved data set folder
+	sess  backend.Session
+	qsl   *harness.QSL[[]float32]
+	model *resnet50.Model
+	ds    interface{ Len() int }
+	label func(i int) int
+}
+
+func (s *resnet50Setup) Close() error {
+	if s.sess != nil {
+		return s.sess.Close()
+	}
+	return nil
+}
+
+// setupResNet50 resolves the data set and the model, checks the model
+// against the contract and warms it up.
+func setupResNet50(ctx context.Context, f *runFlags, stderr io.Writer) (*resnet50Setup, error) {
+	s := &resnet50Setup{flags: f, data: f.Data}
+	if err := os.MkdirAll(f.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("resnet50: output folder: %w", err)
+	}
+	if f.Data == "synthetic" {
+		dir := filepath.Join(f.Out, "synthetic-imagenet")
+		fmt.Fprintf(stderr, "resnet50: synthetic data set (%d generated JPEGs) in %s\n", resnet50.SynthSamples, dir)
+		if _, err := resnet50.SynthDataset(dir, resnet50.SynthSamples); err != nil {
+			return nil, err
+		}
+		s.data = dir
+	}
+	cfg := resnet50.DataConfig{Dir: s.data, Count: f.Count, CacheDir: f.Cache, Warn: stderr}
+	ds, err := resnet50.OpenDataset(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.ds, s.label = ds, ds.Label
+	p := newProgress(stderr, "loading samples", "images")
+	cfg.Progress = p.update
+	if s.qsl, err = resnet50.NewQSL(ds, cfg); err != nil {
+		return nil, err
+	}
+	sess, err := openModel(ctx, "resnet50", f, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.sess = sess
+	if s.model, err = resnet50.New(sess, s.qsl.Sample); err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("%w (model %s)", err, f.Model)
+	}
+	if fb := s.model.FixedBatch(); fb > 0 && f.Batch > fb {
+		sess.Close()
+		return nil, usageError("the model has a fixed batch size of %d; use --batch %d or less", fb, fb)
+	}
+	// The reference predicts sample 0 five times before the test.
+	if err := s.model.Warmup(ctx, f.Batch, 5); err != nil {
+		sess.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func runResNet50(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("run resnet50", flag.ContinueOnError)
+	f := addRunFlags(fs, resnet50Defaults())
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.Batch == 0 {
+		f.Batch = defaultBatch(f.Scenario, f.Backend)
+	}
+	s, err := setupResNet50(ctx, f, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	counter := &harness.Counter{Model: s.model}
+	sut, closeSUT, err := harness.ForScenario(f.Scenario, counter, harness.PoolConfig{Batch: f.Batch, Workers: f.Workers})
+	if err != nil {
+		return err
+	}
+	defer closeSUT()
+	fmt.Fprintf(os.Stderr, "resnet50: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set\n",
+		f.Scenario, f.Mode, f.Model, f.Backend, f.Batch, f.Workers, s.ds.Len())
+	return runLoadgen(ctx, runSpec{
+		flags:   f,
+		model:   resnet50.Name,
+		sut:     sut,
+		qsl:     s.qsl,
+		counter: counter,
+		score: func(logPath string) (string, error) {
+			return scoreImagenet(logPath, s.data, f, "")
+		},
+		synthetic: isSynthetic(f.Model),
+	})
+}
+
+func isSynthetic(model string) bool {
+	_, ok := syntheticModel(model)
+	return ok
+}
+
+// watchProgress prints a progress line about c every few seconds until
+// stop is closed.
+func watchProgress(w io.Writer, c *harness.Counter, total int, stop <-chan struct{}) {
+	p := newProgress(w, "running", "samples")
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			p.done()
+			return
+		case <-t.C:
+			p.update(int(c.Done()), total)
+		}
+	}
+}
