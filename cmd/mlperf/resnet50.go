@@ -66,7 +66,7 @@ func setupResNet50(ctx context.Context, f *runFlags, stderr io.Writer) (*resnet5
 		return nil, fmt.Errorf("resnet50: output folder: %w", err)
 	}
 	if f.Data == "synthetic" {
-		dir := filepath.Join(f.Out, "synthetic-imagenet")
+		dir := filepath.Join(cacheDir(), fmt.Sprintf("imagenet-synthetic-%d", resnet50.SynthSamples))
 		fmt.Fprintf(stderr, "resnet50: synthetic data set (%d generated JPEGs) in %s\n", resnet50.SynthSamples, dir)
 		if _, err := resnet50.SynthDataset(dir, resnet50.SynthSamples); err != nil {
 			return nil, err

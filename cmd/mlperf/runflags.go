@@ -232,7 +232,7 @@ func (p *progress) done() {
 var syntheticBuilders = map[string]func(size string, w io.Writer) error{}
 
 // openModel opens the model --model names: a file, or the benchmark's
-// synthetic model, built once into the output folder.
+// synthetic model, built once into cacheDir.
 func openModel(ctx context.Context, bench string, f *runFlags, stderr io.Writer) (backend.Session, error) {
 	path := f.Model
 	if size, ok := syntheticModel(f.Model); ok {
@@ -240,7 +240,7 @@ func openModel(ctx context.Context, bench string, f *runFlags, stderr io.Writer)
 		if build == nil {
 			return nil, fmt.Errorf("%s: no synthetic model in this build", bench)
 		}
-		path = filepath.Join(f.Out, fmt.Sprintf("%s-synthetic-%s.onnx", bench, size))
+		path = filepath.Join(cacheDir(), fmt.Sprintf("%s-synthetic-%s.onnx", bench, size))
 		if _, err := os.Stat(path); err != nil {
 			fmt.Fprintf(stderr, "%s: building the synthetic %s model (seeded random weights) into %s\n", bench, size, path)
 			if err := writeFileAtomic(path, func(w io.Writer) error { return build(size, w) }); err != nil {
@@ -251,6 +251,19 @@ func openModel(ctx context.Context, bench string, f *runFlags, stderr io.Writer)
 		return nil, fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", bench, path, bench)
 	}
 	return openSession(ctx, path, f)
+}
+
+// cacheDir is where generated inputs (synthetic models and data sets) are
+// kept between runs: $MLPERF_CACHE_DIR, else mlperf-go in the user's cache
+// folder, else .mlperf-cache in the working directory.
+func cacheDir() string {
+	if d := os.Getenv("MLPERF_CACHE_DIR"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "mlperf-go")
+	}
+	return ".mlperf-cache"
 }
 
 // writeFileAtomic writes path through a temporary file in the same folder,
