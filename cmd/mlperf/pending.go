@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/harness"
@@ -39,4 +40,10 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 // scoreImagenet scores an ImageNet accuracy log.
 func scoreImagenet(logPath, dataDir string, f *runFlags, dtype string) (string, error) {
 	return "", errors.New("accuracy: " + errPending.Error())
+}
+
+// offlineThroughput runs spec as an Offline performance run of about d,
+// its query sized for expectedQPS, and returns the loadgen's samples/s.
+func offlineThroughput(ctx context.Context, spec runSpec, d time.Duration, expectedQPS float64) (float64, error) {
+	return 0, errors.New("loadgen: " + errPending.Error())
 }

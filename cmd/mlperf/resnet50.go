@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/resnet50"
 )
 
@@ -163,4 +164,80 @@ func watchProgress(w io.Writer, c *harness.Counter, total int, stop <-chan struc
 			p.update(int(c.Done()), total)
 		}
 	}
+}
+
+func init() {
+	handle("perf resnet50", "raw ONNX Runtime throughput vs the same through a full Offline run (ratio=harness/raw)", perfResNet50)
+}
+
+func perfResNet50(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("perf resnet50", flag.ContinueOnError)
+	d := resnet50Defaults()
+	d.Batch = 8
+	d.Out = filepath.Join("out", "resnet50-perf")
+	f := addRunFlags(fs, d)
+	dur := fs.Duration("time", 10*time.Second, "how long each of the two measurements runs")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if f.Duration > 0 { // --duration is the shared spelling of --time
+		*dur = f.Duration
+	}
+	f.Scenario, f.Mode = "Offline", "performance"
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.Batch == 0 {
+		f.Batch = defaultBatch(f.Scenario, f.Backend)
+	}
+	s, err := setupResNet50(ctx, f, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	// Raw: the session's Run on one batch of real samples, back to back.
+	n := min(f.Batch, s.qsl.TotalSampleCount())
+	idx := make([]loadgen.SampleIndex, f.Batch)
+	for i := range idx {
+		idx[i] = loadgen.SampleIndex(i % n)
+	}
+	if err := s.qsl.LoadSamples(ctx, idx[:n]); err != nil {
+		return err
+	}
+	batch := make([]float32, 0, f.Batch*resnet50.SampleLen)
+	for _, i := range idx {
+		x, _ := s.qsl.Sample(i)
+		batch = append(batch, x...)
+	}
+	if err := s.qsl.UnloadSamples(ctx, idx[:n]); err != nil {
+		return err
+	}
+	in := []backend.Tensor{{Name: resnet50.InputName, DType: backend.Float32,
+		Shape: []int64{int64(f.Batch), 3, resnet50.InputSize, resnet50.InputSize}, Data: batch}}
+	fmt.Fprintf(os.Stderr, "perf: raw %s Run, batch %d, %d worker(s), %v\n", f.Backend, f.Batch, f.Workers, *dur)
+	calls, el, err := harness.Measure(ctx, f.Workers, *dur, func(ctx context.Context) error {
+		_, err := s.sess.Run(ctx, in)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("perf: raw run: %w", err)
+	}
+	raw := float64(calls) * float64(f.Batch) / el.Seconds()
+	fmt.Printf("raw:     %.2f samples/s (%d runs of batch %d in %.2fs)\n", raw, calls, f.Batch, el.Seconds())
+
+	// Harness: the same model, batch and workers through a full Offline run.
+	counter := &harness.Counter{Model: s.model}
+	sut, closeSUT, err := harness.ForScenario("Offline", counter, harness.PoolConfig{Batch: f.Batch, Workers: f.Workers})
+	if err != nil {
+		return err
+	}
+	defer closeSUT()
+	got, err := offlineThroughput(ctx, runSpec{flags: f, model: resnet50.Name, sut: sut, qsl: s.qsl, counter: counter}, *dur, raw)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("harness: %.2f samples/s (loadgen Offline, %s)\n", got, f.Out)
+	fmt.Printf("ratio=%.4f\n", got/raw)
+	return nil
 }
