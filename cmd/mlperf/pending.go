@@ -1,7 +1,6 @@
 package main
 
-// Seams to the branches not merged yet (loadgen run, ONNX Runtime backend,
-// accuracy scorer). Each is replaced by the real wiring when its branch
+// Seams to the branches not merged yet (loadgen run, accuracy scorer). Each is replaced by the real wiring when its branch
 // lands; until then the commands that need them say so.
 
 import (
@@ -9,17 +8,11 @@ import (
 	"errors"
 	"time"
 
-	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
 var errPending = errors.New("not available in this build yet")
-
-// openSession opens a model file with the engine the flags name.
-func openSession(ctx context.Context, path string, f *runFlags) (backend.Session, error) {
-	return nil, errors.New("ONNX Runtime backend: " + errPending.Error())
-}
 
 // runSpec is one benchmark run for runLoadgen.
 type runSpec struct {

@@ -85,7 +85,7 @@ func setupResNet50(ctx context.Context, f *runFlags, stderr io.Writer) (*resnet5
 	if s.qsl, err = resnet50.NewQSL(ds, cfg); err != nil {
 		return nil, err
 	}
-	sess, err := openModel(ctx, "resnet50", f, stderr)
+	sess, err := openModel(resnet50.Name, f, []string{resnet50.ArgMaxName}, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/ort"
 )
 
 // runFlags are the flags every benchmark's `run` command shares, with the
@@ -233,7 +233,7 @@ var syntheticBuilders = map[string]func(size string, w io.Writer) error{}
 
 // openModel opens the model --model names: a file, or the benchmark's
 // synthetic model, built once into cacheDir.
-func openModel(ctx context.Context, bench string, f *runFlags, stderr io.Writer) (backend.Session, error) {
+func openModel(bench string, f *runFlags, outputs []string, stderr io.Writer) (backend.Session, error) {
 	path := f.Model
 	if size, ok := syntheticModel(f.Model); ok {
 		build := syntheticBuilders[bench]
@@ -250,7 +250,22 @@ func openModel(ctx context.Context, bench string, f *runFlags, stderr io.Writer)
 	} else if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", bench, path, bench)
 	}
-	return openSession(ctx, path, f)
+	return openSession(path, f, outputs)
+}
+
+// openSession opens a model file with ONNX Runtime as the flags ask
+// (--backend, --device, --threads), fetching only outputs (nil: all).
+func openSession(path string, f *runFlags, outputs []string) (backend.Session, error) {
+	s, err := ort.Open(path, ort.Options{
+		Provider:       f.Backend,
+		DeviceID:       f.Device,
+		IntraOpThreads: f.Threads,
+		Outputs:        outputs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // cacheDir is where generated inputs (synthetic models and data sets) are
