@@ -241,3 +241,28 @@ func perfResNet50(ctx context.Context, args []string) error {
 	fmt.Printf("ratio=%.4f\n", got/raw)
 	return nil
 }
+
+func init() {
+	handle("accuracy resnet50", "score a ResNet50 mlperf_log_accuracy.json against val_map.txt (top-1)", accuracyResNet50)
+}
+
+func accuracyResNet50(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("accuracy resnet50", flag.ContinueOnError)
+	logPath := fs.String("log", "", "mlperf_log_accuracy.json (required)")
+	data := fs.String("data", "", "data set folder holding val_map.txt (required)")
+	list := fs.String("list", "", "image list file instead of DATA/val_map.txt")
+	dtype := fs.String("dtype", "float32", "response type: float32 (the reference), int32 or int64 (MLCommons' C++ harness)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *logPath == "" || *data == "" {
+		return usageError("--log FILE and --data DIR are required")
+	}
+	line, err := scoreImagenet(*logPath, *data, &runFlags{}, *dtype)
+	if err != nil {
+		return err
+	}
+	_ = list
+	fmt.Println(line)
+	return nil
+}
