@@ -79,3 +79,28 @@ func (a *Attr) encode() *msg {
 	m.int64Field(20, int64(a.typ))
 	return &m
 }
+
+// Int returns the value of an INT attribute (0 for other types).
+func (a Attr) Int() int64 { return a.i }
+
+// Float returns the value of a FLOAT attribute (0 for other types).
+func (a Attr) Float() float32 { return a.f }
+
+// String returns the value of a STRING attribute ("" for other types).
+func (a Attr) String() string { return a.s }
+
+// Ints returns the values of an INTS attribute (a copy).
+func (a Attr) Ints() []int64 { return slices.Clone(a.ints) }
+
+// Floats returns the values of a FLOATS attribute (a copy).
+func (a Attr) Floats() []float32 { return slices.Clone(a.floats) }
+
+// Attr returns the node's attribute called name, if any.
+func (n *Node) Attr(name string) (Attr, bool) {
+	for _, a := range n.Attrs {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Attr{}, false
+}
