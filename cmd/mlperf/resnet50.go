@@ -266,3 +266,35 @@ func accuracyResNet50(ctx context.Context, args []string) error {
 	fmt.Println(line)
 	return nil
 }
+
+func init() {
+	syntheticBuilders[resnet50.Name] = func(size string, w io.Writer) error {
+		return resnet50.Build(w, size, resnet50.ArchSeed)
+	}
+	handle("model build resnet50", "write the synthetic ResNet50-v1.5 model (official contract, seeded weights)", modelBuildResNet50)
+}
+
+func modelBuildResNet50(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("model build resnet50", flag.ContinueOnError)
+	size := fs.String("size", resnet50.SizeFull, "full (25.6M parameters) or tiny (same graph, narrow)")
+	out := fs.String("o", "", "output .onnx file (required)")
+	seed := fs.Uint64("seed", resnet50.ArchSeed, "weight seed (same size and seed, same bytes)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError("-o FILE is required")
+	}
+	if *size != resnet50.SizeFull && *size != resnet50.SizeTiny {
+		return usageError("--size %q: want full or tiny", *size)
+	}
+	if err := resnet50.BuildFile(*out, *size, *seed); err != nil {
+		return err
+	}
+	st, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("wrote the synthetic ResNet50 (%s, seed %d) to %s, %.1f MB\n", *size, *seed, *out, float64(st.Size())/1e6)
+	return nil
+}

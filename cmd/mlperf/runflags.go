@@ -196,6 +196,9 @@ func (p *progress) update(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
+	if done <= 1 && total > 0 { // a new series (e.g. one LoadSamples call) starts
+		p.start, p.last = now, now
+	}
 	if now.Sub(p.last) < p.interval && (total <= 0 || done < total) {
 		return
 	}
