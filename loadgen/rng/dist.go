@@ -66,5 +66,5 @@ func (g *MT19937) Canonical() float64 {
 // Exponential returns std::exponential_distribution<double>(lambda):
 // -log(1-u)/lambda with u = Canonical().
 func (g *MT19937) Exponential(lambda float64) float64 {
-	return -math.Log(1-g.Canonical()) / lambda
+	return -logCR(1-g.Canonical()) / lambda
 }
