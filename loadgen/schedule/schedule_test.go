@@ -1,0 +1,53 @@
+package schedule
+
+import (
+	"encoding/csv"
+	"os"
+	"strconv"
+	"testing"
+)
+
+func readCSV(t *testing.T, name string) [][]string {
+	t.Helper()
+	f, err := os.Open("../testdata/golden/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r[1:]
+}
+
+func base(s Scenario, minq uint64) Params {
+	return Params{Scenario: s, QSLSeed: 2085463073848966840, SampleIndexSeed: 2747215439041700203,
+		ScheduleSeed: 16159082839903944936, TotalSampleCount: 1024, PerformanceSampleCount: 1024,
+		SamplesPerQuery: 1, MinQueryCount: minq, TargetDurationNs: 1e9, TargetQPS: 100}
+}
+
+func TestGolden(t *testing.T) {
+	sets := LoadableSets(base(SingleStream, 100))
+	for _, r := range readCSV(t, "qsl_load_set_total1024_perf1024.csv") {
+		c, _ := strconv.Atoi(r[0])
+		i, _ := strconv.Atoi(r[1])
+		if strconv.FormatUint(sets[c][i], 10) != r[2] {
+			t.Fatalf("set %d pos %d = %d, want %s", c, i, sets[c][i], r[2])
+		}
+	}
+	q := Generate(base(SingleStream, 100), sets[0])
+	for _, r := range readCSV(t, "singlestream_perf_first64_minq100.csv") {
+		i, _ := strconv.Atoi(r[0])
+		if strconv.FormatUint(q.Samples[i], 10) != r[2] {
+			t.Fatalf("SS query %d = %d, want %s", i, q.Samples[i], r[2])
+		}
+	}
+	q = Generate(base(Server, 100), sets[0])
+	for _, r := range readCSV(t, "server_sched_first64_qps100.csv") {
+		i, _ := strconv.Atoi(r[0])
+		if strconv.FormatUint(q.Samples[i], 10) != r[2] || strconv.FormatInt(q.Scheduled[i], 10) != r[1] {
+			t.Fatalf("server query %d = %d@%d, want %s@%s", i, q.Samples[i], q.Scheduled[i], r[2], r[1])
+		}
+	}
+}
