@@ -51,3 +51,36 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestGoldenOrders(t *testing.T) {
+	ms := base(MultiStream, 662)
+	ms.SamplesPerQuery, ms.TargetDurationNs, ms.TargetQPS = 8, 0, 125
+	acc := base(SingleStream, 100)
+	acc.Accuracy = true
+	ss := func(minq uint64) Params {
+		p := base(SingleStream, minq)
+		p.TargetDurationNs = 0
+		p.TargetQPS = 1000
+		return p
+	}
+	ss0 := ss(0)
+	ss0.TargetDurationNs, ss0.TargetQPS = 1e6, 1e5
+	for _, c := range []struct {
+		file string
+		p    Params
+		col  int
+	}{
+		{"multistream_perf_first64queries_spq8_minq662.csv", ms, 3},
+		{"singlestream_accuracy_order.csv", acc, 2},
+		{"singlestream_perf_first64_minq0.csv", ss0, 2},
+		{"singlestream_perf_first64_minq1025.csv", ss(1025), 2},
+		{"singlestream_perf_first64_minq4096.csv", ss(4096), 2},
+	} {
+		q := Generate(c.p, LoadableSets(c.p)[0])
+		for i, r := range readCSV(t, c.file) {
+			if i >= len(q.Samples) || strconv.FormatUint(q.Samples[i], 10) != r[c.col] {
+				t.Fatalf("%s row %d: got %v, want %s", c.file, i, q.Samples[min(i, len(q.Samples)-1)], r[c.col])
+			}
+		}
+	}
+}
