@@ -84,3 +84,27 @@ func TestGoldenOrders(t *testing.T) {
 		}
 	}
 }
+
+func TestGoldenOfflineAndPadding(t *testing.T) {
+	off := base(Offline, 1)
+	off.SamplesPerQuery = 1100
+	q := Generate(off, LoadableSets(off)[0])
+	for i, r := range readCSV(t, "offline_perf_first64.csv") {
+		if strconv.FormatUint(q.Samples[i], 10) != r[1] {
+			t.Fatalf("offline pos %d = %d, want %s", i, q.Samples[i], r[1])
+		}
+	}
+	ms := base(MultiStream, 662)
+	ms.SamplesPerQuery = 8
+	sets := LoadableSets(ms)
+	rows := readCSV(t, "multistream_qsl_load_set_padded.csv")
+	if len(rows) != len(sets[0]) {
+		t.Fatalf("padded set has %d entries, want %d", len(sets[0]), len(rows))
+	}
+	for _, r := range rows {
+		i, _ := strconv.Atoi(r[1])
+		if strconv.FormatUint(sets[0][i], 10) != r[2] {
+			t.Fatalf("padded pos %d = %d, want %s", i, sets[0][i], r[2])
+		}
+	}
+}
