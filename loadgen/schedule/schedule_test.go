@@ -108,3 +108,25 @@ func TestGoldenOfflineAndPadding(t *testing.T) {
 		}
 	}
 }
+
+func TestGoldenServer10000(t *testing.T) {
+	p := base(Server, 100)
+	p.TargetQPS = 10000
+	q := Generate(p, LoadableSets(p)[0])
+	for i, r := range readCSV(t, "server_sched_first64_qps10000.csv") {
+		if strconv.FormatUint(q.Samples[i], 10) != r[2] || strconv.FormatInt(q.Scheduled[i], 10) != r[1] {
+			t.Fatalf("query %d = %d@%d, want %s@%s", i, q.Samples[i], q.Scheduled[i], r[2], r[1])
+		}
+	}
+}
+
+func TestGoldenServerModel10000(t *testing.T) {
+	p := base(Server, 100)
+	p.TargetDurationNs = 200e9
+	q := Generate(p, LoadableSets(p)[0])
+	for i, r := range readCSV(t, "server_sched_model_first10000_qps100.csv") {
+		if strconv.FormatInt(q.Scheduled[i], 10) != r[1] {
+			t.Fatalf("query %d at %d, want %s", i, q.Scheduled[i], r[1])
+		}
+	}
+}
