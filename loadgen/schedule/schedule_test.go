@@ -75,6 +75,7 @@ func TestGoldenOrders(t *testing.T) {
 		{"singlestream_perf_first64_minq0.csv", ss0, 2},
 		{"singlestream_perf_first64_minq1025.csv", ss(1025), 2},
 		{"singlestream_perf_first64_minq4096.csv", ss(4096), 2},
+		{"singlestream_perf_first4096_minq4096.csv", ss(4096), 2},
 	} {
 		q := Generate(c.p, LoadableSets(c.p)[0])
 		for i, r := range readCSV(t, c.file) {
