@@ -455,3 +455,13 @@ func TestFloat16StaticOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestNoInputModel(t *testing.T) {
+	needORT(t)
+	g := onnx.NewGraph(onnx.Config{})
+	c := g.Const("c", onnx.Float, []int64{2}, []float32{1, 2})
+	g.Output(g.Identity(c), onnx.Float, onnx.Fix(2))
+	if _, err := ort.OpenBytes(modelBytes(t, g), ort.Options{}); err == nil || !strings.Contains(err.Error(), "0 inputs") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -184,6 +184,10 @@ func open(path string, data []byte, o Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ort: load %s: %s (is the file a complete ONNX model? rebuild or download it again)", name, cleanMsg(err))
 	}
+	if len(ins) == 0 || len(outs) == 0 {
+		// onnxruntime_go cannot run such models.
+		return nil, fmt.Errorf("ort: %s has %d inputs and %d outputs; models without inputs or outputs are not supported", name, len(ins), len(outs))
+	}
 	s := &Session{name: name, inIdx: map[string]int{}, outIdx: map[string]int{}}
 	for i, in := range ins {
 		s.inputs = append(s.inputs, info(in))
