@@ -101,6 +101,10 @@ type Options struct {
 	InterOpThreads int
 	// OptLevel is the graph optimisation level.
 	OptLevel OptLevel
+	// Config holds ONNX Runtime session configuration entries, e.g.
+	// "session.intra_op.allow_spinning": "0" to stop idle intra-op threads
+	// from spinning when several sessions or workers share the cores.
+	Config map[string]string
 	// Outputs restricts the outputs Run computes and returns, in this order
 	// (default: all, in model order). The reference ResNet50 harness, for
 	// example, fetches only "ArgMax:0".
@@ -282,6 +286,16 @@ func sessionOptions(prov string, o Options) (*onnxruntime.SessionOptions, error)
 			if err := so.SetExecutionMode(onnxruntime.ExecutionModeParallel); err != nil {
 				return fail(fmt.Errorf("ort: execution mode: %w", err))
 			}
+		}
+	}
+	keys := make([]string, 0, len(o.Config))
+	for k := range o.Config {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := so.AddSessionConfigEntry(k, o.Config[k]); err != nil {
+			return fail(fmt.Errorf("ort: session config %s=%s: %w", k, o.Config[k], err))
 		}
 	}
 	if err := so.SetGraphOptimizationLevel(o.OptLevel.ort()); err != nil {
