@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -394,6 +395,17 @@ func TestExternalData(t *testing.T) {
 	for _, e := range entries {
 		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// BenchmarkSeededFloat32 measures the weight generator's write speed.
+func BenchmarkSeededFloat32(b *testing.B) {
+	t := NewSeeded("w", Float, []int64{1 << 20}, He(1024), 1)
+	b.SetBytes(t.Bytes())
+	for b.Loop() {
+		if err := t.writeRaw(io.Discard); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
