@@ -409,3 +409,17 @@ func BenchmarkSeededFloat32(b *testing.B) {
 		}
 	}
 }
+
+func TestIRVersion(t *testing.T) {
+	for _, c := range []struct{ opset, ir, want int64 }{{0, 0, 8}, {13, 0, 8}, {18, 0, 8}, {19, 0, 9}, {20, 0, 9}, {21, 0, 10}, {23, 0, 11}, {17, 7, 7}} {
+		g := NewGraph(Config{Opset: c.opset, IRVersion: c.ir})
+		g.Output(g.Identity(g.Input("x", Float)), Float)
+		var buf bytes.Buffer
+		if _, err := g.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if got := pbGet(pbDecode(t, buf.Bytes()), 1)[0].v; int64(got) != c.want {
+			t.Errorf("opset %d, IR %d: wrote IR %d, want %d", c.opset, c.ir, got, c.want)
+		}
+	}
+}

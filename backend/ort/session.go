@@ -134,6 +134,9 @@ var ErrClosed = errors.New("ort: session is closed")
 // Open loads the model file at path (its external data, if any, beside it).
 func Open(path string, o Options) (*Session, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("ort: model %s does not exist: %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ort: model %w", err)
 	}
@@ -335,8 +338,8 @@ func checkProviderLibs(prov string) error {
 	for _, f := range providerLibs[prov] {
 		p := filepath.Join(dir, f)
 		if !isFile(p) {
-			return fmt.Errorf("ort: execution provider %s needs %s, which is missing (the library at %s is a CPU-only build; install a GPU build of ONNX Runtime and point %s at it)",
-				prov, p, lib, EnvLibrary)
+			return fmt.Errorf("ort: execution provider %s needs %s, which is missing: the ONNX Runtime at %s has no %s support (make setup installs a CPU-only build); install a GPU build of ONNX Runtime and point %s at its libonnxruntime.so",
+				prov, p, lib, prov, EnvLibrary)
 		}
 	}
 	return nil
