@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // RougeScore is one ROUGE measurement of rouge_score: precision, recall
@@ -21,15 +22,35 @@ type RougeScores struct{ Rouge1, Rouge2, RougeL, RougeLsum RougeScore }
 // tokens longer than 3 characters stemmed with PorterStem when stem is
 // set, empty tokens dropped.
 func RougeTokenize(text string, stem bool) []string {
-	var toks []string
-	var b []byte
+	return rougeTokenize(nil, text, stem, nil)
+}
+
+// rougeTokenize appends the tokens of text to toks; cache, when not nil,
+// memoises stems.
+func rougeTokenize(toks []string, text string, stem bool, cache map[string]string) []string {
+	var buf [64]byte
+	b := buf[:0]
 	flush := func() {
 		if len(b) == 0 {
 			return
 		}
-		t := string(b)
-		if stem && len(t) > 3 {
-			t = PorterStem(t)
+		var t string
+		if stem && len(b) > 3 {
+			if cache != nil {
+				if st, ok := cache[string(b)]; ok {
+					t = st
+				} else {
+					w := string(b)
+					t = PorterStem(w)
+					if len(cache) < 1<<20 {
+						cache[w] = t
+					}
+				}
+			} else {
+				t = PorterStem(string(b))
+			}
+		} else {
+			t = string(b)
 		}
 		if t != "" {
 			toks = append(toks, t)
@@ -69,44 +90,63 @@ func NewRougeScorer(useStemmer bool) *RougeScorer {
 	return &RougeScorer{stem: useStemmer}
 }
 
-// rougeIDs interns tokens to small integers for the LCS tables.
-type rougeIDs map[string]int32
+// rougeWork is the scratch memory of one goroutine's scoring.
+type rougeWork struct {
+	stem    bool
+	stems   map[string]string
+	ids     map[string]int32
+	toks    []string
+	lcs     []int32
+	mark    []bool
+	grams   map[uint64]int32
+	counts  map[int32]int32
+	ccounts map[int32]int32
+}
 
-func (d rougeIDs) of(toks []string) []int32 {
-	out := make([]int32, len(toks))
-	for i, t := range toks {
-		id, ok := d[t]
-		if !ok {
-			id = int32(len(d))
-			d[t] = id
+func newRougeWork(stem bool) *rougeWork {
+	return &rougeWork{stem: stem, stems: map[string]string{}, ids: map[string]int32{}, grams: map[uint64]int32{}, counts: map[int32]int32{}, ccounts: map[int32]int32{}}
+}
+
+// sentences tokenizes each non-empty "\n"-separated line of text into
+// interned ids. The concatenation of the lines' tokens is the tokens of the
+// whole text, since "\n" is a separator for the tokenizer.
+func (w *rougeWork) sentences(text string) (all []int32, sents [][]int32) {
+	for _, l := range strings.Split(text, "\n") {
+		if l == "" {
+			continue
 		}
-		out[i] = id
+		w.toks = rougeTokenize(w.toks[:0], l, w.stem, w.stems)
+		start := len(all)
+		for _, t := range w.toks {
+			id, ok := w.ids[t]
+			if !ok {
+				id = int32(len(w.ids))
+				w.ids[t] = id
+			}
+			all = append(all, id)
+		}
+		sents = append(sents, all[start:len(all):len(all)])
 	}
-	return out
+	return all, sents
 }
 
 // Score returns the scores of prediction against target, the argument
 // order of rouge_score's score(target, prediction).
 func (s *RougeScorer) Score(target, prediction string) RougeScores {
-	ids := rougeIDs{}
-	tt := ids.of(RougeTokenize(target, s.stem))
-	pt := ids.of(RougeTokenize(prediction, s.stem))
+	return newRougeWork(s.stem).score(target, prediction)
+}
+
+func (w *rougeWork) score(target, prediction string) RougeScores {
+	if len(w.ids) > 1<<20 {
+		clear(w.ids)
+	}
+	tt, ts := w.sentences(target)
+	pt, ps := w.sentences(prediction)
 	var r RougeScores
-	r.Rouge1 = rougeNgrams(tt, pt, 1)
-	r.Rouge2 = rougeNgrams(tt, pt, 2)
-	r.RougeL = rougeLCS(tt, pt)
-	var ts, ps [][]int32
-	for _, l := range strings.Split(target, "\n") {
-		if l != "" {
-			ts = append(ts, ids.of(RougeTokenize(l, s.stem)))
-		}
-	}
-	for _, l := range strings.Split(prediction, "\n") {
-		if l != "" {
-			ps = append(ps, ids.of(RougeTokenize(l, s.stem)))
-		}
-	}
-	r.RougeLsum = rougeSummaryLCS(ts, ps)
+	r.Rouge1 = w.ngrams(tt, pt, 1)
+	r.Rouge2 = w.ngrams(tt, pt, 2)
+	r.RougeL = w.lcsScore(tt, pt)
+	r.RougeLsum = w.summaryLCS(ts, ps)
 	return r
 }
 
@@ -118,27 +158,30 @@ func rougeF(p, r float64) float64 {
 	return 0
 }
 
-func rougeNgrams(t, p []int32, n int) RougeScore {
-	count := func(toks []int32) map[string]int {
-		m := map[string]int{}
-		var key []byte
-		for i := 0; i+n <= len(toks); i++ {
-			key = key[:0]
-			for _, v := range toks[i : i+n] {
-				key = append(key, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
-			}
-			m[string(key)]++
+// ngrams is _score_ngrams over _create_ngrams for n = 1 or 2 (n-grams
+// keyed by their token ids).
+func (w *rougeWork) ngrams(t, p []int32, n int) RougeScore {
+	key := func(toks []int32, i int) uint64 {
+		if n == 1 {
+			return uint64(uint32(toks[i]))
 		}
-		return m
+		return uint64(uint32(toks[i]))<<32 | uint64(uint32(toks[i+1]))
 	}
-	tc, pc := count(t), count(p)
-	inter, tn, pn := 0, 0, 0
-	for k, c := range tc {
-		inter += min(c, pc[k])
-		tn += c
+	g := w.grams
+	clear(g)
+	tn, pn, inter := 0, 0, 0
+	for i := 0; i+n <= len(t); i++ {
+		g[key(t, i)]++
+		tn++
 	}
-	for _, c := range pc {
-		pn += c
+	// consume target counts with prediction n-grams: Σ min(target, pred)
+	for i := 0; i+n <= len(p); i++ {
+		k := key(p, i)
+		if c := g[k]; c > 0 {
+			g[k] = c - 1
+			inter++
+		}
+		pn++
 	}
 	prec := float64(inter) / float64(max(pn, 1))
 	rec := float64(inter) / float64(max(tn, 1))
@@ -169,12 +212,12 @@ func rougeLCSTable(a, b []int32, buf []int32) []int32 {
 	return buf
 }
 
-func rougeLCS(t, p []int32) RougeScore {
+func (w *rougeWork) lcsScore(t, p []int32) RougeScore {
 	if len(t) == 0 || len(p) == 0 {
 		return RougeScore{}
 	}
-	tab := rougeLCSTable(t, p, nil)
-	l := float64(tab[len(tab)-1])
+	w.lcs = rougeLCSTable(t, p, w.lcs)
+	l := float64(w.lcs[len(w.lcs)-1])
 	prec := l / float64(len(p))
 	rec := l / float64(len(t))
 	return RougeScore{prec, rec, rougeF(prec, rec)}
@@ -182,30 +225,38 @@ func rougeLCS(t, p []int32) RougeScore {
 
 // rougeSummaryLCS is rouge_score's _summary_level_lcs (union LCS with the
 // ROUGE-1.5.5 guard against double counting).
-func rougeSummaryLCS(ref, can [][]int32) RougeScore {
+func (w *rougeWork) summaryLCS(ref, can [][]int32) RougeScore {
 	if len(ref) == 0 || len(can) == 0 {
 		return RougeScore{}
 	}
 	m, n := 0, 0
-	cr, cc := map[int32]int{}, map[int32]int{}
 	for _, s := range ref {
 		m += len(s)
+	}
+	for _, s := range can {
+		n += len(s)
+	}
+	if m == 0 || n == 0 {
+		return RougeScore{}
+	}
+	// token counts of reference (cr) and candidate (cc), to prevent
+	// double counting
+	cr, cc := w.counts, w.ccounts
+	clear(cr)
+	clear(cc)
+	for _, s := range ref {
 		for _, t := range s {
 			cr[t]++
 		}
 	}
 	for _, s := range can {
-		n += len(s)
 		for _, t := range s {
 			cc[t]++
 		}
 	}
-	if m == 0 || n == 0 {
-		return RougeScore{}
-	}
 	hits := 0
-	var buf []int32
-	var mark []bool
+	buf := w.lcs
+	mark := w.mark
 	for _, r := range ref {
 		if cap(mark) < len(r) {
 			mark = make([]bool, len(r))
@@ -242,6 +293,7 @@ func rougeSummaryLCS(ref, can [][]int32) RougeScore {
 			}
 		}
 	}
+	w.lcs, w.mark = buf, mark
 	rec := float64(hits) / float64(m)
 	prec := float64(hits) / float64(n)
 	return RougeScore{prec, rec, rougeF(prec, rec)}
@@ -288,16 +340,16 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 	n := len(predictions)
 	res := RougeResult{GenNum: n, PerSample: make([]RougeScores, n)}
 	lens := make([]int, n)
-	sc := NewRougeScorer(true)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
-	for w := range workers {
+	for k := range workers {
 		wg.Go(func() {
-			for i := w; i < n; i += workers {
+			w := newRougeWork(true)
+			for i := k; i < n; i += workers {
 				p := RougePostprocess(predictions[i])
 				t := RougePostprocess(targets[i])
-				lens[i] = len([]rune(p))
-				res.PerSample[i] = sc.Score(t, p)
+				lens[i] = utf8.RuneCountInString(p)
+				res.PerSample[i] = w.score(t, p)
 			}
 		})
 	}

@@ -105,6 +105,12 @@ func porterApply(w string, rules []porterRule) string {
 		}
 		if strings.HasSuffix(w, r.suffix) {
 			stem := w[:len(w)-len(r.suffix)]
+			if r.suffix == "logi" && r.cond == nil { // NLTK: the word without "ogi" must have m > 0
+				if porterPositive(w[:len(w)-3]) {
+					return stem + r.repl
+				}
+				return w
+			}
 			if r.cond == nil || r.cond(stem) {
 				return stem + r.repl
 			}
@@ -190,15 +196,14 @@ var porterStep2Rules = []porterRule{
 	{"iviti", "ive", porterPositive},
 	{"biliti", "ble", porterPositive},
 	{"fulli", "ful", porterPositive},
+	{"logi", "log", nil},
 }
 
 func porterStep2(w string) string {
 	if strings.HasSuffix(w, "alli") && porterPositive(w[:len(w)-4]) {
 		return porterStep2(w[:len(w)-4] + "al")
 	}
-	rules := append(porterStep2Rules[:len(porterStep2Rules):len(porterStep2Rules)],
-		porterRule{"logi", "log", func(string) bool { return len(w) >= 3 && porterPositive(w[:len(w)-3]) }})
-	return porterApply(w, rules)
+	return porterApply(w, porterStep2Rules)
 }
 
 var porterStep3Rules = []porterRule{
