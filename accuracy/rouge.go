@@ -359,7 +359,7 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 		for i, s := range res.PerSample {
 			col[i] = f(s)
 		}
-		return numpyRound(numpyPairwiseSum(col)/float64(n)*100, 4)
+		return rougeNumpyRound(rougeNumpySum(col)/float64(n)*100, 4)
 	}
 	res.Rouge1 = mean(func(s RougeScores) float64 { return s.Rouge1.F })
 	res.Rouge2 = mean(func(s RougeScores) float64 { return s.Rouge2.F })
@@ -372,16 +372,16 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 		for _, c := range tokenCounts {
 			res.GenTokLen += c
 		}
-		res.TokensPerSample = pyRound1(float64(res.GenTokLen) / float64(n))
+		res.TokensPerSample = rougePyRound1(float64(res.GenTokLen) / float64(n))
 	}
 	return res, nil
 }
 
-// numpyPairwiseSum is numpy's pairwise summation of float64 (the
+// rougeNumpySum is numpy's pairwise summation of float64 (the
 // add.reduce that np.mean uses): blocks of up to 128 elements summed with
 // eight accumulators, larger arrays split in halves rounded to a multiple
 // of 8.
-func numpyPairwiseSum(a []float64) float64 {
+func rougeNumpySum(a []float64) float64 {
 	n := len(a)
 	switch {
 	case n < 8:
@@ -407,27 +407,27 @@ func numpyPairwiseSum(a []float64) float64 {
 	default:
 		n2 := n / 2
 		n2 -= n2 % 8
-		return numpyPairwiseSum(a[:n2]) + numpyPairwiseSum(a[n2:])
+		return rougeNumpySum(a[:n2]) + rougeNumpySum(a[n2:])
 	}
 }
 
-// numpyRound is np.round(x, decimals) for decimals >= 0: multiply by
+// rougeNumpyRound is np.round(x, decimals) for decimals >= 0: multiply by
 // 10^decimals, round half to even, divide.
-func numpyRound(x float64, decimals int) float64 {
+func rougeNumpyRound(x float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.RoundToEven(x*p) / p
 }
 
-// pyRound1 is Python's round(x, 1) on a float: correctly rounded to the
+// rougePyRound1 is Python's round(x, 1) on a float: correctly rounded to the
 // nearest decimal with one digit (ties to even on the exact binary value).
-func pyRound1(x float64) float64 {
+func rougePyRound1(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 1, 64), 64)
 	return v
 }
 
-// pyFloatRepr formats x as Python's repr(float) does for the magnitudes
+// rougePyFloatRepr formats x as Python's repr(float) does for the magnitudes
 // these metrics take (shortest round-trip digits, at least one decimal).
-func pyFloatRepr(x float64) string {
+func rougePyFloatRepr(x float64) string {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		switch {
 		case math.IsNaN(x):
@@ -453,12 +453,12 @@ func pyFloatRepr(x float64) string {
 // gen_len and gen_num as integers.
 func (r RougeResult) GPTJString() string {
 	return fmt.Sprintf("{'rouge1': '%s', 'rouge2': '%s', 'rougeL': '%s', 'rougeLsum': '%s', 'gen_len': %d, 'gen_num': %d}",
-		pyFloatRepr(r.Rouge1), pyFloatRepr(r.Rouge2), pyFloatRepr(r.RougeL), pyFloatRepr(r.RougeLsum), r.GenLen, r.GenNum)
+		rougePyFloatRepr(r.Rouge1), rougePyFloatRepr(r.Rouge2), rougePyFloatRepr(r.RougeL), rougePyFloatRepr(r.RougeLsum), r.GenLen, r.GenNum)
 }
 
 // Llama2String prints the result as MLCommons language/llama2-70b/
 // evaluate-accuracy.py prints its dict.
 func (r RougeResult) Llama2String() string {
 	return fmt.Sprintf("{'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'rougeLsum': %s, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
-		pyFloatRepr(r.Rouge1), pyFloatRepr(r.Rouge2), pyFloatRepr(r.RougeL), pyFloatRepr(r.RougeLsum), r.GenLen, r.GenNum, r.GenTokLen, pyFloatRepr(r.TokensPerSample))
+		rougePyFloatRepr(r.Rouge1), rougePyFloatRepr(r.Rouge2), rougePyFloatRepr(r.RougeL), rougePyFloatRepr(r.RougeLsum), r.GenLen, r.GenNum, r.GenTokLen, rougePyFloatRepr(r.TokensPerSample))
 }

@@ -70,7 +70,7 @@ const (
 	punktLC    = punktBegLC + punktMidLC + punktUnkLC
 )
 
-// pyIsSpace is Python's str.isspace for one character (what \s matches in
+// rougePyIsSpace is Python's str.isspace for one character (what \s matches in
 // a str pattern): Unicode White_Space plus U+001C..U+001F.
 func rougePyIsSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
 
@@ -92,9 +92,9 @@ func rougePyLower(s string) string {
 	return strings.ToLower(s)
 }
 
-// punktWordChar is Python's [^\W\d]: a word character that is not a decimal
+// punktIsWordChar is Python's [^\W\d]: a word character that is not a decimal
 // digit (letters, underscore, non-decimal numerics).
-func punktWordChar(r rune) bool {
+func punktIsWordChar(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || (unicode.IsNumber(r) && !unicode.IsDigit(r))
 }
 
@@ -264,7 +264,7 @@ func (t *punktToken) isEllipsis() bool {
 
 // isInitial: [^\W\d]\.$ matched at the start.
 func (t *punktToken) isInitial() bool {
-	return len(t.tok) == 2 && punktWordChar(t.tok[0]) && t.tok[1] == '.'
+	return len(t.tok) == 2 && punktIsWordChar(t.tok[0]) && t.tok[1] == '.'
 }
 
 func (m *punktModel) firstPass(t *punktToken) {

@@ -128,27 +128,27 @@ func TestNumpyHelpers(t *testing.T) {
 	for i := range a {
 		a[i] = float64(i)
 	}
-	if got := numpyPairwiseSum(a); got != 499500 {
+	if got := rougeNumpySum(a); got != 499500 {
 		t.Errorf("pairwise sum %v", got)
 	}
 	for _, c := range []struct {
 		x    float64
 		want float64
 	}{{42.98654999, 42.9865}, {0.00005, 0.0}, {0.00015, 0.0001}, {1.23456789, 1.2346}} { // values from numpy 1.24
-		if got := numpyRound(c.x, 4); got != c.want {
-			t.Errorf("numpyRound(%v) = %v, want %v", c.x, got, c.want)
+		if got := rougeNumpyRound(c.x, 4); got != c.want {
+			t.Errorf("rougeNumpyRound(%v) = %v, want %v", c.x, got, c.want)
 		}
 	}
 	for _, c := range []struct {
 		x    float64
 		want string
 	}{{294.4, "294.4"}, {44.0, "44.0"}, {0, "0.0"}, {1e-5, "1e-05"}, {30.657, "30.657"}} {
-		if got := pyFloatRepr(c.x); got != c.want {
-			t.Errorf("pyFloatRepr(%v) = %q, want %q", c.x, got, c.want)
+		if got := rougePyFloatRepr(c.x); got != c.want {
+			t.Errorf("rougePyFloatRepr(%v) = %q, want %q", c.x, got, c.want)
 		}
 	}
-	if pyRound1(294.45) != 294.4 || pyRound1(0.25) != 0.2 || pyRound1(33.083333) != 33.1 {
-		t.Error("pyRound1")
+	if rougePyRound1(294.45) != 294.4 || rougePyRound1(0.25) != 0.2 || rougePyRound1(33.083333) != 33.1 {
+		t.Error("rougePyRound1")
 	}
 }
 
