@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // LengthMode says which length divides a finished hypothesis's summed
@@ -155,12 +156,21 @@ func (b *BeamSearch) Beam(i int) []int32 { return b.seqs[i] }
 
 // StepLogits is Step on raw logits: it takes LogSoftmax of each row into
 // scratch memory owned by b (logits are not modified) and calls Step.
+// Wide rows (GPT-J's 50400) are normalised on one goroutine per row.
 func (b *BeamSearch) StepLogits(logits [][]float32) (tokens []int32, parents []int, done bool, err error) {
 	if len(b.lp) < len(logits) {
 		b.lp = append(b.lp, make([][]float32, len(logits)-len(b.lp))...)
 	}
-	for i, row := range logits {
-		b.lp[i] = LogSoftmax(b.lp[i], row)
+	if len(logits) > 1 && len(logits[0]) >= 1<<14 {
+		var wg sync.WaitGroup
+		for i, row := range logits {
+			wg.Go(func() { b.lp[i] = LogSoftmax(b.lp[i], row) })
+		}
+		wg.Wait()
+	} else {
+		for i, row := range logits {
+			b.lp[i] = LogSoftmax(b.lp[i], row)
+		}
 	}
 	return b.Step(b.lp[:len(logits)])
 }
