@@ -3,6 +3,7 @@ package accuracy
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"strconv"
 	"strings"
@@ -98,6 +99,9 @@ type rougeWork struct {
 	toks    []string
 	lcs     []int32
 	mark    []bool
+	pos     map[int32]int32
+	masks   []uint64
+	vbits   []uint64
 	grams   map[uint64]int32
 	counts  map[int32]int32
 	ccounts map[int32]int32
@@ -216,11 +220,68 @@ func (w *rougeWork) lcsScore(t, p []int32) RougeScore {
 	if len(t) == 0 || len(p) == 0 {
 		return RougeScore{}
 	}
-	w.lcs = rougeLCSTable(t, p, w.lcs)
-	l := float64(w.lcs[len(w.lcs)-1])
+	l := float64(w.lcsLength(t, p))
 	prec := l / float64(len(p))
 	rec := l / float64(len(t))
 	return RougeScore{prec, rec, rougeF(prec, rec)}
+}
+
+// lcsLength returns the length of the longest common subsequence of t and
+// p with the bit-parallel algorithm of Allison–Dix / Hyyrö (one bit per
+// position of p; V ← (V + (V∧M)) ∨ (V∧¬M) per token of t; the length is the
+// number of cleared bits). It equals the last cell of rougeLCSTable.
+func (w *rougeWork) lcsLength(t, p []int32) int {
+	nw := (len(p) + 63) / 64
+	if w.pos == nil {
+		w.pos = map[int32]int32{}
+	}
+	clear(w.pos)
+	w.masks = w.masks[:0]
+	for j, id := range p {
+		k, ok := w.pos[id]
+		if !ok {
+			k = int32(len(w.masks) / nw)
+			w.pos[id] = k
+			for range nw {
+				w.masks = append(w.masks, 0)
+			}
+		}
+		w.masks[int(k)*nw+j/64] |= 1 << (j % 64)
+	}
+	if cap(w.vbits) < nw {
+		w.vbits = make([]uint64, nw)
+	}
+	v := w.vbits[:nw]
+	for i := range v {
+		v[i] = ^uint64(0)
+	}
+	for _, id := range t {
+		k, ok := w.pos[id]
+		if !ok {
+			continue
+		}
+		m := w.masks[int(k)*nw : int(k)*nw+nw]
+		var carry uint64
+		for i := range v {
+			u := v[i] & m[i]
+			sum, c := bits.Add64(v[i], u, carry)
+			carry = c
+			v[i] = sum | (v[i] &^ m[i])
+		}
+	}
+	zeros := 0
+	for i, x := range v {
+		valid := 64
+		if i == nw-1 && len(p)%64 != 0 {
+			valid = len(p) % 64
+		}
+		mask := ^uint64(0)
+		if valid < 64 {
+			mask = 1<<valid - 1
+		}
+		zeros += valid - bits.OnesCount64(x&mask)
+	}
+	return zeros
 }
 
 // rougeSummaryLCS is rouge_score's _summary_level_lcs (union LCS with the

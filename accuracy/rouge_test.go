@@ -213,3 +213,27 @@ func BenchmarkRougeEvaluate24576(b *testing.B) {
 		}
 	}
 }
+
+func TestLCSLengthBitParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	w := newRougeWork(false)
+	for range 500 {
+		a := make([]int32, r.IntN(200))
+		b := make([]int32, r.IntN(200))
+		alpha := int32(1 + r.IntN(12))
+		for i := range a {
+			a[i] = r.Int32N(alpha)
+		}
+		for i := range b {
+			b[i] = r.Int32N(alpha)
+		}
+		want := 0
+		if len(a) > 0 && len(b) > 0 {
+			tab := rougeLCSTable(a, b, nil)
+			want = int(tab[len(tab)-1])
+		}
+		if got := w.lcsLength(a, b); got != want {
+			t.Fatalf("lcs(%v, %v) = %d, want %d", a, b, got, want)
+		}
+	}
+}
