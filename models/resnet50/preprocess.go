@@ -1,0 +1,220 @@
+package resnet50
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/mlperf-go/inference/datasets/imagenet"
+	"github.com/mlperf-go/inference/preprocess"
+)
+
+// Reference preprocessing constants (pre_process_vgg in the MLPerf
+// reference's python/dataset.py).
+const (
+	// InputSize is the side of the square network input.
+	InputSize = 224
+	// ResizeShort is the short side after the aspect-preserving resize:
+	// int(100 × 224 / 87.5).
+	ResizeShort = 256
+	// SampleLen is the number of float32 values of one preprocessed sample
+	// (3 × 224 × 224, NCHW without the batch dimension).
+	SampleLen = 3 * InputSize * InputSize
+)
+
+// Means are the per-channel means subtracted in RGB order.
+var Means = [3]float32{123.68, 116.78, 103.94}
+
+// SampleShape is the shape of one preprocessed sample, as stored in the
+// reference's .npy cache.
+var SampleShape = []int{3, InputSize, InputSize}
+
+// ResizeDims returns the size the reference resizes a w×h image to before
+// the centre crop: the short side becomes 256 and the other side
+// int(256 × long / short), computed in float64 and truncated as Python's
+// int() does. Square images become 256×256.
+func ResizeDims(w, h int) (nw, nh int) {
+	if h > w {
+		return ResizeShort, int(float64(ResizeShort*h) / float64(w))
+	}
+	return int(float64(ResizeShort*w) / float64(h)), ResizeShort
+}
+
+// Preprocess reads the image file at path and returns the ResNet50 input
+// the reference computes for it, bit for bit: cv2.imread (BGR, EXIF
+// orientation applied), BGR→RGB, short side to 256 with cv2.INTER_AREA,
+// centre crop 224×224, float32 minus Means, HWC→CHW. The result has
+// SampleLen values (shape SampleShape) and belongs to the caller.
+//
+// Preprocess is safe for concurrent use. Errors name the file.
+func Preprocess(path string) ([]float32, error) {
+	out := make([]float32, SampleLen)
+	if err := PreprocessInto(out, path); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PreprocessInto is Preprocess writing into dst, which must hold SampleLen
+// values.
+func PreprocessInto(dst []float32, path string) error {
+	img, err := preprocess.ReadFile(path, preprocess.RGB)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	if err := PreprocessImage(dst, img); err != nil {
+		return fmt.Errorf("resnet50: %s: %w", path, err)
+	}
+	return nil
+}
+
+// PreprocessJPEG is Preprocess on JPEG bytes already in memory.
+func PreprocessJPEG(data []byte) ([]float32, error) {
+	img, err := preprocess.Decode(data, preprocess.RGB)
+	if err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	out := make([]float32, SampleLen)
+	if err := PreprocessImage(out, img); err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	return out, nil
+}
+
+// PreprocessImage runs the steps after decoding on an RGB image (what
+// cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB) returns): resize,
+// crop, mean subtraction and CHW layout into dst (SampleLen values).
+func PreprocessImage(dst []float32, rgb *preprocess.Image) error {
+	if len(dst) != SampleLen {
+		return fmt.Errorf("resnet50: output buffer holds %d values, want %d", len(dst), SampleLen)
+	}
+	if rgb == nil || rgb.Channels != 3 {
+		return fmt.Errorf("resnet50: want a 3-channel RGB image")
+	}
+	w, h := ResizeDims(rgb.Width, rgb.Height)
+	// Only the centre window of the resized image is computed; its values
+	// are those of resizing the whole image and cropping.
+	crop, err := preprocess.ResizeAreaCrop(rgb, w, h, (w-InputSize)/2, (h-InputSize)/2, InputSize, InputSize)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	return preprocess.NormalizeCHWInto(dst, crop, Means[:], nil)
+}
+
+// CachePath returns where the preprocessed cache keeps the sample of an
+// image listed as imagePath (relative, as in val_map.txt): dir/<imagePath>.npy,
+// the layout of the reference's --cache_dir and --use_preprocessed_dataset.
+func CachePath(dir, imagePath string) string {
+	return filepath.Join(dir, filepath.FromSlash(imagePath)+".npy")
+}
+
+// LoadCached reads one cached sample (a float32 .npy of shape SampleShape)
+// into dst (SampleLen values). A file of another shape or dtype is an
+// error naming it.
+func LoadCached(dst []float32, path string) error {
+	if len(dst) != SampleLen {
+		return fmt.Errorf("resnet50: output buffer holds %d values, want %d", len(dst), SampleLen)
+	}
+	shape, data, err := preprocess.LoadNpy(path)
+	if err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	if len(shape) != 3 || shape[0] != 3 || shape[1] != InputSize || shape[2] != InputSize {
+		return fmt.Errorf("resnet50: %s: cached sample has shape %v, want %v (NCHW); delete the cache and preprocess again", path, shape, SampleShape)
+	}
+	copy(dst, data)
+	return nil
+}
+
+// WriteCache preprocesses every sample of ds into dir/<image path>.npy
+// (CachePath), as the reference's preprocessed cache and `mlperf dataset
+// preprocess imagenet` do. Files that already exist are kept. workers
+// goroutines run in parallel (< 1 means runtime.GOMAXPROCS(0)); progress,
+// if not nil, is called after each sample with the number done (from one
+// goroutine at a time). The first error stops the work and is returned;
+// files are written through a temporary name, so a stopped run leaves no
+// partial .npy behind.
+func WriteCache(ctx context.Context, ds *imagenet.Dataset, dir string, workers int, progress func(done, total int)) error {
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	total := ds.Len()
+	next := make(chan int)
+	var (
+		mu    sync.Mutex
+		done  int
+		first error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if first == nil {
+			first = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float32, SampleLen)
+			for i := range next {
+				out := CachePath(dir, ds.Samples[i].Path)
+				if _, err := os.Stat(out); err != nil {
+					if err := writeCached(buf, ds.ImagePath(i), out); err != nil {
+						fail(err)
+						continue
+					}
+				}
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, total)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := 0; i < total; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("resnet50: preprocessing stopped: %w", err)
+	}
+	return nil
+}
+
+func writeCached(buf []float32, src, out string) error {
+	if err := PreprocessInto(buf, src); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	tmp := out + ".tmp"
+	if err := preprocess.SaveNpy(tmp, SampleShape, buf); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("resnet50: %w", err)
+	}
+	return nil
+}
