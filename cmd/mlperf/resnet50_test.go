@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/models/resnet50"
+	"github.com/mlperf-go/inference/onnx"
+)
+
+// needORT skips the test when the ONNX Runtime library is not installed.
+func needORT(t *testing.T) {
+	t.Helper()
+	if _, err := ort.Version(); err != nil {
+		t.Skipf("ONNX Runtime unavailable: %v", err)
+	}
+}
+
+// writeMeanModel writes a small model with ResNet50's I/O contract (input
+// name configurable): ArgMax over the three channel means, so an image
+// whose channel c is brightest is classified c.
+func writeMeanModel(t *testing.T, path, input string) {
+	t.Helper()
+	g := onnx.NewGraph(onnx.Config{Name: "mean-argmax", Opset: 13})
+	x := g.Input(input, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(224), onnx.Fix(224))
+	m := g.ReduceMean(x, []int64{2, 3}, false)
+	am := g.ArgMax(m, 1, false)
+	g.Node("Identity", []string{am}, []string{resnet50.ArgMaxName})
+	g.Output(resnet50.ArgMaxName, onnx.Int64, onnx.Sym("N"))
+	g.Node("Identity", []string{m}, []string{resnet50.SoftmaxName})
+	g.Output(resnet50.SoftmaxName, onnx.Float, onnx.Sym("N"), onnx.Fix(3))
+	if err := g.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := g.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResNet50ModelOnORT(t *testing.T) {
+	needORT(t)
+	path := filepath.Join(t.TempDir(), "mean.onnx")
+	writeMeanModel(t, path, resnet50.InputName)
+	f := &runFlags{Backend: "cpu", Threads: 1}
+	sess, err := openSession(path, f, []string{resnet50.ArgMaxName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	imgs := map[loadgen.SampleIndex][]float32{}
+	for i := range 3 { // sample i has channel i brightest
+		x := make([]float32, resnet50.SampleLen)
+		for k := range 224 * 224 {
+			x[i*224*224+k] = 1
+		}
+		imgs[loadgen.SampleIndex(i)] = x
+	}
+	m, err := resnet50.New(sess, func(i loadgen.SampleIndex) ([]float32, bool) { x, ok := imgs[i]; return x, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, idx := range [][]loadgen.SampleIndex{{2}, {0, 1, 2, 1}} {
+		out := make([]loadgen.Response, len(idx))
+		if err := m.Predict(context.Background(), idx, out); err != nil {
+			t.Fatal(err)
+		}
+		for k, i := range idx {
+			got, err := resnet50.DecodeResponse(out[k].Data)
+			if err != nil || got != int(i)-1 { // label = ArgMax − 1
+				t.Fatalf("sample %d: label %d, %v; want %d", i, got, err, int(i)-1)
+			}
+		}
+	}
+}
+
+// TestMain lets a test run the mlperf command in a child process, with an
+// environment of its own (the ONNX Runtime library loads once per
+// process).
+func TestMain(m *testing.M) {
+	if os.Getenv("MLPERF_TEST_CHILD") == "1" {
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// runChild runs mlperf args in a child process and returns its exit code
+// and output.
+func runChild(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "MLPERF_TEST_CHILD=1"), env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "panic:") || strings.Contains(string(out), "goroutine ") {
+		t.Fatalf("child panicked:\n%s", out)
+	}
+	return code, string(out)
+}
+
+func TestRunResNet50BadInput(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if code, out := runChild(t, nil, "dataset", "synth", "imagenet", "-o", data, "-n", "2"); code != 0 {
+		t.Fatalf("synth: %d %s", code, out)
+	}
+	good := filepath.Join(dir, "good.onnx")
+	wrong := filepath.Join(dir, "wrong.onnx")
+	trunc := filepath.Join(dir, "trunc.onnx")
+	writeMeanModel(t, good, resnet50.InputName)
+	writeMeanModel(t, wrong, "images")
+	b, _ := os.ReadFile(good)
+	os.WriteFile(trunc, b[:len(b)/2], 0o644)
+	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
+	run := []string{"run", "resnet50", "--data", data, "--out", filepath.Join(dir, "out")}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		want string
+		ort  bool // needs the ONNX Runtime library
+	}{
+		{"unknown backend", nil, []string{"--model", good, "--backend", "rocm"}, 2, `unknown backend "rocm"`, false},
+		{"unknown scenario", nil, []string{"--model", good, "--scenario", "Batch"}, 2, "unknown scenario", false},
+		{"missing model", nil, []string{"--model", filepath.Join(dir, "nope.onnx")}, 1, "download_model.sh", false},
+		{"missing data", nil, []string{"--model", good, "--data", filepath.Join(dir, "nodata")}, 1, "val_map.txt", false},
+		{"missing ORT library", []string{"ONNXRUNTIME_SHARED_LIBRARY_PATH=" + filepath.Join(dir, "libonnxruntime.so.1")}, []string{"--model", good}, 1, "libonnxruntime.so.1", false},
+		{"wrong model inputs", nil, []string{"--model", wrong}, 1, `want exactly one input "input_tensor:0"`, true},
+		{"truncated model", nil, []string{"--model", trunc}, 1, "trunc.onnx", true},
+		{"cuda without its libraries", nil, []string{"--model", good, "--backend", "cuda"}, 1, "cuda", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.ort {
+				needORT(t)
+			}
+			code, out := runChild(t, append(env, tc.env...), append(run, tc.args...)...)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,165 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/preprocess"
+)
+
+var _ loadgen.QSL = (*QSL[int])(nil)
+
+func TestQSLLoadUnload(t *testing.T) {
+	var calls atomic.Int64
+	var released []int
+	q, err := NewQSL(QSLConfig[int]{
+		Total:       10,
+		Performance: 4,
+		Workers:     3,
+		Load: func(_ context.Context, i int) (int, error) {
+			calls.Add(1)
+			return i * i, nil
+		},
+		Release: func(v int) { released = append(released, v) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.TotalSampleCount() != 10 || q.PerformanceSampleCount() != 4 {
+		t.Fatalf("counts %d/%d", q.TotalSampleCount(), q.PerformanceSampleCount())
+	}
+	if _, ok := q.Sample(2); ok {
+		t.Fatal("sample 2 reported loaded before LoadSamples")
+	}
+	ctx := context.Background()
+	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{2, 5, 2, 7}); err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 3 {
+		t.Fatalf("loader called %d times, want 3 (duplicates load once)", calls.Load())
+	}
+	for _, i := range []loadgen.SampleIndex{2, 5, 7} {
+		if v, ok := q.Sample(i); !ok || v != int(i*i) {
+			t.Fatalf("sample %d = %d, %v", i, v, ok)
+		}
+	}
+	if _, ok := q.Sample(3); ok {
+		t.Fatal("sample 3 loaded")
+	}
+	if _, ok := q.Sample(99); ok {
+		t.Fatal("sample 99 out of range reported loaded")
+	}
+	// Loading again what is loaded costs nothing.
+	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{5}); err != nil || calls.Load() != 3 {
+		t.Fatalf("reload: err %v, calls %d", err, calls.Load())
+	}
+	if err := q.UnloadSamples(ctx, []loadgen.SampleIndex{5, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := q.Sample(5); ok || q.Loaded() != 2 || len(released) != 1 || released[0] != 25 {
+		t.Fatalf("after unload: loaded %d, released %v", q.Loaded(), released)
+	}
+}
+
+func TestQSLConfigErrors(t *testing.T) {
+	load := func(context.Context, int) (int, error) { return 0, nil }
+	for name, cfg := range map[string]QSLConfig[int]{
+		"empty":     {Total: 0, Load: load},
+		"no loader": {Total: 3},
+	} {
+		if _, err := NewQSL(cfg); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	q, err := NewQSL(QSLConfig[int]{Total: 3, Performance: 10, Load: load})
+	if err != nil || q.PerformanceSampleCount() != 3 {
+		t.Fatalf("performance count above total: %v, %d", err, q.PerformanceSampleCount())
+	}
+	if err := q.LoadSamples(context.Background(), []loadgen.SampleIndex{3}); err == nil {
+		t.Fatal("loading an index past the end: no error")
+	}
+}
+
+func TestQSLLoadErrorNamesSample(t *testing.T) {
+	bad := errors.New("corrupt image")
+	q, _ := NewQSL(QSLConfig[int]{
+		Total: 50, Workers: 4,
+		Load: func(_ context.Context, i int) (int, error) {
+			if i == 17 {
+				return 0, bad
+			}
+			return i, nil
+		},
+	})
+	idx := make([]loadgen.SampleIndex, 50)
+	for i := range idx {
+		idx[i] = loadgen.SampleIndex(i)
+	}
+	err := q.LoadSamples(context.Background(), idx)
+	if !errors.Is(err, bad) || !strings.Contains(err.Error(), "sample 17") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestNpyCache(t *testing.T) {
+	dir := t.TempDir()
+	shape := []int{2, 3}
+	var calls atomic.Int64
+	load := func(_ context.Context, i int) ([]float32, error) {
+		calls.Add(1)
+		if i == 9 {
+			return nil, errors.New("no such image")
+		}
+		v := make([]float32, 6)
+		for k := range v {
+			v[k] = float32(i*10 + k)
+		}
+		return v, nil
+	}
+	name := func(i int) string { return fmt.Sprintf("val/img%d.JPEG", i) }
+	cached := NpyCache(dir, name, shape, load)
+	ctx := context.Background()
+	for pass := range 2 {
+		v, err := cached(ctx, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v[5] != 45 {
+			t.Fatalf("pass %d: %v", pass, v)
+		}
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("loader called %d times, want 1 (second read from cache)", calls.Load())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "val", "img4.JPEG.npy")); err != nil {
+		t.Fatal(err)
+	}
+	// A failed load writes nothing.
+	if _, err := cached(ctx, 9); err == nil {
+		t.Fatal("no error")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "val")); len(ents) != 1 {
+		t.Fatalf("cache holds %d files, want 1", len(ents))
+	}
+	// A cached file of the wrong shape is an error naming it.
+	if err := preprocess.SaveNpy(filepath.Join(dir, "val", "img5.JPEG.npy"), []int{6}, make([]float32, 6)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cached(ctx, 5); err == nil || !strings.Contains(err.Error(), "img5.JPEG.npy") {
+		t.Fatalf("wrong shape: err %v", err)
+	}
+	// A truncated cached file is an error, not a panic.
+	if err := os.WriteFile(filepath.Join(dir, "val", "img6.JPEG.npy"), []byte("\x93NUMPY\x01\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cached(ctx, 6); err == nil {
+		t.Fatal("truncated cache file: no error")
+	}
+}

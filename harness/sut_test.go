@@ -1,0 +1,417 @@
+package harness
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// recorder is a Completer that records every response (copying Data, which
+// the SUT may reuse) and lets a test wait for a number of them.
+type recorder struct {
+	mu    sync.Mutex
+	cond  sync.Cond
+	resps map[loadgen.ResponseID]loadgen.Response
+	dups  int
+	calls int
+}
+
+func newRecorder() *recorder {
+	r := &recorder{resps: map[loadgen.ResponseID]loadgen.Response{}}
+	r.cond.L = &r.mu
+	return r
+}
+
+func (r *recorder) Complete(resp ...loadgen.Response) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	for _, x := range resp {
+		if _, ok := r.resps[x.ID]; ok {
+			r.dups++
+		}
+		x.Data = slices.Clone(x.Data)
+		r.resps[x.ID] = x
+	}
+	r.cond.Broadcast()
+}
+
+// wait blocks until n responses have arrived (the test's own deadline
+// catches a hang).
+func (r *recorder) wait(n int) map[loadgen.ResponseID]loadgen.Response {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.resps) < n {
+		r.cond.Wait()
+	}
+	return r.resps
+}
+
+// echoModel answers each sample with its index as a little-endian uint32
+// and records the batch sizes it saw.
+type echoModel struct {
+	mu      sync.Mutex
+	batches []int
+	fail    map[loadgen.SampleIndex]bool // per-sample failures
+}
+
+func (m *echoModel) Predict(_ context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	m.mu.Lock()
+	m.batches = append(m.batches, len(idx))
+	m.mu.Unlock()
+	buf := make([]byte, 4*len(idx))
+	for i, x := range idx {
+		if m.fail[x] {
+			out[i].Err = fmt.Errorf("sample %d is bad", x)
+			continue
+		}
+		binary.LittleEndian.PutUint32(buf[4*i:], uint32(x))
+		out[i].Data = buf[4*i : 4*i+4]
+	}
+	return nil
+}
+
+func samples(n int) []loadgen.Sample {
+	s := make([]loadgen.Sample, n)
+	for i := range s {
+		s[i] = loadgen.Sample{ID: loadgen.ResponseID(1000 + i), Index: loadgen.SampleIndex(i * 3)}
+	}
+	return s
+}
+
+func checkEcho(t *testing.T, got map[loadgen.ResponseID]loadgen.Response, in []loadgen.Sample) {
+	t.Helper()
+	if len(got) != len(in) {
+		t.Fatalf("got %d responses, want %d", len(got), len(in))
+	}
+	for _, s := range in {
+		r, ok := got[s.ID]
+		if !ok {
+			t.Fatalf("no response for ID %d", s.ID)
+		}
+		if r.Err != nil {
+			t.Fatalf("ID %d: unexpected error %v", s.ID, r.Err)
+		}
+		if len(r.Data) != 4 || binary.LittleEndian.Uint32(r.Data) != uint32(s.Index) {
+			t.Fatalf("ID %d: data %x, want index %d", s.ID, r.Data, s.Index)
+		}
+	}
+}
+
+func TestPoolBatchingSplitsAndRemainder(t *testing.T) {
+	for _, tc := range []struct {
+		n, batch, workers int
+		want              []int // batch sizes, sorted
+	}{
+		{10, 4, 1, []int{2, 4, 4}},
+		{10, 4, 3, []int{2, 4, 4}},
+		{8, 8, 1, []int{8}},
+		{7, 8, 2, []int{7}},
+		{5, 1, 2, []int{1, 1, 1, 1, 1}},
+		{33, 32, 4, []int{1, 32}},
+		{1, 0, 0, []int{1}}, // zero config means batch 1, one worker
+	} {
+		t.Run(fmt.Sprintf("n%d_b%d_w%d", tc.n, tc.batch, tc.workers), func(t *testing.T) {
+			m := &echoModel{}
+			p := NewPool(m, PoolConfig{Batch: tc.batch, Workers: tc.workers})
+			defer p.Close()
+			rec := newRecorder()
+			in := samples(tc.n)
+			p.IssueQuery(context.Background(), in, rec)
+			checkEcho(t, rec.wait(tc.n), in)
+			m.mu.Lock()
+			got := slices.Sorted(slices.Values(m.batches))
+			m.mu.Unlock()
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("batch sizes %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestInlineCompletesBeforeReturning(t *testing.T) {
+	for _, tc := range []struct {
+		n, batch int
+		want     []int
+	}{
+		{1, 1, []int{1}},
+		{8, 3, []int{3, 3, 2}},
+		{8, 8, []int{8}},
+	} {
+		m := &echoModel{}
+		s := NewInline(m, tc.batch)
+		rec := newRecorder()
+		in := samples(tc.n)
+		s.IssueQuery(context.Background(), in, rec)
+		rec.mu.Lock()
+		n := len(rec.resps)
+		rec.mu.Unlock()
+		if n != tc.n {
+			t.Fatalf("n=%d batch=%d: %d responses when IssueQuery returned", tc.n, tc.batch, n)
+		}
+		checkEcho(t, rec.resps, in)
+		if !slices.Equal(m.batches, tc.want) {
+			t.Fatalf("n=%d batch=%d: batches %v, want %v", tc.n, tc.batch, m.batches, tc.want)
+		}
+	}
+}
+
+// barrierModel blocks every Predict until `want` calls are in flight at
+// once, proving that the pool runs that many concurrently.
+type barrierModel struct {
+	mu       sync.Mutex
+	cond     sync.Cond
+	inFlight int
+	peak     int
+	want     int
+}
+
+func (m *barrierModel) Predict(_ context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	m.mu.Lock()
+	m.inFlight++
+	m.peak = max(m.peak, m.inFlight)
+	m.cond.Broadcast()
+	for m.peak < m.want {
+		m.cond.Wait()
+	}
+	m.inFlight--
+	m.mu.Unlock()
+	for i := range out {
+		out[i].Data = []byte{byte(idx[i])}
+	}
+	return nil
+}
+
+func TestPoolServerConcurrency(t *testing.T) {
+	const workers = 4
+	m := &barrierModel{want: workers}
+	m.cond.L = &m.mu
+	p := NewPool(m, PoolConfig{Batch: 1, Workers: workers})
+	defer p.Close()
+	rec := newRecorder()
+	in := samples(16)
+	// Server traffic: one sample per query, from several goroutines.
+	var wg sync.WaitGroup
+	for _, s := range in {
+		wg.Go(func() { p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec) })
+	}
+	wg.Wait()
+	got := rec.wait(len(in))
+	if len(got) != len(in) || rec.dups != 0 {
+		t.Fatalf("%d responses (%d duplicates), want %d", len(got), rec.dups, len(in))
+	}
+	if m.peak != workers {
+		t.Fatalf("peak concurrency %d, want %d", m.peak, workers)
+	}
+}
+
+// gateModel holds every Predict until the gate opens.
+type gateModel struct {
+	gate    chan struct{}
+	started chan int
+	echo    echoModel
+}
+
+func (m *gateModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	m.started <- len(idx)
+	<-m.gate
+	return m.echo.Predict(ctx, idx, out)
+}
+
+func TestPoolServerBatchesWhatIsQueued(t *testing.T) {
+	m := &gateModel{gate: make(chan struct{}), started: make(chan int, 16)}
+	p := NewPool(m, PoolConfig{Batch: 4, Workers: 1})
+	defer p.Close()
+	rec := newRecorder()
+	in := samples(7)
+	p.IssueQuery(context.Background(), in[:1], rec)
+	if n := <-m.started; n != 1 {
+		t.Fatalf("first batch has %d samples, want 1 (never wait to fill a batch)", n)
+	}
+	for _, s := range in[1:] { // queued while the worker is busy
+		p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec)
+	}
+	close(m.gate)
+	checkEcho(t, rec.wait(len(in)), in)
+	if a, b := <-m.started, <-m.started; a != 4 || b != 2 {
+		t.Fatalf("later batches %d, %d; want 4, 2", a, b)
+	}
+}
+
+func TestErrorsBecomeResponseErr(t *testing.T) {
+	boom := errors.New("boom")
+	models := map[string]Model{
+		"error": ModelFunc(func(context.Context, []loadgen.SampleIndex, []loadgen.Response) error {
+			return boom
+		}),
+		"panic": ModelFunc(func(context.Context, []loadgen.SampleIndex, []loadgen.Response) error {
+			var m map[string]int
+			m["x"]++ // nil map write panics
+			return nil
+		}),
+		"partial data then error": ModelFunc(func(_ context.Context, _ []loadgen.SampleIndex, out []loadgen.Response) error {
+			out[0].Data = []byte{1}
+			return boom
+		}),
+	}
+	suts := map[string]func(Model) (loadgen.SUT, func()){
+		"inline": func(m Model) (loadgen.SUT, func()) { return NewInline(m, 2), func() {} },
+		"pool": func(m Model) (loadgen.SUT, func()) {
+			p := NewPool(m, PoolConfig{Batch: 2, Workers: 2})
+			return p, func() { p.Close() }
+		},
+	}
+	for mname, m := range models {
+		for sname, mk := range suts {
+			t.Run(mname+"/"+sname, func(t *testing.T) {
+				sut, done := mk(m)
+				defer done()
+				rec := newRecorder()
+				in := samples(5)
+				sut.IssueQuery(context.Background(), in, rec)
+				got := rec.wait(len(in))
+				for _, s := range in {
+					r := got[s.ID]
+					if r.Err == nil {
+						t.Fatalf("ID %d: no error", s.ID)
+					}
+					if r.Data != nil {
+						t.Fatalf("ID %d: data %x alongside error", s.ID, r.Data)
+					}
+					if mname == "error" && !errors.Is(r.Err, boom) {
+						t.Fatalf("ID %d: error %v does not wrap the model's", s.ID, r.Err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestPerSampleErrors(t *testing.T) {
+	m := &echoModel{fail: map[loadgen.SampleIndex]bool{3: true}}
+	p := NewPool(m, PoolConfig{Batch: 4, Workers: 1})
+	defer p.Close()
+	rec := newRecorder()
+	in := samples(4) // indices 0, 3, 6, 9
+	p.IssueQuery(context.Background(), in, rec)
+	got := rec.wait(4)
+	for _, s := range in {
+		if bad := got[s.ID].Err != nil; bad != (s.Index == 3) {
+			t.Fatalf("index %d: err %v", s.Index, got[s.ID].Err)
+		}
+	}
+}
+
+func TestCancelledContextFailsSamples(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := &echoModel{}
+	p := NewPool(m, PoolConfig{Batch: 2, Workers: 1})
+	defer p.Close()
+	rec := newRecorder()
+	in := samples(3)
+	p.IssueQuery(ctx, in, rec)
+	for _, r := range rec.wait(3) {
+		if !errors.Is(r.Err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", r.Err)
+		}
+	}
+	if len(m.batches) != 0 {
+		t.Fatalf("model ran %v on a cancelled query", m.batches)
+	}
+}
+
+func TestPoolCloseCompletesQueued(t *testing.T) {
+	m := &gateModel{gate: make(chan struct{}), started: make(chan int, 16)}
+	p := NewPool(m, PoolConfig{Batch: 1, Workers: 1})
+	rec := newRecorder()
+	in := samples(3)
+	p.IssueQuery(context.Background(), in, rec)
+	<-m.started // the worker holds sample 0; 1 and 2 are queued
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	for { // open the gate only once Close has taken the queue
+		p.mu.Lock()
+		c := p.closed
+		p.mu.Unlock()
+		if c {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(m.gate)
+	<-closed
+	got := rec.wait(3)
+	if got[in[0].ID].Err != nil {
+		t.Fatalf("running sample failed: %v", got[in[0].ID].Err)
+	}
+	for _, s := range in[1:] {
+		if !errors.Is(got[s.ID].Err, ErrClosed) {
+			t.Fatalf("queued sample: err %v, want ErrClosed", got[s.ID].Err)
+		}
+	}
+	// After Close, new samples fail at once.
+	rec2 := newRecorder()
+	p.IssueQuery(context.Background(), samples(2), rec2)
+	for _, r := range rec2.wait(2) {
+		if !errors.Is(r.Err, ErrClosed) {
+			t.Fatalf("after close: err %v", r.Err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// funcCompleter is a Completer of a type that cannot be compared with ==.
+type funcCompleter func(...loadgen.Response)
+
+func (f funcCompleter) Complete(r ...loadgen.Response) { f(r...) }
+
+func TestPoolUncomparableCompleter(t *testing.T) {
+	rec := newRecorder()
+	c := funcCompleter(rec.Complete)
+	p := NewPool(&echoModel{}, PoolConfig{Batch: 4, Workers: 1})
+	defer p.Close()
+	in := samples(6)
+	p.IssueQuery(context.Background(), in, c)
+	checkEcho(t, rec.wait(6), in)
+}
+
+func TestForScenario(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		inline   bool
+	}{
+		{"SingleStream", true}, {"MultiStream", false}, {"Server", false}, {"Offline", false},
+	} {
+		c := &Counter{Model: &echoModel{}}
+		sut, closeFn, err := ForScenario(tc.scenario, c, PoolConfig{Batch: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sut.(*Inline); ok != tc.inline {
+			t.Fatalf("%s: %T", tc.scenario, sut)
+		}
+		rec := newRecorder()
+		in := samples(3)
+		sut.IssueQuery(context.Background(), in, rec)
+		checkEcho(t, rec.wait(3), in)
+		if err := closeFn(); err != nil {
+			t.Fatal(err)
+		}
+		if c.Done() != 3 {
+			t.Fatalf("%s: counted %d", tc.scenario, c.Done())
+		}
+	}
+	if _, _, err := ForScenario("Batch", &echoModel{}, PoolConfig{}); err == nil {
+		t.Fatal("unknown scenario: no error")
+	}
+}

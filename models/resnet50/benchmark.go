@@ -1,0 +1,131 @@
+package resnet50
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"github.com/mlperf-go/inference/datasets/imagenet"
+	"github.com/mlperf-go/inference/harness"
+)
+
+// Benchmark facts the mlperf command needs (mlperf.conf and the
+// submission checker's constants for ResNet50).
+const (
+	// Name is the benchmark's model name in mlperf.conf and user.conf.
+	Name = "resnet50"
+	// PerformanceSampleCount is what the reference QSL reports at most
+	// (min(total, 500)); mlperf.conf's override (1024) takes precedence.
+	PerformanceSampleCount = 500
+	// ServerTargetLatencyMS is the Server scenario's latency bound (99th
+	// percentile), milliseconds.
+	ServerTargetLatencyMS = 15
+	// AccuracyTarget is the closed-division top-1 target in percent
+	// (99% of the FP32 reference's 76.46%).
+	AccuracyTarget = 75.6954
+	// SynthSamples is the size of the synthetic data set `--data
+	// synthetic` generates.
+	SynthSamples = 64
+	// SynthSeed is the seed of that data set.
+	SynthSeed = 1
+)
+
+// DataConfig says where a run's samples come from.
+type DataConfig struct {
+	// Dir is the data set folder (val_map.txt and the images).
+	Dir string
+	// ListFile overrides Dir/val_map.txt.
+	ListFile string
+	// Count, if positive, uses only the first Count listed images.
+	Count int
+	// CacheDir, if set, keeps preprocessed samples as
+	// CacheDir/<image path>.npy: existing files are read instead of
+	// decoding the image (the reference's --cache_dir / preprocessed
+	// data set, and what `mlperf dataset preprocess imagenet` writes),
+	// missing ones are written.
+	CacheDir string
+	// Workers is the number of images preprocessed in parallel while
+	// samples load (< 1: all cores).
+	Workers int
+	// Progress, if not nil, reports loading progress (see
+	// harness.QSLConfig.Progress).
+	Progress func(done, total int)
+	// Warn receives warnings about missing images (nil: os.Stderr).
+	Warn io.Writer
+}
+
+// OpenDataset reads the data set's image list (see imagenet.Load).
+func OpenDataset(cfg DataConfig) (*imagenet.Dataset, error) {
+	ds, err := imagenet.Load(cfg.Dir, imagenet.Options{ListFile: cfg.ListFile, Count: cfg.Count, Warn: cfg.Warn})
+	if err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	return ds, nil
+}
+
+// SynthDataset writes the synthetic data set (SynthSamples generated
+// JPEGs and val_map.txt, see imagenet.Synth) into dir unless it is there
+// already, and returns dir.
+func SynthDataset(dir string, n int) (string, error) {
+	if n < 1 {
+		n = SynthSamples
+	}
+	if ds, err := imagenet.Load(dir, imagenet.Options{Warn: io.Discard}); err == nil && ds.Len() == n && len(ds.Missing) == 0 {
+		return dir, nil
+	}
+	if err := imagenet.Synth(dir, imagenet.SynthConfig{N: n, Seed: SynthSeed}); err != nil {
+		return "", fmt.Errorf("resnet50: %w", err)
+	}
+	return dir, nil
+}
+
+// NewQSL returns an in-memory QSL over ds: LoadSamples preprocesses the
+// requested images (in parallel, untimed) with Preprocess, or reads them
+// from cfg.CacheDir. Unloaded samples' buffers are reused.
+func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], error) {
+	bufs := &sync.Pool{New: func() any { return make([]float32, SampleLen) }}
+	load := harness.Loader[[]float32](func(_ context.Context, i int) ([]float32, error) {
+		buf := bufs.Get().([]float32)
+		if err := PreprocessInto(buf, ds.ImagePath(i)); err != nil {
+			bufs.Put(buf)
+			return nil, err
+		}
+		return buf, nil
+	})
+	if cfg.CacheDir != "" {
+		load = harness.NpyCache(cfg.CacheDir, func(i int) string { return ds.Samples[i].Path }, SampleShape, load)
+	}
+	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
+		Total:       ds.Len(),
+		Performance: min(ds.Len(), PerformanceSampleCount),
+		Load:        load,
+		Workers:     cfg.Workers,
+		Progress:    cfg.Progress,
+		Release: func(s []float32) {
+			if len(s) == SampleLen {
+				bufs.Put(s)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	return q, nil
+}
+
+// Labels returns the ground-truth label of every sample of ds, by QSL
+// index, for scoring.
+func Labels(ds *imagenet.Dataset) []int {
+	l := make([]int, ds.Len())
+	for i := range l {
+		l[i] = ds.Label(i)
+	}
+	return l
+}
+
+// DefaultCacheDir is where `mlperf dataset preprocess imagenet` writes the
+// preprocessed samples of a data set folder unless told otherwise: beside
+// the images, as the reference's --use_preprocessed_dataset expects.
+func DefaultCacheDir(dataDir string) string { return filepath.Clean(dataDir) }

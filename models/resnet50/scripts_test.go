@@ -1,0 +1,103 @@
+package resnet50
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// runScript runs a shell script of this package with extra environment and
+// returns its combined output and whether it succeeded.
+func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	cmd := exec.Command("bash", append([]string{script}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+func TestDownloadModel(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("neither curl nor wget installed")
+		}
+	}
+	body := []byte("not really an onnx file, but bytes with a known MD5")
+	sum := md5.Sum(body)
+	goodMD5 := hex.EncodeToString(sum[:])
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		switch r.URL.Path {
+		case "/record/4735647/files/resnet50_v1.onnx", "/record/2592612/files/resnet50_v1.onnx":
+			w.Write(body)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		md5     string // RESNET50_MODEL_MD5; "" keeps the official one
+		ok      bool
+		file    string
+		message string
+	}{
+		{"good checksum", nil, goodMD5, true, "resnet50_v1.onnx", "OK"},
+		// The served bytes are not the official file: its published MD5
+		// rejects them.
+		{"official checksum rejects other bytes", []string{"-f", "onnx-opset8"}, "", false, "", "want a638cf028b5870da29e09ccc2f7182e7"},
+		{"bad checksum", nil, "00000000000000000000000000000000", false, "", "checksum mismatch"},
+		{"not found", []string{"-f", "tf"}, "", false, "", "download of"},
+		{"unknown format", []string{"-f", "pytorch"}, "", false, "", "unknown format"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "models")
+			env := []string{"RESNET50_BASE_URL=" + srv.URL + "/", "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}
+			if tc.md5 != "" {
+				env = append(env, "RESNET50_MODEL_MD5="+tc.md5)
+			}
+			out, ok := runScript(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
+			if ok != tc.ok || !strings.Contains(out, tc.message) {
+				t.Fatalf("ok=%v, want %v; output:\n%s", ok, tc.ok, out)
+			}
+			ents, _ := os.ReadDir(dir)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			if tc.file == "" {
+				if len(names) != 0 {
+					t.Fatalf("failed download left %v behind", names)
+				}
+				return
+			}
+			if len(names) != 1 || names[0] != tc.file {
+				t.Fatalf("files %v, want [%s]", names, tc.file)
+			}
+			got, _ := os.ReadFile(filepath.Join(dir, tc.file))
+			if !bytes.Equal(got, body) {
+				t.Fatal("downloaded bytes differ")
+			}
+			// A second run finds the file and does not download again.
+			before := hits.Load()
+			out, ok = runScript(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
+			if !ok || !strings.Contains(out, "already present") || hits.Load() != before {
+				t.Fatalf("second run: ok=%v, hits %d→%d:\n%s", ok, before, hits.Load(), out)
+			}
+		})
+	}
+}
