@@ -41,8 +41,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: max query length %d < 0", ErrConfig, c.MaxQueryLength)
 	case c.DocStride <= 0:
 		return fmt.Errorf("%w: doc stride %d must be positive", ErrConfig, c.DocStride)
-	case c.MaxSeqLength-c.MaxQueryLength-3 <= 0:
-		return fmt.Errorf("%w: max sequence length %d leaves no room for the document after a %d-token query and 3 special tokens", ErrConfig, c.MaxSeqLength, c.MaxQueryLength)
+	case c.MaxSeqLength < 4:
+		return fmt.Errorf("%w: max sequence length %d leaves no room for 3 special tokens and the document", ErrConfig, c.MaxSeqLength)
 	}
 	return nil
 }
@@ -247,6 +247,10 @@ func BuildFeatures(examples []Example, tok *Tokenizer, cfg Config) ([]Feature, e
 		doc := &cache
 		n := len(doc.toks)
 		maxDoc := cfg.MaxSeqLength - len(query) - 3
+		if maxDoc <= 0 {
+			// The reference loops forever here.
+			return nil, fmt.Errorf("%w: question %q has %d tokens, which leaves no room for the document in %d (lower MaxQueryLength)", ErrConfig, ex.QasID, len(query), cfg.MaxSeqLength)
+		}
 		spans = spans[:0]
 		for start := 0; start < n; {
 			length := min(n-start, maxDoc)
