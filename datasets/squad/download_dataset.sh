@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Downloads SQuAD v1.1 dev-v1.1.json into DIR (default build/data) and checks
 # its MD5 (3e85deb501d4e538b6bc56f786231552, MLCommons get-dataset-squad).
-# Usage: download_dataset.sh [DIR]   (SQUAD_URL overrides the source)
+# Usage: download_dataset.sh [DIR]   (SQUAD_URL overrides the source, SQUAD_MD5
+# the expected MD5, for a mirror of another file)
 set -euo pipefail
 DIR=${1:-build/data}
 URL=${SQUAD_URL:-https://raw.githubusercontent.com/rajpurkar/SQuAD-explorer/master/dataset/dev-v1.1.json}
-MD5=3e85deb501d4e538b6bc56f786231552
+MD5=${SQUAD_MD5:-3e85deb501d4e538b6bc56f786231552}
 OUT="$DIR/dev-v1.1.json"
 mkdir -p "$DIR"
 if [ -f "$OUT" ] && echo "$MD5  $OUT" | md5sum -c --status; then
