@@ -5,26 +5,55 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/datasets/squad"
 )
 
 // TestPostprocessGolden feeds the logged responses that gen_goldens.py made
 // (answers boosted on the true span, invalid spans, ties, flat logits,
-// missing and short responses) and compares the answer texts with
-// accuracy-squad.py's write_predictions.
+// missing and short responses), compares the answer texts with
+// accuracy-squad.py's write_predictions and the score line with
+// evaluate_v1.1.py's.
 func TestPostprocessGolden(t *testing.T) {
+	comparePostprocess(t, synthSmallPath, "testdata/postprocess_golden.json")
+}
+
+// TestPostprocessReferenceFile is TestPostprocessGolden for a large file:
+// set BERT_SQUAD_FILE and BERT_POSTPROCESS_GOLDEN (gen_goldens.py --out DIR
+// writes DIR/postprocess_golden.json).
+func TestPostprocessReferenceFile(t *testing.T) {
+	file, golden := os.Getenv("BERT_SQUAD_FILE"), os.Getenv("BERT_POSTPROCESS_GOLDEN")
+	if file == "" || golden == "" {
+		t.Skip("set BERT_SQUAD_FILE and BERT_POSTPROCESS_GOLDEN to compare a large file")
+	}
+	comparePostprocess(t, file, golden)
+}
+
+func comparePostprocess(t *testing.T, squadPath, goldenPath string) {
 	var golden struct {
 		Log []struct {
 			QslIdx int    `json:"qsl_idx"`
 			Data   string `json:"data"`
 		} `json:"log"`
 		Predictions map[string]string `json:"predictions"`
+		Score       string            `json:"score"`
 	}
-	readJSON(t, "testdata/postprocess_golden.json", &golden)
-	exs, feats := synthSmall(t)
+	readJSON(t, goldenPath, &golden)
+	ds, err := squad.Load(squadPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples(ds)
+	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	results := map[int]Logits{}
 	for _, e := range golden.Log {
 		b, err := hex.DecodeString(e.Data)
@@ -47,10 +76,19 @@ func TestPostprocessGolden(t *testing.T) {
 	if len(preds) != len(golden.Predictions) {
 		t.Fatalf("%d predictions, want %d", len(preds), len(golden.Predictions))
 	}
+	byID := map[string]string{}
 	for _, p := range preds {
 		if want := golden.Predictions[p.QasID]; p.Text != want {
 			t.Errorf("%s: %q, want %q", p.QasID, p.Text, want)
 		}
+		byID[p.QasID] = p.Text
+	}
+	score, err := accuracy.ScoreSQuAD(ds, byID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if score.String() != golden.Score {
+		t.Errorf("score %s, want %s", score, golden.Score)
 	}
 }
 
