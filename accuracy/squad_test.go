@@ -124,7 +124,7 @@ func TestBERTTargets(t *testing.T) {
 		t.Errorf("bert-99.9 target %s", got)
 	}
 	for _, tc := range []struct {
-		f1       float64
+		f1        float64
 		p99, p999 bool
 	}{
 		{90.874, true, true},
