@@ -158,3 +158,26 @@ func FuzzSQuADNormalize(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkScoreSQuADDevSized scores 10570 questions of the dev-sized
+// synthetic file, predictions being each question's first answer with a
+// word appended.
+func BenchmarkScoreSQuADDevSized(b *testing.B) {
+	ds, err := squad.Synth(squad.DevSizedSynth)
+	if err != nil {
+		b.Fatal(err)
+	}
+	preds := map[string]string{}
+	for _, a := range ds.Data {
+		for _, p := range a.Paragraphs {
+			for _, qa := range p.QAs {
+				preds[qa.ID] = qa.Answers[0].Text + " extra"
+			}
+		}
+	}
+	for b.Loop() {
+		if _, err := ScoreSQuAD(ds, preds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

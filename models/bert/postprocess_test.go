@@ -387,3 +387,37 @@ func FuzzDecodeResponse(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPostprocessDevSized turns one response per feature of the
+// dev-sized synthetic file (about 10.8k) into answer texts.
+func BenchmarkPostprocessDevSized(b *testing.B) {
+	ds, err := squad.Synth(squad.DevSizedSynth)
+	if err != nil {
+		b.Fatal(err)
+	}
+	exs := Examples(ds)
+	feats, err := BuildFeatures(exs, testTokenizer(b), DefaultConfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	results := make(map[int]Logits, len(feats))
+	rng := uint64(42)
+	next := func() float64 { // xorshift, fixed seed
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return float64(rng>>40)/float64(1<<24)*8 - 4
+	}
+	for i := range feats {
+		l := Logits{Start: make([]float64, MaxSeqLength), End: make([]float64, MaxSeqLength)}
+		for p := range l.Start {
+			l.Start[p], l.End[p] = next(), next()
+		}
+		results[i] = l
+	}
+	for b.Loop() {
+		if _, err := Postprocess(exs, feats, results, DefaultPostprocess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
