@@ -421,3 +421,78 @@ func BenchmarkPostprocessDevSized(b *testing.B) {
 		}
 	}
 }
+
+func TestSQuADScoreEndToEnd(t *testing.T) {
+	s, err := LoadSQuAD(synthSmallPath, testVocabPath(t), DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Boost every question's first answer span in the feature where its
+	// first token has max context: the answers must all be exact.
+	results := map[int]Logits{}
+	for fi := range s.Features {
+		f := &s.Features[fi]
+		l := logits(nil, nil)
+		ws, we := answerWords(t, s, f.ExampleIndex)
+		for pos := f.DocOffset(); pos < f.Len()-1; pos++ {
+			w, _ := f.OrigIndex(pos)
+			if w == ws && f.IsMaxContext(pos) && l.Start[pos] == 0 {
+				if prev, ok := f.OrigIndex(pos - 1); !ok || prev != ws {
+					l.Start[pos] = 10
+				}
+			}
+			if w == we {
+				if next, ok := f.OrigIndex(pos + 1); !ok || next != we {
+					l.End[pos] = 10
+				}
+			}
+		}
+		results[fi] = l
+	}
+	res, err := s.Score(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExactMatch != 100 || res.F1 != 100 {
+		t.Fatalf("score %s, want 100/100", res)
+	}
+	if _, err := LoadSQuAD(synthSmallPath, "/nonexistent/vocab.txt", DefaultConfig); err == nil {
+		t.Error("missing vocab accepted")
+	}
+}
+
+// answerWords maps the first answer of example ei to word indices.
+func answerWords(t *testing.T, s *SQuAD, ei int) (int, int) {
+	t.Helper()
+	i := 0
+	for _, a := range s.Dataset.Data {
+		for _, p := range a.Paragraphs {
+			for _, qa := range p.QAs {
+				if i == ei {
+					ans := qa.Answers[0]
+					start := ans.AnswerStart
+					end := start + utf8.RuneCountInString(ans.Text) - 1
+					return charToWord(p.Context, start), charToWord(p.Context, end)
+				}
+				i++
+			}
+		}
+	}
+	t.Fatalf("no example %d", ei)
+	return 0, 0
+}
+
+func charToWord(ctx string, char int) int {
+	word, prevWS := -1, true
+	for i, r := range []rune(ctx) {
+		ws := r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == 0x202F
+		if !ws && prevWS {
+			word++
+		}
+		prevWS = ws
+		if i == char {
+			return word
+		}
+	}
+	return word
+}
