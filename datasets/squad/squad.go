@@ -89,9 +89,10 @@ func Load(path string) (*Dataset, error) {
 }
 
 // Read parses a SQuAD v1.1 JSON document from r and validates it: the
-// version must be "1.1", and every question needs an id and a question
-// text. Questions without answers are accepted here (the scorer reports
-// them); duplicate ids are rejected because predictions are keyed by id.
+// version must be "1.1" and every question needs a non-empty id. Questions
+// without answers are accepted here (the scorer reports them). Duplicate
+// ids are accepted, as the reference does: each occurrence is its own
+// example, and predictions, keyed by id, keep the last one's answer.
 func Read(r io.Reader) (*Dataset, error) {
 	var raw struct {
 		Version *string   `json:"version"`
@@ -115,18 +116,12 @@ func Read(r io.Reader) (*Dataset, error) {
 }
 
 func (ds *Dataset) validate() error {
-	seen := make(map[string]struct{}, 1<<14)
 	for a, art := range ds.Data {
 		for p, par := range art.Paragraphs {
 			for q, qa := range par.QAs {
-				where := fmt.Sprintf("data[%d].paragraphs[%d].qas[%d]", a, p, q)
 				if qa.ID == "" {
-					return fmt.Errorf("squad: %s has no \"id\"", where)
+					return fmt.Errorf("squad: data[%d].paragraphs[%d].qas[%d] has no \"id\"", a, p, q)
 				}
-				if _, dup := seen[qa.ID]; dup {
-					return fmt.Errorf("squad: %s: duplicate question id %q", where, qa.ID)
-				}
-				seen[qa.ID] = struct{}{}
 			}
 		}
 	}

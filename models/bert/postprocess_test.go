@@ -5,26 +5,55 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/datasets/squad"
 )
 
 // TestPostprocessGolden feeds the logged responses that gen_goldens.py made
 // (answers boosted on the true span, invalid spans, ties, flat logits,
-// missing and short responses) and compares the answer texts with
-// accuracy-squad.py's write_predictions.
+// missing and short responses), compares the answer texts with
+// accuracy-squad.py's write_predictions and the score line with
+// evaluate_v1.1.py's.
 func TestPostprocessGolden(t *testing.T) {
+	comparePostprocess(t, synthSmallPath, "testdata/postprocess_golden.json")
+}
+
+// TestPostprocessReferenceFile is TestPostprocessGolden for a large file:
+// set BERT_SQUAD_FILE and BERT_POSTPROCESS_GOLDEN (gen_goldens.py --out DIR
+// writes DIR/postprocess_golden.json).
+func TestPostprocessReferenceFile(t *testing.T) {
+	file, golden := os.Getenv("BERT_SQUAD_FILE"), os.Getenv("BERT_POSTPROCESS_GOLDEN")
+	if file == "" || golden == "" {
+		t.Skip("set BERT_SQUAD_FILE and BERT_POSTPROCESS_GOLDEN to compare a large file")
+	}
+	comparePostprocess(t, file, golden)
+}
+
+func comparePostprocess(t *testing.T, squadPath, goldenPath string) {
 	var golden struct {
 		Log []struct {
 			QslIdx int    `json:"qsl_idx"`
 			Data   string `json:"data"`
 		} `json:"log"`
 		Predictions map[string]string `json:"predictions"`
+		Score       string            `json:"score"`
 	}
-	readJSON(t, "testdata/postprocess_golden.json", &golden)
-	exs, feats := synthSmall(t)
+	readJSON(t, goldenPath, &golden)
+	ds, err := squad.Load(squadPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples(ds)
+	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	results := map[int]Logits{}
 	for _, e := range golden.Log {
 		b, err := hex.DecodeString(e.Data)
@@ -47,10 +76,19 @@ func TestPostprocessGolden(t *testing.T) {
 	if len(preds) != len(golden.Predictions) {
 		t.Fatalf("%d predictions, want %d", len(preds), len(golden.Predictions))
 	}
+	byID := map[string]string{}
 	for _, p := range preds {
 		if want := golden.Predictions[p.QasID]; p.Text != want {
 			t.Errorf("%s: %q, want %q", p.QasID, p.Text, want)
 		}
+		byID[p.QasID] = p.Text
+	}
+	score, err := accuracy.ScoreSQuAD(ds, byID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if score.String() != golden.Score {
+		t.Errorf("score %s, want %s", score, golden.Score)
 	}
 }
 
@@ -348,4 +386,113 @@ func FuzzDecodeResponse(f *testing.F) {
 			t.Fatalf("%d/%d logits", len(l.Start), len(l.End))
 		}
 	})
+}
+
+// BenchmarkPostprocessDevSized turns one response per feature of the
+// dev-sized synthetic file (about 10.8k) into answer texts.
+func BenchmarkPostprocessDevSized(b *testing.B) {
+	ds, err := squad.Synth(squad.DevSizedSynth)
+	if err != nil {
+		b.Fatal(err)
+	}
+	exs := Examples(ds)
+	feats, err := BuildFeatures(exs, testTokenizer(b), DefaultConfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	results := make(map[int]Logits, len(feats))
+	rng := uint64(42)
+	next := func() float64 { // xorshift, fixed seed
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return float64(rng>>40)/float64(1<<24)*8 - 4
+	}
+	for i := range feats {
+		l := Logits{Start: make([]float64, MaxSeqLength), End: make([]float64, MaxSeqLength)}
+		for p := range l.Start {
+			l.Start[p], l.End[p] = next(), next()
+		}
+		results[i] = l
+	}
+	for b.Loop() {
+		if _, err := Postprocess(exs, feats, results, DefaultPostprocess); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestSQuADScoreEndToEnd(t *testing.T) {
+	s, err := LoadSQuAD(synthSmallPath, testVocabPath(t), DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Boost every question's first answer span in the feature where its
+	// first token has max context: the answers must all be exact.
+	results := map[int]Logits{}
+	for fi := range s.Features {
+		f := &s.Features[fi]
+		l := logits(nil, nil)
+		ws, we := answerWords(t, s, f.ExampleIndex)
+		for pos := f.DocOffset(); pos < f.Len()-1; pos++ {
+			w, _ := f.OrigIndex(pos)
+			if w == ws && f.IsMaxContext(pos) && l.Start[pos] == 0 {
+				if prev, ok := f.OrigIndex(pos - 1); !ok || prev != ws {
+					l.Start[pos] = 10
+				}
+			}
+			if w == we {
+				if next, ok := f.OrigIndex(pos + 1); !ok || next != we {
+					l.End[pos] = 10
+				}
+			}
+		}
+		results[fi] = l
+	}
+	res, err := s.Score(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExactMatch != 100 || res.F1 != 100 {
+		t.Fatalf("score %s, want 100/100", res)
+	}
+	if _, err := LoadSQuAD(synthSmallPath, "/nonexistent/vocab.txt", DefaultConfig); err == nil {
+		t.Error("missing vocab accepted")
+	}
+}
+
+// answerWords maps the first answer of example ei to word indices.
+func answerWords(t *testing.T, s *SQuAD, ei int) (int, int) {
+	t.Helper()
+	i := 0
+	for _, a := range s.Dataset.Data {
+		for _, p := range a.Paragraphs {
+			for _, qa := range p.QAs {
+				if i == ei {
+					ans := qa.Answers[0]
+					start := ans.AnswerStart
+					end := start + utf8.RuneCountInString(ans.Text) - 1
+					return charToWord(p.Context, start), charToWord(p.Context, end)
+				}
+				i++
+			}
+		}
+	}
+	t.Fatalf("no example %d", ei)
+	return 0, 0
+}
+
+func charToWord(ctx string, char int) int {
+	word, prevWS := -1, true
+	for i, r := range []rune(ctx) {
+		ws := r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == 0x202F
+		if !ws && prevWS {
+			word++
+		}
+		prevWS = ws
+		if i == char {
+			return word
+		}
+	}
+	return word
 }

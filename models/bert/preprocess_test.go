@@ -2,6 +2,7 @@ package bert
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,29 @@ import (
 // TestFeaturesGolden compares every field of every feature of the synthetic
 // file with the reference's convert_examples_to_features.
 func TestFeaturesGolden(t *testing.T) {
+	multi := compareFeatures(t, synthSmallPath, "testdata/features_golden.json")
+	if multi < 10 {
+		t.Fatalf("only %d features beyond the first span of their question; the fixture should exercise the doc stride", multi)
+	}
+}
+
+// TestFeaturesReferenceFile compares with features the reference made from
+// any SQuAD file (gen_goldens.py --features-only): set BERT_SQUAD_FILE and
+// BERT_FEATURES_GOLDEN. Used for the dev-sized synthetic file and real
+// SQuAD text, which are too large to commit.
+func TestFeaturesReferenceFile(t *testing.T) {
+	file, golden := os.Getenv("BERT_SQUAD_FILE"), os.Getenv("BERT_FEATURES_GOLDEN")
+	if file == "" || golden == "" {
+		t.Skip("set BERT_SQUAD_FILE and BERT_FEATURES_GOLDEN to compare a large file")
+	}
+	compareFeatures(t, file, golden)
+}
+
+// compareFeatures builds the features of squadPath and checks them against
+// the reference's; it returns how many are not the first span of their
+// question.
+func compareFeatures(t *testing.T, squadPath, goldenPath string) int {
+	t.Helper()
 	var golden struct {
 		Examples int `json:"examples"`
 		Features []struct {
@@ -26,8 +50,16 @@ func TestFeaturesGolden(t *testing.T) {
 			SegmentIDs        string   `json:"segment_ids"`
 		} `json:"features"`
 	}
-	readJSON(t, "testdata/features_golden.json", &golden)
-	exs, feats := synthSmall(t)
+	readJSON(t, goldenPath, &golden)
+	ds, err := squad.Load(squadPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := Examples(ds)
+	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(exs) != golden.Examples {
 		t.Fatalf("%d examples, want %d", len(exs), golden.Examples)
 	}
@@ -89,9 +121,7 @@ func TestFeaturesGolden(t *testing.T) {
 			}
 		}
 	}
-	if multi < 10 {
-		t.Fatalf("only %d features beyond the first span of their question; the fixture should exercise the doc stride", multi)
-	}
+	return multi
 }
 
 // TestFeatureSpansByHand checks the sliding window and max-context rule on
