@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -462,12 +463,16 @@ func (c *collect) Complete(resp ...loadgen.Response) {
 // BenchmarkArchFull measures raw ONNX Runtime throughput of the full
 // synthetic BERT-large (default threads) at batch 1; the custom metric
 // samples/s is per 384-token sample. Building the 1.3 GB model takes a
-// while: run it alone (-run '^$' -bench ArchFull -benchtime 3x).
+// while: run it alone (-run '^$' -bench ArchFull -benchtime 3x), or point
+// BERT_FULL_MODEL at a file `mlperf model build bert -o FILE` wrote.
 func BenchmarkArchFull(b *testing.B) {
 	needORT(b)
-	path := filepath.Join(b.TempDir(), "full.onnx")
-	if err := BuildFile(path, SizeFull, ArchSeed); err != nil {
-		b.Fatal(err)
+	path := os.Getenv("BERT_FULL_MODEL")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "full.onnx")
+		if err := BuildFile(path, SizeFull, ArchSeed); err != nil {
+			b.Fatal(err)
+		}
 	}
 	s, err := ort.Open(path, ort.Options{})
 	if err != nil {
