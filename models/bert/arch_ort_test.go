@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -487,9 +488,15 @@ func BenchmarkArchFull(b *testing.B) {
 		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
 			ids, mask, seg := randomInputs(n, []int{180}, 1)
 			ctx := context.Background()
-			if _, _, err := m.Logits(ctx, ids, mask, seg, n); err != nil { // warm-up
+			st, _, err := m.Logits(ctx, ids, mask, seg, n) // warm-up
+			if err != nil {
 				b.Fatal(err)
 			}
+			lo, hi := slices.Min(st), slices.Max(st)
+			if math.IsNaN(float64(lo)) || hi-lo < 0.1 {
+				b.Fatalf("full model: start logits in [%v, %v]", lo, hi)
+			}
+			b.Logf("full model: start logits in [%.3f, %.3f]", lo, hi)
 			for b.Loop() {
 				if _, _, err := m.Logits(ctx, ids, mask, seg, n); err != nil {
 					b.Fatal(err)
