@@ -131,13 +131,28 @@ type ValueInfo struct {
 	Shape []Dim
 }
 
+// irFor is the IR version released with an opset (onnx/helper.py's
+// VERSION_TABLE): 8 up to opset 18, 9 for 19–20, 10 for 21–22, 11 from 23.
+func irFor(opset int64) int64 {
+	switch {
+	case opset >= 23:
+		return 11
+	case opset >= 21:
+		return 10
+	case opset >= 19:
+		return 9
+	}
+	return DefaultIRVersion
+}
+
 // Config holds the model-level settings of a Graph.
 type Config struct {
 	// Name is the graph name.
 	Name string
 	// Opset is the default-domain operator set (DefaultOpset when 0).
 	Opset int64
-	// IRVersion is the ONNX IR version (DefaultIRVersion when 0).
+	// IRVersion is the ONNX IR version (when 0: the one that came with
+	// Opset, DefaultIRVersion for the default opset).
 	IRVersion int64
 	// Seed selects the weights of every seeded initializer (see Init).
 	Seed uint64
@@ -177,7 +192,7 @@ func NewGraph(cfg Config) *Graph {
 		cfg.Opset = DefaultOpset
 	}
 	if cfg.IRVersion == 0 {
-		cfg.IRVersion = DefaultIRVersion
+		cfg.IRVersion = irFor(cfg.Opset)
 	}
 	if cfg.Producer == "" {
 		cfg.Producer = "mlperf-go"

@@ -166,13 +166,17 @@ func (g *Graph) LayerNorm(x, scale, bias string, axis int64, eps float32) string
 	return g.Op("LayerNormalization", in, IntAttr("axis", axis), FloatAttr("epsilon", eps))
 }
 
-// Gelu appends the exact GELU x·½·(1+erf(x/√2)): the Gelu operator from
-// opset 20, else the Erf pattern that ONNX Runtime fuses into one kernel.
-func (g *Graph) Gelu(x string) string {
+// Gelu appends the exact GELU x·½·(1+erf(x/√2)) of a float32 value (see
+// GeluOf).
+func (g *Graph) Gelu(x string) string { return g.GeluOf(x, Float) }
+
+// GeluOf appends the exact GELU of x, whose element type is dt: the Gelu
+// operator from opset 20, else the Erf pattern that ONNX Runtime fuses into
+// one kernel.
+func (g *Graph) GeluOf(x string, dt DType) string {
 	if g.cfg.Opset >= 20 {
 		return g.Op("Gelu", []string{x})
 	}
-	dt := Float
 	e := g.Erf(g.Div(x, g.Scalar(dt, 1.4142135623730951)))
 	return g.Mul(g.Mul(x, g.Scalar(dt, 0.5)), g.Add(e, g.Scalar(dt, 1)))
 }

@@ -15,6 +15,9 @@ import (
 // protobuf limit of 2 GiB, less a margin for the graph structure.
 const MaxInlineBytes = 2<<30 - 64<<20
 
+// maxInline is MaxInlineBytes; tests lower it to exercise external data.
+var maxInline int64 = MaxInlineBytes
+
 // ErrTooLarge reports a model too large for a single protobuf.
 var ErrTooLarge = errors.New("onnx: model over 2 GiB needs external data")
 
@@ -158,7 +161,7 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	m := g.encode(nil)
-	if m.size > MaxInlineBytes {
+	if m.size > maxInline {
 		return 0, fmt.Errorf("%w (%d bytes)", ErrTooLarge, m.size)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -225,7 +228,7 @@ func (g *Graph) WriteFile(path string, o FileOptions) error {
 	}
 	external := o.External == ExternalAlways
 	if o.External == ExternalAuto {
-		external = g.encode(nil).size > MaxInlineBytes
+		external = g.encode(nil).size > maxInline
 	}
 	if !external {
 		if err := writeAtomic(path, func(w io.Writer) error { _, err := g.WriteTo(w); return err }); err != nil {
@@ -264,7 +267,7 @@ func (g *Graph) WriteFile(path string, o FileOptions) error {
 		return err
 	}
 	m := g.encode(ext)
-	if m.size > MaxInlineBytes {
+	if m.size > maxInline {
 		return fmt.Errorf("%w: graph structure alone is %d bytes", ErrTooLarge, m.size)
 	}
 	return writeAtomic(path, func(w io.Writer) error {

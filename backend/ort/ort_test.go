@@ -455,3 +455,93 @@ func TestFloat16StaticOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestNoInputModel(t *testing.T) {
+	needORT(t)
+	g := onnx.NewGraph(onnx.Config{})
+	c := g.Const("c", onnx.Float, []int64{2}, []float32{1, 2})
+	g.Output(g.Identity(c), onnx.Float, onnx.Fix(2))
+	if _, err := ort.OpenBytes(modelBytes(t, g), ort.Options{}); err == nil || !strings.Contains(err.Error(), "0 inputs") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	needORT(t)
+	model := modelBytes(t, linearModel())
+	cases := []ort.Options{
+		{},
+		{IntraOpThreads: 2, InterOpThreads: 2},
+		{OptLevel: ort.OptDisable},
+		{OptLevel: ort.OptBasic, Provider: "CPU"},
+		{OptLevel: ort.OptExtended, Config: map[string]string{"session.intra_op.allow_spinning": "0"}},
+	}
+	for i, o := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			s, err := ort.OpenBytes(model, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			out, err := s.Run(context.Background(), []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 4}, Data: []float32{1, 2, 3, 4}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wy, _ := linearRef([]float32{1, 2, 3, 4}); fmt.Sprint(out[0].Data) != fmt.Sprint(wy) {
+				t.Errorf("y = %v, want %v", out[0].Data, wy)
+			}
+		})
+	}
+	if _, err := ort.OpenBytes(model, ort.Options{IntraOpThreads: -1}); err == nil {
+		t.Error("negative threads accepted")
+	}
+}
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]string{"": "cpu", "CPU": "cpu", " cuda ": "cuda", "TensorRT": "tensorrt"} {
+		if got, err := ort.ParseProvider(in); err != nil || got != want {
+			t.Errorf("ParseProvider(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ort.ParseProvider("rocm"); err == nil || !strings.Contains(err.Error(), "cpu, cuda, tensorrt") {
+		t.Errorf("rocm: %v", err)
+	}
+	for in, want := range map[string]ort.OptLevel{"": ort.OptAll, "all": ort.OptAll, "extended": ort.OptExtended, "basic": ort.OptBasic, "disable": ort.OptDisable} {
+		if got, err := ort.ParseOptLevel(in); err != nil || got != want {
+			t.Errorf("ParseOptLevel(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ort.ParseOptLevel("max"); err == nil {
+		t.Error("ParseOptLevel(max) accepted")
+	}
+}
+
+// BenchmarkRunOverhead is the cost of one Run of a trivial model: the
+// wrapper's binding work plus ONNX Runtime's fixed cost per call.
+func BenchmarkRunOverhead(b *testing.B) {
+	needORT(b)
+	s, err := ort.OpenBytes(modelBytes(b, linearModel()), ort.Options{IntraOpThreads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	in := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 4}, Data: []float32{1, 2, 3, 4}}}
+	b.Run("Run", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.Run(context.Background(), in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("RunInto", func(b *testing.B) {
+		out := []backend.Tensor{
+			{Name: "y", DType: backend.Float32, Shape: []int64{1, 3}, Data: make([]float32, 3)},
+			{Name: "a", DType: backend.Int64, Shape: []int64{1}, Data: make([]int64, 1)},
+		}
+		for b.Loop() {
+			if err := s.RunInto(context.Background(), in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -101,6 +101,10 @@ type Options struct {
 	InterOpThreads int
 	// OptLevel is the graph optimisation level.
 	OptLevel OptLevel
+	// Config holds ONNX Runtime session configuration entries, e.g.
+	// "session.intra_op.allow_spinning": "0" to stop idle intra-op threads
+	// from spinning when several sessions or workers share the cores.
+	Config map[string]string
 	// Outputs restricts the outputs Run computes and returns, in this order
 	// (default: all, in model order). The reference ResNet50 harness, for
 	// example, fetches only "ArgMax:0".
@@ -130,6 +134,9 @@ var ErrClosed = errors.New("ort: session is closed")
 // Open loads the model file at path (its external data, if any, beside it).
 func Open(path string, o Options) (*Session, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("ort: model %s does not exist: %w", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ort: model %w", err)
 	}
@@ -183,6 +190,10 @@ func open(path string, data []byte, o Options) (*Session, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ort: load %s: %s (is the file a complete ONNX model? rebuild or download it again)", name, cleanMsg(err))
+	}
+	if len(ins) == 0 || len(outs) == 0 {
+		// onnxruntime_go cannot run such models.
+		return nil, fmt.Errorf("ort: %s has %d inputs and %d outputs; models without inputs or outputs are not supported", name, len(ins), len(outs))
 	}
 	s := &Session{name: name, inIdx: map[string]int{}, outIdx: map[string]int{}}
 	for i, in := range ins {
@@ -280,6 +291,16 @@ func sessionOptions(prov string, o Options) (*onnxruntime.SessionOptions, error)
 			}
 		}
 	}
+	keys := make([]string, 0, len(o.Config))
+	for k := range o.Config {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := so.AddSessionConfigEntry(k, o.Config[k]); err != nil {
+			return fail(fmt.Errorf("ort: session config %s=%s: %w", k, o.Config[k], err))
+		}
+	}
 	if err := so.SetGraphOptimizationLevel(o.OptLevel.ort()); err != nil {
 		return fail(fmt.Errorf("ort: optimisation level: %w", err))
 	}
@@ -317,8 +338,8 @@ func checkProviderLibs(prov string) error {
 	for _, f := range providerLibs[prov] {
 		p := filepath.Join(dir, f)
 		if !isFile(p) {
-			return fmt.Errorf("ort: execution provider %s needs %s, which is missing (the library at %s is a CPU-only build; install a GPU build of ONNX Runtime and point %s at it)",
-				prov, p, lib, EnvLibrary)
+			return fmt.Errorf("ort: execution provider %s needs %s, which is missing: the ONNX Runtime at %s has no %s support (make setup installs a CPU-only build); install a GPU build of ONNX Runtime and point %s at its libonnxruntime.so",
+				prov, p, lib, prov, EnvLibrary)
 		}
 	}
 	return nil

@@ -237,23 +237,33 @@ var syntheticBuilders = map[string]func(size string, w io.Writer) error{}
 // openModel opens the model --model names: a file, or the benchmark's
 // synthetic model, built once into cacheDir.
 func openModel(bench string, f *runFlags, outputs []string, stderr io.Writer) (backend.Session, error) {
+	path, err := modelFile(bench, f, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return openSession(path, f, outputs)
+}
+
+// modelFile resolves --model to a file: the given one, which must exist, or
+// the benchmark's synthetic model, built once into cacheDir.
+func modelFile(bench string, f *runFlags, stderr io.Writer) (string, error) {
 	path := f.Model
 	if size, ok := syntheticModel(f.Model); ok {
 		build := syntheticBuilders[bench]
 		if build == nil {
-			return nil, fmt.Errorf("%s: no synthetic model in this build", bench)
+			return "", fmt.Errorf("%s: no synthetic model in this build", bench)
 		}
 		path = filepath.Join(cacheDir(), fmt.Sprintf("%s-synthetic-%s.onnx", bench, size))
 		if _, err := os.Stat(path); err != nil {
 			fmt.Fprintf(stderr, "%s: building the synthetic %s model (seeded random weights) into %s\n", bench, size, path)
 			if err := writeFileAtomic(path, func(w io.Writer) error { return build(size, w) }); err != nil {
-				return nil, err
+				return "", err
 			}
 		}
 	} else if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", bench, path, bench)
+		return "", fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", bench, path, bench)
 	}
-	return openSession(path, f, outputs)
+	return path, nil
 }
 
 // openSession opens a model file with ONNX Runtime as the flags ask

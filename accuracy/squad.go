@@ -1,0 +1,209 @@
+package accuracy
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mlperf-go/inference/datasets/squad"
+	"github.com/mlperf-go/inference/datasets/squad/pytext"
+)
+
+// BERT accuracy targets (submission checker): F1 of the fp32 reference and
+// the fractions of it that bert-99 and bert-99.9 must reach.
+const (
+	BERTReferenceF1 = 90.874
+	BERT99          = 0.99
+	BERT999         = 0.999
+)
+
+// BERTTarget returns the F1 a bert-99 (fraction 0.99) or bert-99.9 (0.999)
+// result must reach, computed in float64 as the checker's Python does
+// (90.874 × 0.99 = 89.96526, 90.874 × 0.999 = 90.783126).
+func BERTTarget(fraction float64) float64 {
+	ref := BERTReferenceF1 // a variable: the product must be rounded like Python's
+	return ref * fraction
+}
+
+// SQuADResult is the outcome of the official SQuAD v1.1 evaluation.
+type SQuADResult struct {
+	ExactMatch float64 // percent
+	F1         float64 // percent
+	Total      int     // questions in the data set
+	// Unanswered lists the ids of questions with no prediction; each scored
+	// 0 (the reference prints "Unanswered question ... will receive score
+	// 0." for each).
+	Unanswered []string
+}
+
+// String prints the result as evaluate_v1.1.py's json.dumps does, for
+// example {"exact_match": 83.68022705771051, "f1": 90.8790560393552}; the
+// submission checker parses the F1 from this line.
+func (r SQuADResult) String() string {
+	return fmt.Sprintf(`{"exact_match": %s, "f1": %s}`, pytext.FloatRepr(r.ExactMatch), pytext.FloatRepr(r.F1))
+}
+
+// Pass reports whether the F1 reaches BERTTarget(fraction).
+func (r SQuADResult) Pass(fraction float64) bool {
+	return r.F1 >= BERTTarget(fraction)
+}
+
+// WriteReport writes the score line, the unanswered-question notes and the
+// bert-99 / bert-99.9 verdicts.
+func (r SQuADResult) WriteReport(w io.Writer) error {
+	var b strings.Builder
+	for _, id := range r.Unanswered {
+		fmt.Fprintf(&b, "Unanswered question %s will receive score 0.\n", id)
+	}
+	b.WriteString(r.String())
+	b.WriteByte('\n')
+	for _, t := range []struct {
+		name string
+		frac float64
+	}{{"bert-99", BERT99}, {"bert-99.9", BERT999}} {
+		verdict := "FAIL"
+		if r.Pass(t.frac) {
+			verdict = "PASS"
+		}
+		fmt.Fprintf(&b, "%s: F1 %s >= %s: %s\n", t.name, pytext.FloatRepr(r.F1), pytext.FloatRepr(BERTTarget(t.frac)), verdict)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ScoreSQuAD is evaluate() of the official SQuAD v1.1 script: for every
+// question of ds in file order, the best exact match and F1 over its
+// ground-truth answers; the means over all questions, × 100. Questions
+// without a prediction score 0. A question with no ground-truth answer is an
+// error (the reference script crashes on it).
+func ScoreSQuAD(ds *squad.Dataset, predictions map[string]string) (SQuADResult, error) {
+	var res SQuADResult
+	var em int
+	var f1 float64
+	for _, a := range ds.Data {
+		for _, p := range a.Paragraphs {
+			for _, qa := range p.QAs {
+				res.Total++
+				pred, ok := predictions[qa.ID]
+				if !ok {
+					res.Unanswered = append(res.Unanswered, qa.ID)
+					continue
+				}
+				if len(qa.Answers) == 0 {
+					return SQuADResult{}, fmt.Errorf("accuracy: squad: question %q has no ground-truth answer to score against", qa.ID)
+				}
+				normPred := SQuADNormalize(pred)
+				predToks := pytext.Fields(normPred)
+				bestEM, bestF1 := false, 0.0
+				for i, gt := range qa.Answers {
+					normGT := SQuADNormalize(gt.Text)
+					if normPred == normGT {
+						bestEM = true
+					}
+					s := f1Tokens(predToks, pytext.Fields(normGT))
+					if i == 0 || s > bestF1 {
+						bestF1 = s
+					}
+				}
+				if bestEM {
+					em++
+				}
+				f1 += bestF1
+			}
+		}
+	}
+	if res.Total == 0 {
+		return SQuADResult{}, fmt.Errorf("accuracy: squad: the data set has no questions")
+	}
+	res.ExactMatch = 100.0 * float64(em) / float64(res.Total)
+	res.F1 = 100.0 * f1 / float64(res.Total)
+	return res, nil
+}
+
+// SQuADNormalize is normalize_answer of the official script: Python
+// lower-casing, removal of ASCII punctuation (string.punctuation), the
+// words a, an and the (with Python's Unicode word boundaries) replaced by a
+// space, and whitespace runs collapsed.
+func SQuADNormalize(s string) string {
+	s = pytext.Lower(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if r < 0x80 && isASCIIPunct(byte(r)) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return pytext.JoinFields(removeArticles(b.String()))
+}
+
+func isASCIIPunct(c byte) bool {
+	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')
+}
+
+// removeArticles is re.sub(r"\b(a|an|the)\b", " ", s): every maximal run of
+// word characters equal to an article becomes a space.
+func removeArticles(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	start := -1 // start of the current word run
+	flush := func(end int) {
+		w := s[start:end]
+		if w == "a" || w == "an" || w == "the" {
+			b.WriteByte(' ')
+		} else {
+			b.WriteString(w)
+		}
+	}
+	for i, r := range s {
+		if pytext.IsWordChar(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			flush(i)
+			start = -1
+		}
+		b.WriteRune(r)
+	}
+	if start >= 0 {
+		flush(len(s))
+	}
+	return b.String()
+}
+
+// SQuADExactMatch is exact_match_score: the normalized strings are equal.
+func SQuADExactMatch(prediction, groundTruth string) bool {
+	return SQuADNormalize(prediction) == SQuADNormalize(groundTruth)
+}
+
+// SQuADF1 is f1_score: the harmonic mean of token precision and recall of
+// the normalized strings, counting common tokens with multiplicity.
+func SQuADF1(prediction, groundTruth string) float64 {
+	return f1Tokens(pytext.Fields(SQuADNormalize(prediction)), pytext.Fields(SQuADNormalize(groundTruth)))
+}
+
+func f1Tokens(pred, gt []string) float64 {
+	if len(pred) == 0 || len(gt) == 0 {
+		return 0
+	}
+	counts := make(map[string]int, len(gt))
+	for _, t := range gt {
+		counts[t]++
+	}
+	same := 0
+	for _, t := range pred {
+		if counts[t] > 0 {
+			counts[t]--
+			same++
+		}
+	}
+	if same == 0 {
+		return 0
+	}
+	precision := 1.0 * float64(same) / float64(len(pred))
+	recall := 1.0 * float64(same) / float64(len(gt))
+	return (2 * precision * recall) / (precision + recall)
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Downloads SQuAD v1.1 dev-v1.1.json into DIR (default build/data) and checks
+# its MD5 (3e85deb501d4e538b6bc56f786231552, MLCommons get-dataset-squad).
+# Usage: download_dataset.sh [DIR]   (SQUAD_URL overrides the source, SQUAD_MD5
+# the expected MD5, for a mirror of another file)
+set -euo pipefail
+DIR=${1:-build/data}
+URL=${SQUAD_URL:-https://raw.githubusercontent.com/rajpurkar/SQuAD-explorer/master/dataset/dev-v1.1.json}
+MD5=${SQUAD_MD5:-3e85deb501d4e538b6bc56f786231552}
+OUT="$DIR/dev-v1.1.json"
+mkdir -p "$DIR"
+if [ -f "$OUT" ] && echo "$MD5  $OUT" | md5sum -c --status; then
+  echo "squad: $OUT is already there (md5 ok)"
+  exit 0
+fi
+tmp=$(mktemp "$DIR/.dev-v1.1.json.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+if command -v curl >/dev/null; then
+  curl -fL --retry 3 -o "$tmp" "$URL"
+elif command -v wget >/dev/null; then
+  wget -q -O "$tmp" "$URL"
+else
+  echo "squad: need curl or wget (apt-get install curl)" >&2
+  exit 1
+fi
+got=$(md5sum "$tmp" | cut -d' ' -f1)
+if [ "$got" != "$MD5" ]; then
+  echo "squad: md5 mismatch for $URL: got $got, want $MD5" >&2
+  exit 1
+fi
+mv "$tmp" "$OUT"
+trap - EXIT
+echo "squad: wrote $OUT"

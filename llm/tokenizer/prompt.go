@@ -1,0 +1,58 @@
+package tokenizer
+
+import "fmt"
+
+// GPT-J prompt facts (spec §3.2; MLCommons language/gpt-j/dataset.py).
+const (
+	// GPTJInstruction is the instruction of every cnn_eval.json record.
+	GPTJInstruction = "Summarize the following news article:"
+	// GPTJMaxInputTokens is the reference's truncation length: prompts are
+	// cut on the right to 1919 tokens (1919 + 128 new tokens = 2047).
+	GPTJMaxInputTokens = 1919
+	gptjTemplate       = "Below is an instruction that describes a task, paired with an input that provides further context. Write a response that appropriately completes the request.\n\n### Instruction:\n%s\n\n### Input:\n%s\n\n### Response:"
+)
+
+// FormatGPTJPrompt returns the reference's "prompt_input" template filled
+// with instruction and input (the article). No space or newline follows
+// "### Response:".
+func FormatGPTJPrompt(instruction, input string) string {
+	return fmt.Sprintf(gptjTemplate, instruction, input)
+}
+
+// EncodeGPTJPrompt returns the GPT-J input ids of an article: the template
+// with GPTJInstruction, GPT-2 BPE without BOS, truncated on the right to
+// GPTJMaxInputTokens.
+func EncodeGPTJPrompt(tok *GPT2, article string) []int32 {
+	ids := tok.Encode(FormatGPTJPrompt(GPTJInstruction, article))
+	if len(ids) > GPTJMaxInputTokens {
+		ids = ids[:GPTJMaxInputTokens]
+	}
+	return ids
+}
+
+// FormatLlama2Prompt returns the Llama 2 chat prompt of the MLCommons
+// OpenOrca preprocessing (processorca.py): with a system prompt
+// "<s>[INST] <<SYS>>\n{system}\n<</SYS>>\n\n{question} [/INST]", without one
+// "<s>[INST] {question} [/INST]". The benchmark itself runs the
+// preprocessed tok_input ids, never this string.
+func FormatLlama2Prompt(system, question string) string {
+	if system == "" {
+		return "<s>[INST] " + question + " [/INST]"
+	}
+	return "<s>[INST] <<SYS>>\n" + system + "\n<</SYS>>\n\n" + question + " [/INST]"
+}
+
+// Vocab is what CheckModelVocab needs of a tokenizer.
+type Vocab interface{ VocabSize() int }
+
+// CheckModelVocab checks that a model with modelVocab logit rows fits the
+// tokenizer: every id the tokenizer produces must be a row of the model,
+// and the model may pad its embedding (GPT-J: 50400 rows for 50257 ids) by
+// less than 1024 rows. A mismatch means the tokenizer is not the model's.
+func CheckModelVocab(tok Vocab, modelVocab int) error {
+	n := tok.VocabSize()
+	if modelVocab < n || modelVocab-n >= 1024 {
+		return fmt.Errorf("tokenizer: the model has %d vocabulary rows but the tokenizer has %d ids; use the model's own tokenizer", modelVocab, n)
+	}
+	return nil
+}

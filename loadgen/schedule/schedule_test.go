@@ -1,0 +1,133 @@
+package schedule
+
+import (
+	"encoding/csv"
+	"os"
+	"strconv"
+	"testing"
+)
+
+func readCSV(t *testing.T, name string) [][]string {
+	t.Helper()
+	f, err := os.Open("../testdata/golden/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r[1:]
+}
+
+func base(s Scenario, minq uint64) Params {
+	return Params{Scenario: s, QSLSeed: 2085463073848966840, SampleIndexSeed: 2747215439041700203,
+		ScheduleSeed: 16159082839903944936, TotalSampleCount: 1024, PerformanceSampleCount: 1024,
+		SamplesPerQuery: 1, MinQueryCount: minq, TargetDurationNs: 1e9, TargetQPS: 100}
+}
+
+func TestGolden(t *testing.T) {
+	sets := LoadableSets(base(SingleStream, 100))
+	for _, r := range readCSV(t, "qsl_load_set_total1024_perf1024.csv") {
+		c, _ := strconv.Atoi(r[0])
+		i, _ := strconv.Atoi(r[1])
+		if strconv.FormatUint(sets[c][i], 10) != r[2] {
+			t.Fatalf("set %d pos %d = %d, want %s", c, i, sets[c][i], r[2])
+		}
+	}
+	q := Generate(base(SingleStream, 100), sets[0])
+	for _, r := range readCSV(t, "singlestream_perf_first64_minq100.csv") {
+		i, _ := strconv.Atoi(r[0])
+		if strconv.FormatUint(q.Samples[i], 10) != r[2] {
+			t.Fatalf("SS query %d = %d, want %s", i, q.Samples[i], r[2])
+		}
+	}
+	q = Generate(base(Server, 100), sets[0])
+	for _, r := range readCSV(t, "server_sched_first64_qps100.csv") {
+		i, _ := strconv.Atoi(r[0])
+		if strconv.FormatUint(q.Samples[i], 10) != r[2] || strconv.FormatInt(q.Scheduled[i], 10) != r[1] {
+			t.Fatalf("server query %d = %d@%d, want %s@%s", i, q.Samples[i], q.Scheduled[i], r[2], r[1])
+		}
+	}
+}
+
+func TestGoldenOrders(t *testing.T) {
+	ms := base(MultiStream, 662)
+	ms.SamplesPerQuery, ms.TargetDurationNs, ms.TargetQPS = 8, 0, 125
+	acc := base(SingleStream, 100)
+	acc.Accuracy = true
+	ss := func(minq uint64) Params {
+		p := base(SingleStream, minq)
+		p.TargetDurationNs = 0
+		p.TargetQPS = 1000
+		return p
+	}
+	ss0 := ss(0)
+	ss0.TargetDurationNs, ss0.TargetQPS = 1e6, 1e5
+	for _, c := range []struct {
+		file string
+		p    Params
+		col  int
+	}{
+		{"multistream_perf_first64queries_spq8_minq662.csv", ms, 3},
+		{"singlestream_accuracy_order.csv", acc, 2},
+		{"singlestream_perf_first64_minq0.csv", ss0, 2},
+		{"singlestream_perf_first64_minq1025.csv", ss(1025), 2},
+		{"singlestream_perf_first64_minq4096.csv", ss(4096), 2},
+		{"singlestream_perf_first4096_minq4096.csv", ss(4096), 2},
+	} {
+		q := Generate(c.p, LoadableSets(c.p)[0])
+		for i, r := range readCSV(t, c.file) {
+			if i >= len(q.Samples) || strconv.FormatUint(q.Samples[i], 10) != r[c.col] {
+				t.Fatalf("%s row %d: got %v, want %s", c.file, i, q.Samples[min(i, len(q.Samples)-1)], r[c.col])
+			}
+		}
+	}
+}
+
+func TestGoldenOfflineAndPadding(t *testing.T) {
+	off := base(Offline, 1)
+	off.SamplesPerQuery = 1100
+	q := Generate(off, LoadableSets(off)[0])
+	for i, r := range readCSV(t, "offline_perf_first64.csv") {
+		if strconv.FormatUint(q.Samples[i], 10) != r[1] {
+			t.Fatalf("offline pos %d = %d, want %s", i, q.Samples[i], r[1])
+		}
+	}
+	ms := base(MultiStream, 662)
+	ms.SamplesPerQuery = 8
+	sets := LoadableSets(ms)
+	rows := readCSV(t, "multistream_qsl_load_set_padded.csv")
+	if len(rows) != len(sets[0]) {
+		t.Fatalf("padded set has %d entries, want %d", len(sets[0]), len(rows))
+	}
+	for _, r := range rows {
+		i, _ := strconv.Atoi(r[1])
+		if strconv.FormatUint(sets[0][i], 10) != r[2] {
+			t.Fatalf("padded pos %d = %d, want %s", i, sets[0][i], r[2])
+		}
+	}
+}
+
+func TestGoldenServer10000(t *testing.T) {
+	p := base(Server, 100)
+	p.TargetQPS = 10000
+	q := Generate(p, LoadableSets(p)[0])
+	for i, r := range readCSV(t, "server_sched_first64_qps10000.csv") {
+		if strconv.FormatUint(q.Samples[i], 10) != r[2] || strconv.FormatInt(q.Scheduled[i], 10) != r[1] {
+			t.Fatalf("query %d = %d@%d, want %s@%s", i, q.Samples[i], q.Scheduled[i], r[2], r[1])
+		}
+	}
+}
+
+func TestGoldenServerModel10000(t *testing.T) {
+	p := base(Server, 100)
+	p.TargetDurationNs = 200e9
+	q := Generate(p, LoadableSets(p)[0])
+	for i, r := range readCSV(t, "server_sched_model_first10000_qps100.csv") {
+		if strconv.FormatInt(q.Scheduled[i], 10) != r[1] {
+			t.Fatalf("query %d at %d, want %s", i, q.Scheduled[i], r[1])
+		}
+	}
+}
