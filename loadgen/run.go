@@ -353,6 +353,9 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 			r.sched[qi] = r.start
 		}
 		for qi := 0; qi < nq; qi++ {
+			if hook := lw.settings.OnIssue; hook != nil {
+				hook(qi, 0, samples[qi*spq:(qi+1)*spq])
+			}
 			sut.IssueQuery(ctx, samples[qi*spq:(qi+1)*spq], c)
 		}
 		issued = nq
@@ -369,6 +372,9 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 			now := r.now()
 			r.sched[qi] = now
 			r.waitQ.Store(int64(qi))
+			if hook := lw.settings.OnIssue; hook != nil {
+				hook(qi, now-r.sched[0], samples[qi*spq:(qi+1)*spq])
+			}
 			sut.IssueQuery(ctx, samples[qi*spq:(qi+1)*spq], c)
 			issued++
 			if !r.waitQuery(ctx, qi, timeout) {
@@ -438,6 +444,11 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			now := r.now()
 			for end < nq && r.sched[end] <= now {
 				end++
+			}
+		}
+		if hook := r.lw.settings.OnIssue; hook != nil {
+			for q := issued; q < end; q++ {
+				hook(q, r.sched[q]-r.start, samples[q*spq:(q+1)*spq])
 			}
 		}
 		sut.IssueQuery(ctx, samples[issued*spq:end*spq], c)

@@ -179,6 +179,13 @@ type LogSettings struct {
 	CopyDetailToStdout  bool
 	CopySummaryToStdout bool
 	EnableTrace         bool // write mlperf_log_trace.json
+
+	// OnIssue, when set, is called on the issuing goroutine just before
+	// each IssueQuery with the query's number in its series, its scheduled
+	// time in ns from the series' first query, and its samples (valid only
+	// during the call). It is for tools that record issue order; it adds
+	// its own cost to the timed path.
+	OnIssue func(query int, scheduledNs int64, samples []Sample)
 }
 
 // DefaultLogSettings returns LoadGen's defaults, except that the trace is

@@ -141,6 +141,12 @@ func Generate(p Params, loaded []uint64) Queries {
 	if p.Scenario != Server {
 		horizon *= 2
 	}
+	// Size the slices for the expected count (a little over for the
+	// Poisson schedule) so that generation does not grow them repeatedly.
+	if est := max(float64(p.MinQueryCount), float64(horizon)/1e9*p.TargetQPS*1.01+16); est < 1<<31 {
+		q.Samples = make([]uint64, 0, int(est)*spq)
+		q.Scheduled = make([]int64, 0, int(est))
+	}
 	// LoadGen's loop tests the time of the last query added (prev), so it
 	// ends with the first query at or past the horizon: N+1 queries for a
 	// fixed period (2 s at 100k QPS gives 200001).

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
+)
+
+func init() {
+	handle("loadgen", "run the loadgen against a built-in synthetic SUT and QSL (compare with the C++ LoadGen)", runLoadgenCmd)
+}
+
+// recordingQSL wraps a QSL and writes every LoadSamples call as CSV rows
+// set,position,sample_index.
+type recordingQSL struct {
+	loadgen.QSL
+	mu  sync.Mutex
+	w   *bufio.Writer
+	set int
+}
+
+func (q *recordingQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+	q.mu.Lock()
+	for i, s := range idx {
+		fmt.Fprintf(q.w, "%d,%d,%d\n", q.set, i, s)
+	}
+	q.set++
+	q.mu.Unlock()
+	return q.QSL.LoadSamples(ctx, idx)
+}
+
+func createCSV(path, header string) (*os.File, *bufio.Writer, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(header + "\n")
+	return f, w, nil
+}
+
+func runLoadgenCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
+	scenario := fs.String("scenario", "SingleStream", "SingleStream, MultiStream, Server or Offline")
+	mode := fs.String("mode", "performance", "performance, accuracy, submission or find-peak")
+	model := fs.String("model", "synthetic", "model name the conf files' keys are looked up under")
+	mlperfConf := fs.String("mlperf-conf", "", "mlperf.conf to use instead of the embedded copy")
+	userConf := fs.String("user-conf", "", "user.conf")
+	auditConf := fs.String("audit-conf", "", "audit.config (compliance tests)")
+	total := fs.Int("total-samples", 1024, "QSL total sample count")
+	perf := fs.Int("performance-samples", 1024, "QSL performance sample count")
+	sutKind := fs.String("sut", "null", "null (completes inside IssueQuery) or delay (fixed service time)")
+	service := fs.Duration("service-time", time.Millisecond, "delay SUT: service time per batch")
+	workers := fs.Int("workers", 1, "delay SUT: workers")
+	batch := fs.Int("batch", 1, "delay SUT: most samples per batch")
+	out := fs.String("out", filepath.Join("out", "loadgen"), "folder for the LoadGen logs")
+	issueLog := fs.String("issue-log", "", "write query,position,sample_index,scheduled_ns of every issued sample to this CSV")
+	qslLog := fs.String("qsl-log", "", "write set,position,sample_index of every LoadSamples call to this CSV")
+	trace := fs.Bool("trace", false, "write mlperf_log_trace.json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	sc, err := loadgen.ParseScenario(*scenario)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	m, err := loadgen.ParseMode(*mode)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if *total <= 0 || *perf <= 0 {
+		return usageError("--total-samples and --performance-samples must be positive")
+	}
+	s, err := loadgen.LoadConfigs(*model, sc, m, *mlperfConf, *userConf, *auditConf)
+	if err != nil {
+		return err
+	}
+	var sut loadgen.SUT
+	switch *sutKind {
+	case "null":
+		sut = &loadgentest.NullSUT{}
+	case "delay":
+		d := &loadgentest.DelaySUT{ServiceTime: *service, Workers: *workers, Batch: *batch}
+		defer d.Close()
+		sut = d
+	default:
+		return usageError("unknown --sut %q; want null or delay", *sutKind)
+	}
+	var qsl loadgen.QSL = &loadgentest.MemQSL{Total: *total, Performance: *perf}
+	logs := loadgen.DefaultLogSettings()
+	logs.OutDir = *out
+	logs.EnableTrace = *trace
+	if *qslLog != "" {
+		f, w, err := createCSV(*qslLog, "set,position,sample_index")
+		if err != nil {
+			return fmt.Errorf("--qsl-log: %w", err)
+		}
+		defer f.Close()
+		defer w.Flush()
+		qsl = &recordingQSL{QSL: qsl, w: w}
+	}
+	if *issueLog != "" {
+		f, w, err := createCSV(*issueLog, "query,position,sample_index,scheduled_ns")
+		if err != nil {
+			return fmt.Errorf("--issue-log: %w", err)
+		}
+		defer f.Close()
+		defer w.Flush()
+		var buf []byte
+		logs.OnIssue = func(q int, sched int64, samples []loadgen.Sample) {
+			for i, x := range samples {
+				buf = strconv.AppendInt(buf[:0], int64(q), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, int64(i), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendUint(buf, uint64(x.Index), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendInt(buf, sched, 10)
+				buf = append(buf, '\n')
+				w.Write(buf)
+			}
+		}
+	}
+	start := time.Now()
+	res, err := loadgen.Run(ctx, sut, qsl, s, logs)
+	if err != nil {
+		return err
+	}
+	printLoadgenResult(res, time.Since(start))
+	return nil
+}
+
+// printLoadgenResult prints a one-line result of a loadgen run.
+func printLoadgenResult(res *loadgen.Result, wall time.Duration) {
+	valid := "VALID"
+	if !res.Valid {
+		valid = "INVALID"
+	}
+	if res.Mode == loadgen.AccuracyOnly {
+		fmt.Printf("%-12s accuracy: %d queries, %d samples, %s, %.2fs; logs in %s\n", res.Scenario, res.QueryCount, res.SampleCount, valid, wall.Seconds(), res.LogDir)
+		return
+	}
+	name, v := res.Metric()
+	fmt.Printf("%-12s %s: %s = %.6g; %d queries, %d samples, p99 %d ns, %.2fs; logs in %s\n",
+		res.Scenario, valid, name, v, res.QueryCount, res.SampleCount, res.Latency.At(0.99), wall.Seconds(), res.LogDir)
+}
