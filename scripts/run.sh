@@ -11,11 +11,11 @@ OUT=${MLPERF_RUN_OUT:-out/make-run}
 mkdir -p "$OUT"
 "$BIN" version
 
-# A short Offline run: 5 s minimum, a query of at least 64 samples.
+# A short Offline run: 5 s minimum; a query of 1.1 × 5 s × 60 = 330 samples.
 cat > "$OUT/user.conf" <<'CONF'
-resnet50.Offline.target_qps = 10
+resnet50.Offline.target_qps = 60
 resnet50.Offline.min_duration = 5000
-resnet50.Offline.min_query_count = 64
+resnet50.Offline.min_query_count = 1
 CONF
 
 echo
@@ -29,3 +29,19 @@ echo "== ResNet50 Offline accuracy (synthetic model and data)"
 "$BIN" run resnet50 --scenario Offline --mode accuracy \
   --model synthetic --data synthetic --user-conf "$OUT/user.conf" \
   --out "$OUT/resnet50-offline-accuracy"
+
+echo
+echo "== The loadgen alone: every scenario against a SUT with a 1 ms service time (2 workers)"
+cat > "$OUT/loadgen.conf" <<'CONF'
+*.*.min_duration = 1000
+*.*.min_query_count = 100
+*.SingleStream.target_latency = 1
+*.MultiStream.target_latency = 2
+*.Server.target_qps = 1000
+*.Server.target_latency = 10
+*.Offline.target_qps = 20000
+CONF
+for sc in SingleStream MultiStream Server Offline; do
+  "$BIN" loadgen --scenario "$sc" --sut delay --service-time 1ms --workers 2 --batch 8 \
+    --user-conf "$OUT/loadgen.conf" --out "$OUT/loadgen-$sc"
+done
