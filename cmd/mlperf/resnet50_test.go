@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/resnet50"
 	"github.com/mlperf-go/inference/onnx"
@@ -154,5 +157,61 @@ func TestRunResNet50BadInput(t *testing.T) {
 				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
 			}
 		})
+	}
+}
+
+// The whole path: data set, model, harness, loadgen in accuracy mode, the
+// accuracy log and its top-1 score. The mean model's predictions are
+// computed independently here from the preprocessed images.
+func TestRunResNet50AccuracyEndToEnd(t *testing.T) {
+	needORT(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if code, out := runChild(t, nil, "dataset", "synth", "imagenet", "-o", data, "-n", "6"); code != 0 {
+		t.Fatalf("synth: %d %s", code, out)
+	}
+	model := filepath.Join(dir, "mean.onnx")
+	writeMeanModel(t, model, resnet50.InputName)
+	out := filepath.Join(dir, "out")
+	code, log := runChild(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")},
+		"run", "resnet50", "--mode", "accuracy", "--model", model, "--data", data, "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, log)
+	}
+	ds, err := imagenet.Load(data, imagenet.Options{Warn: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := 0
+	for i := 0; i < ds.Len(); i++ {
+		x, err := resnet50.Preprocess(ds.ImagePath(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(x) / 3
+		best, bestMean := 0, -1e30
+		for c := 0; c < 3; c++ {
+			var s float64
+			for _, v := range x[c*n : (c+1)*n] {
+				s += float64(v)
+			}
+			if s/float64(n) > bestMean {
+				best, bestMean = c, s/float64(n)
+			}
+		}
+		if best-1 == ds.Label(i) {
+			good++
+		}
+	}
+	want := fmt.Sprintf("accuracy=%.3f%%, good=%d, total=6", 100*float64(good)/6, good)
+	got, err := os.ReadFile(filepath.Join(out, "accuracy.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(got)) != want {
+		t.Fatalf("accuracy.txt %q, want %q", got, want)
+	}
+	if !strings.Contains(log, want) {
+		t.Fatalf("the score is not printed:\n%s", log)
 	}
 }

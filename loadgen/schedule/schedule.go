@@ -141,11 +141,15 @@ func Generate(p Params, loaded []uint64) Queries {
 	if p.Scenario != Server {
 		horizon *= 2
 	}
-	var t int64
+	// LoadGen's loop tests the time of the last query added (prev), so it
+	// ends with the first query at or past the horizon: N+1 queries for a
+	// fixed period (2 s at 100k QPS gives 200001).
+	var t, prev int64
 	for n := uint64(0); ; n++ {
-		if !(t < horizon || n < p.MinQueryCount) {
+		if !(prev < horizon || n < p.MinQueryCount) {
 			break
 		}
+		prev = t
 		start := g.UniformInt(0, uint64(setSize-1))
 		q.Samples = append(q.Samples, loaded[start:start+uint64(spq)]...)
 		q.Scheduled = append(q.Scheduled, t)

@@ -131,3 +131,22 @@ func TestGoldenServerModel10000(t *testing.T) {
 		}
 	}
 }
+
+// LoadGen generates N+1 queries for a fixed period: the first at t=0 and
+// the last at or past the horizon (twice min_duration for SingleStream).
+func TestFixedPeriodGeneratesNPlusOneQueries(t *testing.T) {
+	p := Params{Scenario: SingleStream, SampleIndexSeed: 1, PerformanceSampleCount: 16, TotalSampleCount: 16,
+		SamplesPerQuery: 1, TargetDurationNs: 20_000_000, TargetQPS: 100_000}
+	loaded := make([]uint64, 16)
+	q := Generate(p, loaded)
+	if n := len(q.Scheduled); n != 4001 {
+		t.Fatalf("%d queries, want 4001", n)
+	}
+	if last := q.Scheduled[len(q.Scheduled)-1]; last != 40_000_000 {
+		t.Fatalf("last query at %d ns, want 40000000", last)
+	}
+	p.TargetDurationNs, p.MinQueryCount = 0, 0
+	if q := Generate(p, loaded); len(q.Scheduled) != 0 {
+		t.Fatalf("%d queries with no duration and no minimum, want 0", len(q.Scheduled))
+	}
+}

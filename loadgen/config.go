@@ -1,0 +1,267 @@
+package loadgen
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// mlperfConf is the MLCommons mlperf.conf that LoadGen 6.0.17 compiles in.
+//
+//go:embed mlperf.conf
+var mlperfConf []byte
+
+// MLPerfConf returns the embedded mlperf.conf (the caller must not modify it).
+func MLPerfConf() []byte { return mlperfConf }
+
+// ConfKind says which kind of file a conf is, which decides the keys it may set.
+type ConfKind int
+
+// The conf kinds, numbered as LoadGen's conf_type.
+const (
+	MLPerfConfKind ConfKind = 0 // mlperf.conf: the only source of the seeds and accuracy_log_probability
+	UserConfKind   ConfKind = 1 // user.conf
+	AuditConfKind  ConfKind = 2 // audit.config (compliance tests), read with model "*"
+)
+
+// ErrConfig marks a malformed conf file.
+var ErrConfig = errors.New("invalid config")
+
+type confValue struct {
+	u uint64
+	f float64
+}
+
+// parseConf reads LoadGen's conf syntax: whitespace-separated tokens
+// `key = value`, a token exactly "#" ends the line, later lines overwrite
+// earlier ones. Values must parse fully as an integer (strtoull base 0:
+// hex and octal honoured) or a floating-point number.
+func parseConf(data []byte, file string) (map[string]confValue, error) {
+	kv := map[string]confValue{}
+	for n, line := range strings.Split(string(data), "\n") {
+		var toks []string
+		for _, t := range strings.Fields(line) {
+			if t == "#" {
+				break
+			}
+			toks = append(toks, t)
+		}
+		if len(toks) == 0 {
+			continue
+		}
+		if len(toks) != 3 || toks[1] != "=" {
+			return nil, fmt.Errorf("loadgen: %s:%d: %w: want `model.scenario.key = value` (tokens separated by spaces), got %q", file, n+1, ErrConfig, strings.TrimSpace(line))
+		}
+		if strings.Count(toks[0], ".") < 2 {
+			return nil, fmt.Errorf("loadgen: %s:%d: %w: key %q is not of the form model.scenario.key", file, n+1, ErrConfig, toks[0])
+		}
+		v, ok := parseConfValue(toks[2])
+		if !ok {
+			return nil, fmt.Errorf("loadgen: %s:%d: %w: value %q of %s is not a number", file, n+1, ErrConfig, toks[2], toks[0])
+		}
+		kv[toks[0]] = v
+	}
+	return kv, nil
+}
+
+func parseConfValue(s string) (confValue, bool) {
+	if !strings.Contains(s, "_") {
+		if u, err := strconv.ParseUint(s, 0, 64); err == nil {
+			return confValue{u: u, f: float64(u)}, true
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || strings.Contains(s, "_") {
+		return confValue{}, false
+	}
+	var u uint64
+	switch {
+	case f >= math.MaxUint64:
+		u = math.MaxUint64
+	case f > 0:
+		u = uint64(f)
+	}
+	return confValue{u: u, f: f}, true
+}
+
+// confLookup finds key for (model, scenario) with LoadGen's precedence:
+// model.scenario.key, *.scenario.key, model.*.key, *.*.key.
+func confLookup(kv map[string]confValue, model, scenario, key string) (confValue, bool) {
+	for _, k := range [...]string{
+		model + "." + scenario + "." + key,
+		"*." + scenario + "." + key,
+		model + ".*." + key,
+		"*.*." + key,
+	} {
+		if v, ok := kv[k]; ok {
+			return v, true
+		}
+	}
+	return confValue{}, false
+}
+
+// ApplyConf applies one conf file's settings for model under s.Scenario,
+// as LoadGen's FromConfig does for conf kind. file names the source in
+// errors. Unknown keys are ignored, as LoadGen ignores them.
+func (s *Settings) ApplyConf(data []byte, file, model string, kind ConfKind) error {
+	kv, err := parseConf(data, file)
+	if err != nil {
+		return err
+	}
+	if kind == AuditConfKind {
+		model = "*"
+	}
+	sc := s.Scenario.String()
+	look := func(scenario, key string) (confValue, bool) { return confLookup(kv, model, scenario, key) }
+	u64 := func(dst *uint64, scenario, key string) {
+		if v, ok := look(scenario, key); ok {
+			*dst = v.u
+		}
+	}
+	f64 := func(dst *float64, scenario, key string, scale float64) {
+		if v, ok := look(scenario, key); ok {
+			*dst = v.f * scale
+		}
+	}
+	flag := func(dst *bool, scenario, key string) {
+		if v, ok := look(scenario, key); ok {
+			*dst = v.u != 0 || v.f != 0
+		}
+	}
+	if kind == MLPerfConfKind {
+		u64(&s.QSLRNGSeed, sc, "qsl_rng_seed")
+		u64(&s.SampleIndexRNGSeed, sc, "sample_index_rng_seed")
+		u64(&s.ScheduleRNGSeed, sc, "schedule_rng_seed")
+		f64(&s.AccuracyLogProbability, sc, "accuracy_log_probability", 0.01)
+		flag(&s.Test05, sc, "test05")
+		u64(&s.Test05QSLRNGSeed, sc, "test05_qsl_rng_seed")
+		u64(&s.Test05SampleIndexRNGSeed, sc, "test05_sample_index_rng_seed")
+		u64(&s.Test05ScheduleRNGSeed, sc, "test05_schedule_rng_seed")
+	}
+	if v, ok := look(sc, "mode"); ok {
+		if v.u > uint64(FindPeakPerformance) {
+			return fmt.Errorf("loadgen: %s: %w: mode %d (want 0 submission, 1 accuracy, 2 performance, 3 find-peak)", file, ErrConfig, v.u)
+		}
+		s.Mode = Mode(v.u)
+	}
+	if v, ok := look(sc, "use_token_latencies"); ok {
+		s.UseTokenLatencies = v.u == 1
+		if s.UseTokenLatencies {
+			if v, ok := look("Server", "ttft_latency"); ok {
+				s.ServerTTFTLatencyNs = int64(v.f * 1e6)
+			}
+			if v, ok := look("Server", "tpot_latency"); ok {
+				s.ServerTPOTLatencyNs = int64(v.f * 1e6)
+			}
+		}
+	}
+	flag(&s.InferTokenLatencies, sc, "infer_token_latencies")
+	u64(&s.TokenLatencyScalingFactor, sc, "token_latency_scaling_factor")
+	f64(&s.SingleStreamTargetLatencyPercentile, "SingleStream", "target_latency_percentile", 0.01)
+	f64(&s.MultiStreamTargetLatencyPercentile, "MultiStream", "target_latency_percentile", 0.01)
+	f64(&s.ServerTargetLatencyPercentile, "Server", "target_latency_percentile", 0.01)
+	u64(&s.MultiStreamSamplesPerQuery, "MultiStream", "samples_per_query")
+	if v, ok := look("Server", "target_latency"); ok {
+		s.ServerTargetLatencyNs = int64(v.u * 1_000_000)
+		if v.f != float64(v.u) {
+			s.ServerTargetLatencyNs = int64(v.f * 1e6)
+		}
+	}
+	flag(&s.PerformanceIssueUnique, sc, "performance_issue_unique")
+	flag(&s.PerformanceIssueSame, sc, "performance_issue_same")
+	u64(&s.PerformanceIssueSameIndex, sc, "performance_issue_same_index")
+	if v, ok := look(sc, "sample_concatenate_permutation"); ok {
+		s.SampleConcatenatePermutation = v.u == 1
+	}
+	flag(&s.ServerCoalesceQueries, "Server", "coalesce_queries")
+	u64(&s.ServerMaxAsyncQueries, "Server", "max_async_queries")
+	u64(&s.MinDurationMs, sc, "min_duration")
+	u64(&s.MaxDurationMs, sc, "max_duration")
+	u64(&s.MinQueryCount, sc, "min_query_count")
+	u64(&s.MaxQueryCount, sc, "max_query_count")
+	u64(&s.PerformanceSampleCountOverride, sc, "performance_sample_count_override")
+	u64(&s.AccuracySampleCountOverride, sc, "accuracy_sample_count_override")
+	f64(&s.SingleStreamExpectedLatencyNs, "SingleStream", "target_latency", 1e6)
+	f64(&s.MultiStreamExpectedLatencyNs, "MultiStream", "target_latency", 1e6)
+	f64(&s.ServerTargetQPS, "Server", "target_qps", 1)
+	f64(&s.OfflineExpectedQPS, "Offline", "target_qps", 1)
+	flag(&s.PrintTimestamps, sc, "print_timestamps")
+	u64(&s.AccuracyLogRNGSeed, sc, "accuracy_log_rng_seed")
+	u64(&s.AccuracyLogSamplingTarget, sc, "accuracy_log_sampling_target")
+	return nil
+}
+
+// FromConfig reads a user.conf at path for model, as LoadGen's
+// TestSettings::FromConfig: the first call applies the embedded mlperf.conf
+// before the file; a second call records LoadGen's "Multiple conf files"
+// error in the detail log.
+func (s *Settings) FromConfig(path, model string) error {
+	if s.userConfLoaded {
+		s.warnings = append(s.warnings, "error:Multiple conf files are used. This is not valid for official submission.")
+	} else {
+		if err := s.ApplyConf(mlperfConf, "mlperf.conf (embedded)", model, MLPerfConfKind); err != nil {
+			return err
+		}
+		s.userConfLoaded = true
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("loadgen: reading user conf: %w", err)
+	}
+	return s.ApplyConf(data, path, model, UserConfKind)
+}
+
+// ApplyAuditConfig applies an audit.config (compliance test settings) with
+// model "*", as LoadGen's StartTest does. A missing file is not an error
+// (LoadGen applies it only when present); applied says whether it was.
+func (s *Settings) ApplyAuditConfig(path string) (applied bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("loadgen: reading audit config: %w", err)
+	}
+	return true, s.ApplyConf(data, path, "*", AuditConfKind)
+}
+
+// LoadConfigs builds the settings of a run the way a reference harness does:
+// LoadGen's defaults, the scenario and mode, the embedded mlperf.conf (or
+// mlperfConfPath when set), the user.conf when set, then the audit.config
+// when set and present. model is the benchmark's name in the conf files.
+func LoadConfigs(model string, scenario Scenario, mode Mode, mlperfConfPath, userConfPath, auditConfPath string) (Settings, error) {
+	s := DefaultSettings()
+	s.Scenario = scenario
+	s.Mode = mode
+	conf, name := mlperfConf, "mlperf.conf (embedded)"
+	if mlperfConfPath != "" {
+		data, err := os.ReadFile(mlperfConfPath)
+		if err != nil {
+			return s, fmt.Errorf("loadgen: reading mlperf.conf: %w", err)
+		}
+		conf, name = data, mlperfConfPath
+	}
+	if err := s.ApplyConf(conf, name, model, MLPerfConfKind); err != nil {
+		return s, err
+	}
+	s.userConfLoaded = true
+	if userConfPath != "" {
+		data, err := os.ReadFile(userConfPath)
+		if err != nil {
+			return s, fmt.Errorf("loadgen: reading user conf: %w", err)
+		}
+		if err := s.ApplyConf(data, userConfPath, model, UserConfKind); err != nil {
+			return s, err
+		}
+	}
+	if auditConfPath != "" {
+		if _, err := s.ApplyAuditConfig(auditConfPath); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}

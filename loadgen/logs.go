@@ -1,0 +1,714 @@
+package loadgen
+
+import (
+	"bufio"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mlperf-go/inference/loadgen/rng"
+	"github.com/mlperf-go/inference/loadgen/schedule"
+)
+
+// Version is the LoadGen version whose behaviour and logs this package
+// reproduces, as written in the detail log's loadgen_version.
+const Version = "6.0.17 @ mlperf-go"
+
+// Namer is implemented by SUTs and QSLs that have a name for the logs.
+type Namer interface {
+	Name() string
+}
+
+// logWriter owns the files of one run. Detail and summary writes happen on
+// the run goroutine; accuracy entries come from completers and are
+// serialised by accMu.
+type logWriter struct {
+	base     time.Time
+	wall     time.Time
+	dir      string
+	names    map[string]string
+	detail   *bufio.Writer
+	detailF  *os.File
+	tokens   bool
+	scenario Scenario
+	settings LogSettings
+	pid      int
+
+	warnings, errors int
+	nextSeq          uint64
+
+	accMu     sync.Mutex
+	accuracy  *bufio.Writer
+	accF      *os.File
+	accCount  int
+	accHexBuf []byte
+	firstTok  map[uint64][]byte
+
+	// accuracy-log sampling: one uniform draw per sample, in seq order,
+	// from a default-seeded mt19937 (LoadGen never seeds it).
+	accRNG      *rng.MT19937
+	accRNGDrawn uint64
+
+	sutName  string
+	closed   bool
+	closeErr error
+	wroteSum bool
+}
+
+func (s LogSettings) path(kind, ext string, now time.Time) string {
+	prefix := s.Prefix
+	if s.PrefixWithDatetime {
+		prefix += now.Format("2006-01-02T15:04:05Z") + "_"
+	}
+	dir := s.OutDir
+	if dir == "" {
+		dir = "."
+	}
+	return filepath.Join(dir, prefix+kind+s.Suffix+ext)
+}
+
+// openLogs creates the output folder and the detail and accuracy logs.
+func openLogs(s LogSettings, tokens bool, sc Scenario) (*logWriter, error) {
+	if s.Prefix == "" && s.Suffix == "" {
+		s.Prefix = "mlperf_log_"
+	}
+	if s.OutDir == "" {
+		s.OutDir = "."
+	}
+	if err := os.MkdirAll(s.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("loadgen: cannot create the log folder %s: %w (choose a writable output folder)", s.OutDir, err)
+	}
+	now := time.Now()
+	lw := &logWriter{base: now, wall: now.UTC(), dir: s.OutDir, tokens: tokens, scenario: sc, settings: s, pid: os.Getpid(), firstTok: map[uint64][]byte{}}
+	lw.names = map[string]string{
+		"detail":   s.path("detail", ".txt", now),
+		"summary":  s.path("summary", ".txt", now),
+		"accuracy": s.path("accuracy", ".json", now),
+		"trace":    s.path("trace", ".json", now),
+	}
+	var err error
+	if lw.detailF, err = os.Create(lw.names["detail"]); err != nil {
+		return nil, fmt.Errorf("loadgen: cannot write the detail log: %w (choose a writable output folder)", err)
+	}
+	lw.detail = bufio.NewWriterSize(lw.detailF, 1<<16)
+	if lw.accF, err = os.Create(lw.names["accuracy"]); err != nil {
+		lw.detailF.Close()
+		return nil, fmt.Errorf("loadgen: cannot write the accuracy log: %w (choose a writable output folder)", err)
+	}
+	lw.accuracy = bufio.NewWriterSize(lw.accF, 1<<16)
+	lw.accuracy.WriteString("[")
+	if s.EnableTrace {
+		// The trace is written as a minimal Chrome trace of the run's phases.
+		if f, err := os.Create(lw.names["trace"]); err == nil {
+			fmt.Fprintf(f, "{\"traceEvents\":[\n{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ts\":%d,\"version\":\"MLPerf LoadGen v1.0\"}}\n", now.UnixNano())
+			f.Close()
+		}
+	}
+	return lw, nil
+}
+
+// jsonString quotes s as JSON without HTML escaping, as LoadGen writes it.
+func jsonString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// formatDouble prints v as C++'s default ostream (6 significant digits).
+func formatDouble(v float64) string {
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return jsonString(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case float64:
+		return formatDouble(x)
+	case float32:
+		return formatDouble(float64(x))
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case []uint64:
+		var b strings.Builder
+		b.WriteByte('[')
+		for i, u := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatUint(u, 10))
+		}
+		b.WriteByte(']')
+		return b.String()
+	case rawJSON:
+		return string(x)
+	}
+	rv := reflect.ValueOf(v)
+	if rv.CanInt() {
+		return strconv.FormatInt(rv.Int(), 10)
+	}
+	if rv.CanUint() {
+		return strconv.FormatUint(rv.Uint(), 10)
+	}
+	return jsonString(fmt.Sprint(v))
+}
+
+type rawJSON string
+
+func (lw *logWriter) entry(key string, value any, isErr, isWarn bool) {
+	if isErr {
+		lw.errors++
+	}
+	if isWarn {
+		lw.warnings++
+	}
+	_, file, line, _ := runtime.Caller(2)
+	ms := float64(time.Since(lw.base).Nanoseconds()) / 1e6
+	fmt.Fprintf(lw.detail, `:::MLLOG {"key": %s, "value": %s, "time_ms": %.6f, "namespace": "mlperf::logging", "event_type": "POINT_IN_TIME", "metadata": {"is_error": %t, "is_warning": %t, "file": %s, "line_no": %d, "pid": %d, "tid": %d}}`+"\n",
+		jsonString(key), formatValue(value), ms, isErr, isWarn, jsonString(filepath.Base(file)), line, lw.pid, lw.pid)
+	if lw.settings.CopyDetailToStdout {
+		lw.detail.Flush()
+	}
+}
+
+func (lw *logWriter) log(key string, value any) { lw.entry(key, value, false, false) }
+
+func (lw *logWriter) message(msg string) { lw.entry("generic_message", msg, false, false) }
+
+func (lw *logWriter) errorf(format string, a ...any) {
+	lw.entry("error_runtime", fmt.Sprintf(format, a...), true, false)
+}
+
+func name(x any, def string) string {
+	if n, ok := x.(Namer); ok {
+		return n.Name()
+	}
+	return def
+}
+
+// header writes the version, SUT/QSL and settings lines.
+func (lw *logWriter) header(sut SUT, qsl QSL, e *effective) {
+	lw.log("loadgen_version", Version)
+	lw.log("loadgen_build_date_local", "")
+	lw.log("loadgen_build_date_utc", "")
+	lw.log("loadgen_git_commit_date", "")
+	lw.log("loadgen_git_log_message", "")
+	lw.log("loadgen_git_status_message", "")
+	lw.log("loadgen_file_sha1", rawJSON("{}"))
+	lw.log("test_datetime", lw.wall.Format("2006-01-02T15:04:05Z"))
+	lw.sutName = name(sut, "GoSUT")
+	lw.log("sut_name", lw.sutName)
+	lw.log("get_sut_name_duration_ns", 0)
+	lw.log("qsl_name", name(qsl, "GoQSL"))
+	lw.log("qsl_reported_total_count", qsl.TotalSampleCount())
+	lw.log("qsl_reported_performance_count", qsl.PerformanceSampleCount())
+	for _, w := range e.req.warnings {
+		if msg, ok := strings.CutPrefix(w, "error:"); ok {
+			lw.entry("error_invalid_config", msg, true, false)
+		} else {
+			lw.entry("warning_generic_message", w, false, true)
+		}
+	}
+	s := e.req
+	lw.log("requested_scenario", s.Scenario.String())
+	lw.log("requested_test_mode", s.Mode.String())
+	switch s.Scenario {
+	case SingleStream:
+		lw.log("requested_single_stream_expected_latency_ns", s.SingleStreamExpectedLatencyNs)
+		lw.log("requested_single_stream_target_latency_percentile", s.SingleStreamTargetLatencyPercentile)
+	case MultiStream:
+		lw.log("requested_multi_stream_expected_latency_ns", s.MultiStreamExpectedLatencyNs)
+		lw.log("requested_multi_stream_target_latency_percentile", s.MultiStreamTargetLatencyPercentile)
+		lw.log("requested_multi_stream_samples_per_query", s.MultiStreamSamplesPerQuery)
+	case Server:
+		lw.log("requested_server_target_qps", s.ServerTargetQPS)
+		lw.log("requested_server_target_latency_ns", s.ServerTargetLatencyNs)
+		lw.log("requested_server_target_latency_percentile", s.ServerTargetLatencyPercentile)
+		lw.log("requested_server_coalesce_queries", s.ServerCoalesceQueries)
+		lw.log("requested_server_find_peak_qps_decimals_of_precision", s.ServerFindPeakQPSDecimalsOfPrecision)
+		lw.log("requested_server_find_peak_qps_boundary_step_size", s.ServerFindPeakQPSBoundaryStepSize)
+		lw.log("requested_server_max_async_queries", s.ServerMaxAsyncQueries)
+		lw.log("requested_server_num_issue_query_threads", s.ServerNumIssueQueryThreads)
+	case Offline:
+		lw.log("requested_offline_expected_qps", s.OfflineExpectedQPS)
+	}
+	lw.log("requested_min_duration_ms", s.MinDurationMs)
+	lw.log("requested_max_duration_ms", s.MaxDurationMs)
+	lw.log("requested_min_query_count", s.MinQueryCount)
+	lw.log("requested_max_query_count", s.MaxQueryCount)
+	lw.log("requested_qsl_rng_seed", s.QSLRNGSeed)
+	lw.log("requested_sample_index_rng_seed", s.SampleIndexRNGSeed)
+	lw.log("requested_schedule_rng_seed", s.ScheduleRNGSeed)
+	lw.log("requested_accuracy_log_rng_seed", s.AccuracyLogRNGSeed)
+	lw.log("requested_accuracy_log_probability", s.AccuracyLogProbability)
+	lw.log("requested_accuracy_log_sampling_target", s.AccuracyLogSamplingTarget)
+	lw.log("requested_print_timestamps", s.PrintTimestamps)
+	lw.log("requested_performance_issue_unique", s.PerformanceIssueUnique)
+	lw.log("requested_performance_issue_same", s.PerformanceIssueSame)
+	lw.log("requested_performance_issue_same_index", s.PerformanceIssueSameIndex)
+	lw.log("requested_performance_sample_count_override", s.PerformanceSampleCountOverride)
+	lw.log("requested_sample_concatenate_permutation", s.SampleConcatenatePermutation)
+	if s.UseTokenLatencies {
+		lw.log("requested_use_token_latencies", s.UseTokenLatencies)
+		if s.Scenario == Server {
+			lw.log("requested_server_ttft_latency", s.ServerTTFTLatencyNs)
+			lw.log("requested_server_tpot_latency", s.ServerTPOTLatencyNs)
+		}
+	}
+	for _, msg := range e.errors {
+		lw.entry("error_invalid_test_settings", msg, true, false)
+	}
+	lw.log("effective_scenario", e.scenario.String())
+	lw.log("effective_test_mode", e.mode.String())
+	lw.log("effective_samples_per_query", e.samplesPerQuery)
+	lw.log("effective_target_qps", e.targetQPS)
+	lw.log("effective_target_latency_ns", e.targetLatencyNs)
+	lw.log("effective_target_latency_percentile", e.targetLatencyPercentile)
+	lw.log("effective_max_async_queries", e.maxAsyncQueries)
+	lw.log("effective_target_duration_ms", e.targetDurationMs)
+	lw.log("effective_min_duration_ms", e.minDurationMs)
+	lw.log("effective_max_duration_ms", e.maxDurationMs)
+	lw.log("effective_min_query_count", e.minQueryCount)
+	lw.log("effective_max_query_count", e.maxQueryCount)
+	lw.log("effective_min_sample_count", e.minSampleCount)
+	lw.log("effective_qsl_rng_seed", e.qslSeed)
+	lw.log("effective_sample_index_rng_seed", e.sampleSeed)
+	lw.log("effective_schedule_rng_seed", e.scheduleSeed)
+	lw.log("effective_accuracy_log_rng_seed", e.accLogSeed)
+	lw.log("effective_accuracy_log_probability", e.accLogProbability)
+	lw.log("effective_accuracy_log_sampling_target", e.accLogSamplingTarget)
+	lw.log("effective_print_timestamps", s.PrintTimestamps)
+	lw.log("effective_performance_issue_unique", s.PerformanceIssueUnique)
+	lw.log("effective_performance_issue_same", s.PerformanceIssueSame)
+	lw.log("effective_performance_issue_same_index", s.PerformanceIssueSameIndex)
+	lw.log("effective_performance_sample_count", e.performanceSampleCount)
+	lw.log("effective_accuracy_sample_count", e.accuracySampleCount)
+	lw.log("effective_sample_concatenate_permutation", e.equalIssue)
+}
+
+func (lw *logWriter) loadedSet(set []uint64) { lw.log("loaded_qsl_set", set) }
+
+func (lw *logWriter) generated(q schedule.Queries, e *effective) {
+	spq := max(q.SamplesPerQuery, 1)
+	n := len(q.Samples) / spq
+	lw.log("generated_query_count", n)
+	lw.log("generated_samples_per_query", spq)
+	var dur int64
+	if n > 0 && len(q.Scheduled) == n {
+		dur = q.Scheduled[n-1]
+	}
+	lw.log("generated_query_duration", dur)
+}
+
+// sampleMask draws the accuracy-log sampling decision of the next n
+// samples (performance mode). It returns nil when nothing is sampled.
+func (lw *logWriter) sampleMask(e *effective, n int) []uint64 {
+	prob := e.accLogProbability
+	if e.accLogSamplingTarget > 0 {
+		if exp := e.accuracyLogExpected(); exp > 0 {
+			prob = float64(e.accLogSamplingTarget) / float64(exp)
+		}
+	}
+	first := lw.nextSeq - uint64(n)
+	if prob <= 0 {
+		return nil
+	}
+	if lw.accRNG == nil {
+		lw.accRNG = rng.New(5489)
+	}
+	for lw.accRNGDrawn < first { // samples of earlier series consumed values too
+		lw.accRNG.Canonical()
+		lw.accRNGDrawn++
+	}
+	offset := rng.New(e.accLogSeed).Canonical()
+	mask := make([]uint64, (n+63)/64)
+	for i := 0; i < n; i++ {
+		v := lw.accRNG.Canonical() + offset
+		if v >= 1 {
+			v -= 1
+		}
+		if v <= prob {
+			mask[i/64] |= 1 << (i % 64)
+		}
+	}
+	lw.accRNGDrawn += uint64(n)
+	return mask
+}
+
+// keepFirstToken stores a sample's first-token data for token_data.
+func (lw *logWriter) keepFirstToken(seq uint64, data []byte) {
+	lw.accMu.Lock()
+	lw.firstTok[seq] = append([]byte(nil), data...)
+	lw.accMu.Unlock()
+}
+
+func (lw *logWriter) firstTokenData(seq uint64) []byte {
+	lw.accMu.Lock()
+	defer lw.accMu.Unlock()
+	d := lw.firstTok[seq]
+	delete(lw.firstTok, seq)
+	return d
+}
+
+// accuracyEntry appends one entry to mlperf_log_accuracy.json.
+func (lw *logWriter) accuracyEntry(seq, qslIdx uint64, data, tokenData []byte, nTokens int, tokens, offline bool) {
+	lw.accMu.Lock()
+	defer lw.accMu.Unlock()
+	if lw.accuracy == nil {
+		return
+	}
+	w := lw.accuracy
+	if lw.accCount == 0 {
+		w.WriteString("\n")
+	} else {
+		w.WriteString(",\n")
+	}
+	lw.accCount++
+	fmt.Fprintf(w, `{ "seq_id" : %d, "qsl_idx" : %d, "data" : "`, seq, qslIdx)
+	w.Write(upperHex(&lw.accHexBuf, data))
+	w.WriteString(`"`)
+	if tokens {
+		if !offline {
+			w.WriteString(`, "token_data" : "`)
+			w.Write(upperHex(&lw.accHexBuf, tokenData))
+			w.WriteString(`"`)
+		}
+		fmt.Fprintf(w, `, "token_count" : %d`, nTokens)
+	}
+	w.WriteString(" }")
+}
+
+func upperHex(buf *[]byte, data []byte) []byte {
+	n := hex.EncodedLen(len(data))
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	b := (*buf)[:n]
+	const digits = "0123456789ABCDEF"
+	for i, c := range data {
+		b[2*i] = digits[c>>4]
+		b[2*i+1] = digits[c&15]
+	}
+	return b
+}
+
+func (lw *logWriter) resetAccuracyCount() {}
+
+// results writes the result lines of the detail log and the summary.
+func (lw *logWriter) results(r *Result, e *effective) {
+	for _, k := range []string{"logger_swap_request_slots_retry_count", "logger_swap_request_slots_retry_retry_count", "logger_swap_request_slots_retry_reencounter_count", "logger_start_reading_entries_retry_count", "logger_tls_total_log_cas_fail_count", "logger_tls_total_swap_buffers_slot_retry_count"} {
+		lw.log(k, 0)
+	}
+	lw.log("power_begin", lw.wall.Format("01-02-2006 15:04:05.000"))
+	lw.log("power_end", time.Now().UTC().Format("01-02-2006 15:04:05.000"))
+	if r.accuracy {
+		lw.writeSummary(r, e)
+		return
+	}
+	validity := "INVALID"
+	if r.Valid {
+		validity = "VALID"
+	}
+	lw.log("result_validity", validity)
+	if e.scenario == Server {
+		lw.log("result_perf_constraints_met", r.PerfConstraintsMet)
+	}
+	lw.log("result_min_duration_met", r.MinDurationMet)
+	lw.log("result_min_queries_met", r.MinQueriesMet)
+	lw.log("early_stopping_met", r.EarlyStoppingMet)
+	if !r.Valid {
+		lw.log("result_invalid_reason", strings.Join(r.InvalidReasons, "; "))
+	}
+	if e.scenario != Offline {
+		lw.log("early_stopping_result", strings.Join(r.EarlyStopping, "\n"))
+	}
+	lw.log("result_query_count", r.QueryCount)
+	switch e.scenario {
+	case SingleStream:
+		lw.log("result_qps_with_loadgen_overhead", r.QPSWithOverhead)
+		lw.log("result_qps_without_loadgen_overhead", r.QPSNoOverhead)
+		lw.log("early_stopping_latency_ss", r.EarlyStoppingNs)
+		lw.log("early_stopping_latency_ms", r.EarlyStoppingMSNs)
+	case MultiStream:
+		q := r.QueryLatency
+		lw.log("result_min_query_latency_ns", q.Min)
+		lw.log("result_max_query_latency_ns", q.Max)
+		lw.log("result_mean_query_latency_ns", q.Mean)
+		for i, p := range ReportedPercentiles {
+			lw.log(fmt.Sprintf("result_%.2f_percentile_per_query_latency_ns", p*100), q.Percentiles[i])
+		}
+		lw.log("early_stopping_latency_ms", r.EarlyStoppingMSNs)
+	case Server:
+		lw.log("result_overlatency_query_count", r.OverLatency)
+		lw.log("result_scheduled_samples_per_sec", r.ScheduledPerSec)
+		lw.log("result_completed_samples_per_sec", r.CompletedPerSec)
+	case Offline:
+		lw.log("result_samples_per_second", r.SamplesPerSec)
+	}
+	l := r.Latency
+	lw.log("result_min_latency_ns", l.Min)
+	lw.log("result_max_latency_ns", l.Max)
+	lw.log("result_mean_latency_ns", l.Mean)
+	for i, p := range ReportedPercentiles {
+		lw.log(fmt.Sprintf("result_%.2f_percentile_latency_ns", p*100), l.Percentiles[i])
+	}
+	if r.hasTokenMetrics {
+		for _, tk := range []struct {
+			name string
+			s    LatencyStats
+		}{{"first_token", r.TTFT}, {"time_per_output_token", r.TPOT}} {
+			lw.log("result_"+tk.name+"_min_latency_ns", tk.s.Min)
+			lw.log("result_"+tk.name+"_max_latency_ns", tk.s.Max)
+			lw.log("result_"+tk.name+"_mean_latency_ns", tk.s.Mean)
+			for i, p := range ReportedPercentiles {
+				lw.log(fmt.Sprintf("result_%s_%.2f_percentile_latency_ns", tk.name, p*100), tk.s.Percentiles[i])
+			}
+		}
+		if e.scenario == Server {
+			lw.log("result_completed_tokens_per_second", r.TokensPerSec)
+		} else {
+			lw.log("result_tokens_per_second", r.TokensPerSec)
+		}
+	}
+	lw.log("num_errors", lw.errors)
+	lw.writeSummary(r, e)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "NO"
+}
+
+// writeSummary writes mlperf_log_summary.txt.
+func (lw *logWriter) writeSummary(r *Result, e *effective) {
+	lw.wroteSum = true
+	f, err := os.Create(lw.names["summary"])
+	if err != nil {
+		lw.closeErr = fmt.Errorf("loadgen: cannot write the summary log: %w", err)
+		return
+	}
+	defer f.Close()
+	var out io.Writer = f
+	if lw.settings.CopySummaryToStdout {
+		out = io.MultiWriter(f, os.Stdout)
+	}
+	w := bufio.NewWriter(out)
+	defer w.Flush()
+	rule := "================================================\n"
+	if r != nil && !r.accuracy {
+		fmt.Fprint(w, rule+"MLPerf Results Summary\n"+rule)
+		fmt.Fprintf(w, "SUT name : %s\n", lw.sutName)
+		fmt.Fprintf(w, "Scenario : %s\n", e.scenario)
+		fmt.Fprintf(w, "Mode     : %s\n", e.mode)
+		writeResultSummary(w, r, e)
+		fmt.Fprintln(w)
+		fmt.Fprint(w, rule+"Test Parameters Used\n"+rule)
+		writeParams(w, e)
+	}
+	fmt.Fprintln(w)
+	switch lw.warnings {
+	case 0:
+		fmt.Fprintln(w, "No warnings encountered during test.")
+	default:
+		fmt.Fprintf(w, "%d warning%s encountered. See detailed log.\n", lw.warnings, plural(lw.warnings))
+	}
+	fmt.Fprintln(w)
+	switch lw.errors {
+	case 0:
+		fmt.Fprintln(w, "No errors encountered during test.")
+	default:
+		fmt.Fprintf(w, "%d ERROR%s encountered. See detailed log.\n", lw.errors, strings.ToUpper(plural(lw.errors)))
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func writeResultSummary(w io.Writer, r *Result, e *effective) {
+	switch e.scenario {
+	case SingleStream:
+		fmt.Fprintf(w, "%.1fth percentile latency (ns) : %d\n", e.targetLatencyPercentile*100, r.Latency.Target)
+	case MultiStream:
+		fmt.Fprintf(w, "%.1fth percentile latency (ns) : %d\n", e.targetLatencyPercentile*100, r.QueryLatency.Target)
+	case Server:
+		fmt.Fprintf(w, "Completed samples per second    : %.2f\n", r.CompletedPerSec)
+		if r.hasTokenMetrics {
+			fmt.Fprintf(w, "Completed tokens per second: %.2f\n", r.TokensPerSec)
+		}
+	case Offline:
+		fmt.Fprintf(w, "Samples per second: %s\n", formatDouble(r.SamplesPerSec))
+		if r.hasTokenMetrics {
+			fmt.Fprintf(w, "Tokens per second: %s\n", formatDouble(r.TokensPerSec))
+		}
+	}
+	validity := "INVALID"
+	if r.Valid {
+		validity = "VALID"
+	}
+	fmt.Fprintf(w, "Result is : %s\n", validity)
+	if e.scenario == Server {
+		fmt.Fprintf(w, "  Performance constraints satisfied : %s\n", yesNo(r.PerfConstraintsMet))
+	}
+	fmt.Fprintf(w, "  Min duration satisfied : %s\n", yesNo(r.MinDurationMet))
+	fmt.Fprintf(w, "  Min queries satisfied : %s\n", yesNo(r.MinQueriesMet))
+	fmt.Fprintf(w, "  Early stopping satisfied: %s\n", yesNo(r.EarlyStoppingMet))
+	if !r.Valid && len(r.InvalidReasons) > 0 {
+		fmt.Fprintln(w, "Recommendations:")
+		for _, why := range r.InvalidReasons {
+			fmt.Fprintf(w, " * %s\n", why)
+		}
+	}
+	if e.scenario != Offline {
+		fmt.Fprintln(w, "Early Stopping Result:")
+		for _, l := range r.EarlyStopping {
+			fmt.Fprintln(w, l)
+		}
+	}
+	fmt.Fprintln(w)
+	rule := "================================================\n"
+	fmt.Fprint(w, rule+"Additional Stats\n"+rule)
+	switch e.scenario {
+	case SingleStream:
+		fmt.Fprintf(w, "QPS w/ loadgen overhead         : %.2f\n", r.QPSWithOverhead)
+		fmt.Fprintf(w, "QPS w/o loadgen overhead        : %.2f\n\n", r.QPSNoOverhead)
+	case MultiStream:
+		fmt.Fprintln(w, "Per-query latency:  ")
+		writeStats(w, r.QueryLatency, "")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Per-sample latency:")
+	case Server:
+		fmt.Fprintf(w, "Scheduled samples per second : %.2f\n", r.ScheduledPerSec)
+	}
+	writeStats(w, r.Latency, "")
+	if r.hasTokenMetrics {
+		fmt.Fprintln(w)
+		writeStats(w, r.TTFT, "First Token")
+		fmt.Fprintln(w)
+		writeStats(w, r.TPOT, "Time to Output Token")
+	}
+}
+
+func writeStats(w io.Writer, s LatencyStats, what string) {
+	if what == "" {
+		fmt.Fprintf(w, "Min latency (ns)                : %d\n", s.Min)
+		fmt.Fprintf(w, "Max latency (ns)                : %d\n", s.Max)
+		fmt.Fprintf(w, "Mean latency (ns)               : %d\n", s.Mean)
+		for i, p := range ReportedPercentiles {
+			fmt.Fprintf(w, "%.2f percentile latency (ns)   : %d\n", p*100, s.Percentiles[i])
+		}
+		return
+	}
+	fmt.Fprintf(w, "Min %s latency (ns)                : %d\n", what, s.Min)
+	fmt.Fprintf(w, "Max %s latency (ns)                : %d\n", what, s.Max)
+	fmt.Fprintf(w, "Mean %s latency (ns)               : %d\n", what, s.Mean)
+	for i, p := range ReportedPercentiles {
+		fmt.Fprintf(w, "%.2f percentile %s latency (ns)   : %d\n", p*100, strings.ToLower(what), s.Percentiles[i])
+	}
+}
+
+func b01(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func writeParams(w io.Writer, e *effective) {
+	s := e.req
+	fmt.Fprintf(w, "samples_per_query : %d\n", e.samplesPerQuery)
+	fmt.Fprintf(w, "target_qps : %s\n", formatDouble(e.targetQPS))
+	if s.UseTokenLatencies {
+		fmt.Fprintf(w, "ttft_latency (ns): %d\n", s.ServerTTFTLatencyNs)
+		fmt.Fprintf(w, "tpot_latency (ns): %d\n", s.ServerTPOTLatencyNs)
+	} else {
+		fmt.Fprintf(w, "target_latency (ns): %d\n", e.targetLatencyNs)
+	}
+	fmt.Fprintf(w, "max_async_queries : %d\n", e.maxAsyncQueries)
+	fmt.Fprintf(w, "min_duration (ms): %d\n", e.minDurationMs)
+	fmt.Fprintf(w, "max_duration (ms): %d\n", e.maxDurationMs)
+	fmt.Fprintf(w, "min_query_count : %d\n", e.minQueryCount)
+	fmt.Fprintf(w, "max_query_count : %d\n", e.maxQueryCount)
+	fmt.Fprintf(w, "qsl_rng_seed : %d\n", e.qslSeed)
+	fmt.Fprintf(w, "sample_index_rng_seed : %d\n", e.sampleSeed)
+	fmt.Fprintf(w, "schedule_rng_seed : %d\n", e.scheduleSeed)
+	fmt.Fprintf(w, "accuracy_log_rng_seed : %d\n", e.accLogSeed)
+	fmt.Fprintf(w, "accuracy_log_probability : %s\n", formatDouble(e.accLogProbability))
+	fmt.Fprintf(w, "accuracy_log_sampling_target : %d\n", e.accLogSamplingTarget)
+	fmt.Fprintf(w, "print_timestamps : %d\n", b01(s.PrintTimestamps))
+	fmt.Fprintf(w, "performance_issue_unique : %d\n", b01(s.PerformanceIssueUnique))
+	fmt.Fprintf(w, "performance_issue_same : %d\n", b01(s.PerformanceIssueSame))
+	fmt.Fprintf(w, "performance_issue_same_index : %d\n", s.PerformanceIssueSameIndex)
+	fmt.Fprintf(w, "performance_sample_count : %d\n", e.performanceSampleCount)
+	if e.equalIssue {
+		fmt.Fprintln(w, "WARNING: sample_concatenate_permutation was set to true. ")
+		fmt.Fprintln(w, "Generated samples per query might be different as the one in the setting.")
+		fmt.Fprintln(w, "Check the generated_samples_per_query line in the detailed log for the real")
+		fmt.Fprintln(w, "samples_per_query value")
+	}
+}
+
+// close flushes and closes every file; it is safe to call twice.
+func (lw *logWriter) close() error {
+	if lw.closed {
+		return lw.closeErr
+	}
+	lw.closed = true
+	if !lw.wroteSum {
+		lw.writeSummary(nil, nil)
+	}
+	var errs []error
+	lw.accMu.Lock()
+	if lw.accuracy != nil {
+		lw.accuracy.WriteString("\n]\n")
+		errs = append(errs, lw.accuracy.Flush(), lw.accF.Close())
+		lw.accuracy = nil
+	}
+	lw.accMu.Unlock()
+	errs = append(errs, lw.detail.Flush(), lw.detailF.Close(), lw.closeErr)
+	if err := errors.Join(errs...); err != nil {
+		lw.closeErr = fmt.Errorf("loadgen: writing logs in %s: %w", lw.dir, err)
+	}
+	return lw.closeErr
+}

@@ -1,0 +1,308 @@
+package loadgen
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/mlperf-go/inference/loadgen/earlystop"
+)
+
+// ReportedPercentiles are the latency percentiles LoadGen always reports.
+var ReportedPercentiles = []float64{0.50, 0.90, 0.95, 0.97, 0.99, 0.999}
+
+// LatencyStats summarises a set of latencies in nanoseconds. Percentiles
+// are exact: the element at floor(n*p) of the ascending sort, as LoadGen.
+type LatencyStats struct {
+	Count       int
+	Min, Max    int64
+	Mean        int64   // integer sum / count, truncated
+	Percentiles []int64 // for ReportedPercentiles, in order
+	Target      int64   // at the scenario's target percentile
+	sorted      []int64 // ascending
+	targetP     float64
+}
+
+func newLatencyStats(lat []int64, target float64) LatencyStats {
+	s := LatencyStats{Count: len(lat), targetP: target}
+	if len(lat) == 0 {
+		s.Percentiles = make([]int64, len(ReportedPercentiles))
+		return s
+	}
+	slices.Sort(lat)
+	s.sorted = lat
+	s.Min, s.Max = lat[0], lat[len(lat)-1]
+	var sum int64
+	for _, v := range lat {
+		sum += v
+	}
+	s.Mean = sum / int64(len(lat))
+	for _, p := range ReportedPercentiles {
+		s.Percentiles = append(s.Percentiles, s.At(p))
+	}
+	s.Target = s.At(target)
+	return s
+}
+
+// At returns the latency at percentile p (0..1).
+func (s LatencyStats) At(p float64) int64 {
+	if len(s.sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(s.sorted)) * p)
+	return s.sorted[min(i, len(s.sorted)-1)]
+}
+
+// Result is the outcome of a run, with the figures LoadGen reports.
+type Result struct {
+	Scenario Scenario
+	Mode     Mode
+
+	Valid              bool
+	MinDurationMet     bool
+	MinQueriesMet      bool
+	PerfConstraintsMet bool // Server only; true elsewhere
+	EarlyStoppingMet   bool
+	InvalidReasons     []string
+
+	QueryCount    int // queries issued
+	SampleCount   int // samples issued
+	FailedSamples int // samples the SUT completed with an error
+
+	Latency      LatencyStats // per sample, completion - scheduled
+	QueryLatency LatencyStats // per query (MultiStream)
+
+	DurationNs      int64 // last issue (SS/MS) or last schedule (Server) or max latency (Offline), from the start
+	OverLatency     int   // Server: samples over the target latency
+	SamplesPerSec   float64
+	CompletedPerSec float64 // Server: (n-1)/last completion
+	ScheduledPerSec float64 // Server: (n-1)/last scheduled time
+	QPSWithOverhead float64 // SingleStream: (n-1)/last issue time
+	QPSNoOverhead   float64 // SingleStream: 1e9/mean latency
+
+	EarlyStopping      []string // the "Early Stopping Result" lines
+	EarlyStoppingNs    int64    // SingleStream estimate at the target percentile (early_stopping_latency_ss)
+	EarlyStoppingMSNs  int64    // estimate at 0.99 (early_stopping_latency_ms), 0 if not enough queries
+	earlyStoppingMSSet bool
+
+	// Token latencies (use_token_latencies).
+	Tokens          int64
+	TokensPerSec    float64
+	TTFT, TPOT      LatencyStats
+	hasTokenMetrics bool
+
+	PeakQPS float64 // FindPeakPerformance: the highest passing QPS
+	LogDir  string  // where the logs were written
+
+	accuracy bool
+	lastDone int64 // ns from start of the last completion
+}
+
+// Metric returns the scenario's result metric, named as in the summary.
+func (r *Result) Metric() (name string, value float64) {
+	switch r.Scenario {
+	case SingleStream:
+		return fmt.Sprintf("%.1fth percentile latency (ns)", r.Latency.targetP*100), float64(r.Latency.Target)
+	case MultiStream:
+		return fmt.Sprintf("%.1fth percentile latency (ns)", r.QueryLatency.targetP*100), float64(r.QueryLatency.Target)
+	case Server:
+		return "Completed samples per second", r.CompletedPerSec
+	}
+	return "Samples per second", r.SamplesPerSec
+}
+
+// measure turns the raw timestamps of a series into a Result.
+func (r *runState) measure(issued int, accuracy bool) *Result {
+	res := &Result{QueryCount: issued, SampleCount: issued * r.spq, FailedSamples: int(r.failed.Load()), accuracy: accuracy}
+	n := res.SampleCount
+	lat := make([]int64, 0, n)
+	var lastDone int64
+	for i := 0; i < n; i++ {
+		d := r.done[i]
+		if d == 0 {
+			continue
+		}
+		lat = append(lat, d-r.sched[i/r.spq])
+		lastDone = max(lastDone, d)
+	}
+	if lastDone > 0 {
+		res.lastDone = lastDone - r.start
+	}
+	if r.e.scenario == MultiStream {
+		ql := make([]int64, 0, issued)
+		for q := 0; q < issued; q++ {
+			var last int64
+			ok := true
+			for _, d := range r.done[q*r.spq : (q+1)*r.spq] {
+				if d == 0 {
+					ok = false
+					break
+				}
+				last = max(last, d)
+			}
+			if ok {
+				ql = append(ql, last-r.sched[q])
+			}
+		}
+		res.QueryLatency = newLatencyStats(ql, r.e.targetLatencyPercentile)
+	}
+	if r.e.scenario == Server {
+		for _, l := range lat {
+			if l > r.e.targetLatencyNs {
+				res.OverLatency++
+			}
+		}
+	}
+	if r.first != nil {
+		res.hasTokenMetrics = true
+		var ttft, tpot []int64
+		for i := 0; i < n; i++ {
+			tok := int64(r.tokens[i])
+			res.Tokens += tok
+			if r.first[i] == 0 || r.done[i] == 0 {
+				continue
+			}
+			ttft = append(ttft, r.first[i]-r.sched[i/r.spq])
+			if tok > 1 {
+				tpot = append(tpot, (r.done[i]-r.first[i])/(tok-1))
+			}
+		}
+		res.TTFT = newLatencyStats(ttft, r.e.targetLatencyPercentile)
+		res.TPOT = newLatencyStats(tpot, r.e.targetLatencyPercentile)
+	}
+	res.Latency = newLatencyStats(lat, r.e.targetLatencyPercentile)
+	if issued > 0 {
+		switch r.e.scenario {
+		case SingleStream, MultiStream:
+			res.DurationNs = r.sched[issued-1] - r.start
+		case Server:
+			res.DurationNs = r.sched[issued-1] - r.start
+		case Offline:
+			res.DurationNs = res.Latency.Max
+		}
+	}
+	return res
+}
+
+func mergeAccuracy(a, b *Result) *Result {
+	if a == nil {
+		return b
+	}
+	a.QueryCount += b.QueryCount
+	a.SampleCount += b.SampleCount
+	a.FailedSamples += b.FailedSamples
+	a.InvalidReasons = append(a.InvalidReasons, b.InvalidReasons...)
+	return a
+}
+
+// evaluate computes the metrics and the validity checks.
+func (r *Result) evaluate(e *effective) {
+	if r.FailedSamples > 0 {
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the SUT reported an error for %d samples", r.FailedSamples))
+	}
+	if r.accuracy {
+		r.MinDurationMet, r.MinQueriesMet, r.PerfConstraintsMet, r.EarlyStoppingMet = true, true, true, true
+		r.Valid = len(r.InvalidReasons) == 0
+		return
+	}
+	n := float64(r.SampleCount)
+	secs := func(ns int64) float64 { return float64(ns) / 1e9 }
+	switch e.scenario {
+	case SingleStream:
+		if r.DurationNs > 0 {
+			r.QPSWithOverhead = (float64(r.QueryCount) - 1) / secs(r.DurationNs)
+		}
+		if r.Latency.Mean > 0 {
+			r.QPSNoOverhead = 1e9 / float64(r.Latency.Mean)
+		}
+	case Server:
+		if r.lastDone > 0 {
+			r.CompletedPerSec = (n - 1) / secs(r.lastDone)
+		}
+		if r.DurationNs > 0 {
+			r.ScheduledPerSec = (n - 1) / secs(r.DurationNs)
+		}
+	case Offline:
+		if r.Latency.Max > 0 {
+			r.SamplesPerSec = n / secs(r.Latency.Max)
+		}
+	}
+	if r.hasTokenMetrics {
+		d := r.lastDone
+		if e.scenario == Offline {
+			d = r.Latency.Max
+		}
+		if d > 0 {
+			r.TokensPerSec = float64(r.Tokens) / secs(d)
+		}
+	}
+
+	minDur := int64(e.minDurationMs) * 1_000_000
+	r.MinDurationMet = r.DurationNs >= minDur
+	if !r.MinDurationMet {
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the test ran %.3f s, under the minimum duration of %.3f s: increase the expected QPS or the target latency in user.conf so that more queries are generated", secs(r.DurationNs), secs(minDur)))
+	}
+	r.MinQueriesMet = uint64(r.QueryCount) >= e.minQueryCount && uint64(r.SampleCount) >= e.minSampleCount
+	if !r.MinQueriesMet {
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples)", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount))
+	}
+	r.PerfConstraintsMet = true
+	r.EarlyStoppingMet = true
+	pct := e.targetLatencyPercentile
+	switch e.scenario {
+	case SingleStream, MultiStream:
+		stats := r.Latency
+		if e.scenario == MultiStream {
+			stats = r.QueryLatency
+		}
+		est, ok := earlystop.Sequence(int64(stats.Count), pct)
+		r.EarlyStoppingMet = ok
+		if !ok {
+			r.EarlyStopping = []string{
+				fmt.Sprintf(" * Only processed %d queries.", stats.Count),
+				fmt.Sprintf(" * Need to process at least %d queries for early stopping.", est.MinQueries),
+			}
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("early stopping needs at least %d queries, only %d were processed", est.MinQueries, stats.Count))
+		} else {
+			r.EarlyStoppingNs = stats.sorted[est.Index]
+			r.EarlyStopping = []string{
+				fmt.Sprintf(" * Processed at least %d queries (%d).", est.MinQueries, stats.Count),
+				fmt.Sprintf(" * Would discard %d highest latency queries.", est.Discarded),
+				fmt.Sprintf(" * Early stopping %.1fth percentile estimate: %d", pct*100, r.EarlyStoppingNs),
+			}
+		}
+		if e.scenario == SingleStream {
+			if est99, ok := earlystop.Sequence(int64(stats.Count), 0.99); ok {
+				r.EarlyStoppingMSNs = stats.sorted[est99.Index]
+				r.earlyStoppingMSSet = true
+				r.EarlyStopping = append(r.EarlyStopping, fmt.Sprintf(" * Early stopping 99.0th percentile estimate: %d", r.EarlyStoppingMSNs))
+			} else {
+				r.EarlyStopping = append(r.EarlyStopping, fmt.Sprintf(" * Not enough queries processed for 99.0th percentile\n early stopping estimate (would need to process at\n least %d total queries).", est99.MinQueries))
+			}
+		} else if ok {
+			r.EarlyStoppingMSNs = r.EarlyStoppingNs
+			r.earlyStoppingMSSet = true
+		}
+	case Server:
+		if r.hasTokenMetrics {
+			r.PerfConstraintsMet = r.TTFT.At(pct) <= e.req.ServerTTFTLatencyNs && r.TPOT.At(pct) <= e.req.ServerTPOTLatencyNs
+		} else {
+			r.PerfConstraintsMet = r.Latency.Target <= e.targetLatencyNs
+		}
+		if !r.PerfConstraintsMet {
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: reduce target_qps", pct*100, r.Latency.Target, e.targetLatencyNs))
+		}
+		met, need := earlystop.Server(int64(r.Latency.Count), int64(r.OverLatency), pct)
+		r.EarlyStoppingMet = met
+		if met {
+			r.EarlyStopping = []string{" * Run successful."}
+		} else {
+			r.EarlyStopping = []string{
+				" * Run unsuccessful.",
+				fmt.Sprintf(" * Processed %d queries.", r.Latency.Count),
+				fmt.Sprintf(" * Would need to run at least %d more queries,\n with the run being successful if every additional\n query were under latency.", need),
+			}
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("early stopping: %d samples over the latency bound need at least %d more queries", r.OverLatency, need))
+		}
+	}
+	r.Valid = r.MinDurationMet && r.MinQueriesMet && r.PerfConstraintsMet && r.EarlyStoppingMet && len(r.InvalidReasons) == 0
+}

@@ -1,0 +1,519 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mlperf-go/inference/loadgen/schedule"
+)
+
+// ErrTimeout marks a run the SUT did not finish: samples were still
+// outstanding when the completion timeout ran out.
+var ErrTimeout = errors.New("loadgen: SUT did not complete all samples before the completion timeout")
+
+// Run drives sut and qsl through one LoadGen test with settings s and
+// writes the logs that logs describes. It returns the result of the
+// performance run (or, in AccuracyOnly mode, of the accuracy run). A
+// failed sample, a stuck SUT or an interrupted context make the result
+// INVALID; Run returns an error only when it cannot go on (bad settings,
+// logs that cannot be written, a QSL that fails to load), and the logs
+// written so far are flushed on every path.
+func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*Result, error) {
+	e, err := deriveSettings(s, qsl.TotalSampleCount(), qsl.PerformanceSampleCount())
+	if err != nil {
+		return nil, err
+	}
+	lw, err := openLogs(logs, e.req.UseTokenLatencies, e.scenario)
+	if err != nil {
+		return nil, err
+	}
+	defer lw.close()
+	lw.header(sut, qsl, e)
+
+	var res *Result
+	switch e.mode {
+	case AccuracyOnly:
+		res, err = runAccuracy(ctx, sut, qsl, e, lw)
+	case PerformanceOnly:
+		res, err = runPerformance(ctx, sut, qsl, e, lw)
+	case SubmissionRun:
+		if _, err = runAccuracy(ctx, sut, qsl, e, lw); err == nil {
+			lw.resetAccuracyCount()
+			res, err = runPerformance(ctx, sut, qsl, e, lw)
+		}
+	case FindPeakPerformance:
+		res, err = runFindPeak(ctx, sut, qsl, e, lw)
+	}
+	if res != nil {
+		lw.results(res, e)
+	}
+	if cerr := lw.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if res != nil {
+		res.LogDir = logs.OutDir
+	}
+	return res, err
+}
+
+// toSchedule maps the effective settings to the schedule package's params.
+func (e *effective) params(accuracy bool) schedule.Params {
+	return schedule.Params{
+		Scenario:               schedule.Scenario(e.scenario),
+		Accuracy:               accuracy,
+		QSLSeed:                e.qslSeed,
+		SampleIndexSeed:        e.sampleSeed,
+		ScheduleSeed:           e.scheduleSeed,
+		TotalSampleCount:       int(e.accuracySampleCount),
+		PerformanceSampleCount: int(e.performanceSampleCount),
+		SamplesPerQuery:        int(e.samplesPerQuery),
+		MinQueryCount:          e.minQueryCount,
+		TargetDurationNs:       int64(e.targetDurationMs) * 1_000_000,
+		TargetQPS:              e.targetQPS,
+		IssueUnique:            e.req.PerformanceIssueUnique,
+		IssueSame:              e.req.PerformanceIssueSame,
+		IssueSameIndex:         e.req.PerformanceIssueSameIndex,
+		EqualIssue:             e.equalIssue,
+	}
+}
+
+func toIndices(set []uint64) []SampleIndex {
+	out := make([]SampleIndex, len(set))
+	for i, v := range set {
+		out[i] = SampleIndex(v)
+	}
+	return out
+}
+
+func runAccuracy(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWriter) (*Result, error) {
+	p := e.params(true)
+	lw.message("Starting accuracy mode")
+	var total *Result
+	for _, set := range schedule.LoadableSets(p) {
+		idx := toIndices(set)
+		if err := qsl.LoadSamples(ctx, idx); err != nil {
+			return nil, fmt.Errorf("loadgen: QSL LoadSamples: %w", err)
+		}
+		lw.loadedSet(set)
+		q := schedule.Generate(p, set)
+		r, err := issue(ctx, sut, e, lw, q, true)
+		if uerr := qsl.UnloadSamples(ctx, idx); err == nil && uerr != nil {
+			err = fmt.Errorf("loadgen: QSL UnloadSamples: %w", uerr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		total = mergeAccuracy(total, r)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if total == nil {
+		total = &Result{}
+	}
+	total.Scenario, total.Mode = e.scenario, AccuracyOnly
+	total.accuracy = true
+	total.evaluate(e)
+	return total, nil
+}
+
+func runPerformance(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWriter) (*Result, error) {
+	p := e.params(false)
+	lw.message("Starting performance mode")
+	sets := schedule.LoadableSets(p)
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("loadgen: %w: no samples to load", ErrSettings)
+	}
+	set := sets[0]
+	idx := toIndices(set)
+	if err := qsl.LoadSamples(ctx, idx); err != nil {
+		return nil, fmt.Errorf("loadgen: QSL LoadSamples: %w", err)
+	}
+	lw.loadedSet(set)
+	q := schedule.Generate(p, set)
+	lw.generated(q, e)
+	r, err := issue(ctx, sut, e, lw, q, false)
+	if uerr := qsl.UnloadSamples(ctx, idx); err == nil && uerr != nil {
+		err = fmt.Errorf("loadgen: QSL UnloadSamples: %w", uerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Scenario, r.Mode = e.scenario, e.mode
+	r.evaluate(e)
+	return r, nil
+}
+
+// runFindPeak searches the highest Server QPS that passes, as LoadGen's
+// FindPeakPerformance: a run at the requested QPS must pass, then the upper
+// bound widens by (1+step) until a run fails, then bisection narrows until
+// the bounds agree to the requested decimal places.
+func runFindPeak(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWriter) (*Result, error) {
+	probe := func(qps float64) (*Result, error) {
+		pe := *e
+		pe.targetQPS = qps
+		pe.mode = PerformanceOnly
+		lw.message(fmt.Sprintf("FindPeakPerformance: probing %g QPS", qps))
+		return runPerformance(ctx, sut, qsl, &pe, lw)
+	}
+	lower := e.targetQPS
+	best, err := probe(lower)
+	if err != nil {
+		return nil, err
+	}
+	if !best.Valid {
+		best.Mode = FindPeakPerformance
+		best.InvalidReasons = append(best.InvalidReasons, fmt.Sprintf("FindPeakPerformance: the run at the lower bound %g QPS failed", lower))
+		return best, nil
+	}
+	step := e.req.ServerFindPeakQPSBoundaryStepSize
+	if step <= 0 {
+		step = 1
+	}
+	upper := lower * (1 + step)
+	for ctx.Err() == nil {
+		r, err := probe(upper)
+		if err != nil {
+			return nil, err
+		}
+		if !r.Valid {
+			break
+		}
+		best, lower, upper = r, upper, upper*(1+step)
+	}
+	scale := 1.0
+	for range e.req.ServerFindPeakQPSDecimalsOfPrecision {
+		scale *= 10
+	}
+	for ctx.Err() == nil && floorTo(lower, scale)+1 < floorTo(upper, scale) {
+		mid := lower + (upper-lower)/2
+		r, err := probe(mid)
+		if err != nil {
+			return nil, err
+		}
+		if r.Valid {
+			best, lower = r, mid
+		} else {
+			upper = mid
+		}
+	}
+	best.Mode = FindPeakPerformance
+	best.PeakQPS = lower
+	lw.message(fmt.Sprintf("FindPeakPerformance: peak %g QPS", lower))
+	return best, nil
+}
+
+func floorTo(v, scale float64) float64 {
+	x := v * scale
+	return float64(int64(x))
+}
+
+// runState is the shared state of one IssueQueries series: preallocated
+// per-sample slots written by the completer without locks.
+type runState struct {
+	e        *effective
+	lw       *logWriter
+	q        schedule.Queries
+	spq      int
+	base     time.Time // time zero: all timestamps are ns since base
+	seqBase  uint64    // seq_id of sample 0 of this series
+	start    int64     // ns: the first query's scheduled time
+	sched    []int64   // per query: scheduled time (ns since base)
+	done     []int64   // per sample: completion time (ns since base), 0 while outstanding
+	first    []int64   // per sample: first-token time, token latencies only
+	tokens   []int32   // per sample: n_tokens, token latencies only
+	remain   []int32   // per query: samples outstanding
+	logMask  []uint64  // per sample bit: log its response in performance mode
+	logAll   bool
+	complete atomic.Int64 // samples completed
+	failed   atomic.Int64 // samples completed with an error
+	extra    atomic.Int64 // completions of unknown or already completed IDs
+	waitQ    atomic.Int64 // query the issuer is waiting for
+	wake     chan struct{}
+	errMu    sync.Mutex
+	errMsgs  []string
+}
+
+func (r *runState) now() int64 { return int64(time.Since(r.base)) + 1 }
+
+// Complete implements Completer. It is safe for concurrent use and does
+// not block; it copies what it logs.
+func (r *runState) Complete(resps ...Response) {
+	now := r.now()
+	for i := range resps {
+		resp := &resps[i]
+		id := uint64(resp.ID) - r.seqBase
+		if uint64(resp.ID) < r.seqBase || id >= uint64(len(r.done)) || !atomic.CompareAndSwapInt64(&r.done[id], 0, now) {
+			r.extra.Add(1)
+			r.recordErr(fmt.Sprintf("SUT completed unknown or already completed response id %d", resp.ID))
+			continue
+		}
+		if resp.Err != nil {
+			r.failed.Add(1)
+			r.recordErr(fmt.Sprintf("SUT reported an error for sample seq_id %d (qsl_idx %d): %v", resp.ID, r.q.Samples[id], resp.Err))
+		}
+		if r.tokens != nil {
+			atomic.StoreInt32(&r.tokens[id], int32(resp.Tokens))
+		}
+		if r.logAll || (r.logMask != nil && r.logMask[id/64]&(1<<(id%64)) != 0) {
+			var td []byte
+			if r.first != nil {
+				td = r.lw.firstTokenData(uint64(resp.ID))
+			}
+			r.lw.accuracyEntry(uint64(resp.ID), r.q.Samples[id], resp.Data, td, resp.Tokens, r.tokens != nil, r.e.scenario == Offline)
+		}
+		q := int(id) / r.spq
+		if atomic.AddInt32(&r.remain[q], -1) == 0 && r.waitQ.Load() == int64(q) {
+			select {
+			case r.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+	r.complete.Add(int64(len(resps)))
+}
+
+// FirstToken implements TokenCompleter: it records the time of a sample's
+// first token (and keeps its data for the accuracy log's token_data).
+func (r *runState) FirstToken(id ResponseID, data []byte) {
+	now := r.now()
+	i := uint64(id) - r.seqBase
+	if r.first == nil || uint64(id) < r.seqBase || i >= uint64(len(r.first)) {
+		return
+	}
+	if atomic.CompareAndSwapInt64(&r.first[i], 0, now) && r.lw.accuracy != nil && (r.logAll || (r.logMask != nil && r.logMask[i/64]&(1<<(i%64)) != 0)) {
+		r.lw.keepFirstToken(uint64(id), data)
+	}
+}
+
+const maxLoggedErrors = 20
+
+func (r *runState) recordErr(msg string) {
+	r.errMu.Lock()
+	if len(r.errMsgs) < maxLoggedErrors {
+		r.errMsgs = append(r.errMsgs, msg)
+	}
+	r.errMu.Unlock()
+}
+
+// issue runs one IssueQueries series over the generated queries q and
+// returns the raw measurements.
+func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule.Queries, accuracy bool) (*Result, error) {
+	spq := max(q.SamplesPerQuery, 1)
+	nq := len(q.Samples) / spq
+	r := &runState{
+		e: e, lw: lw, q: q, spq: spq,
+		base:    lw.base,
+		seqBase: lw.nextSeq,
+		sched:   make([]int64, nq),
+		done:    make([]int64, len(q.Samples)),
+		remain:  make([]int32, nq),
+		wake:    make(chan struct{}, 1),
+		logAll:  accuracy,
+	}
+	lw.nextSeq += uint64(len(q.Samples))
+	for i := range r.remain {
+		r.remain[i] = int32(spq)
+	}
+	r.waitQ.Store(-1)
+	if e.req.UseTokenLatencies {
+		r.first = make([]int64, len(q.Samples))
+		r.tokens = make([]int32, len(q.Samples))
+	}
+	if !accuracy {
+		r.logMask = lw.sampleMask(e, len(q.Samples))
+	}
+	var c Completer = r
+
+	samples := make([]Sample, len(q.Samples))
+	for i, idx := range q.Samples {
+		samples[i] = Sample{ID: ResponseID(r.seqBase + uint64(i)), Index: SampleIndex(idx)}
+	}
+
+	timeout := e.req.CompletionTimeout
+	if timeout <= 0 {
+		timeout = 10*time.Minute + time.Duration(e.maxDurationMs)*time.Millisecond
+	}
+	issued, stopReason := 0, ""
+	r.start = r.now()
+	minDur := int64(e.minDurationMs) * 1_000_000
+	maxDur := int64(e.maxDurationMs) * 1_000_000
+	flusher, _ := sut.(Flusher)
+
+	switch {
+	case e.scenario == Offline || (accuracy && e.scenario != SingleStream && e.scenario != MultiStream):
+		// One query per call at the start (Offline), or every query at once
+		// (Server accuracy mode).
+		for qi := 0; qi < nq; qi++ {
+			r.sched[qi] = r.start
+		}
+		for qi := 0; qi < nq; qi++ {
+			sut.IssueQuery(ctx, samples[qi*spq:(qi+1)*spq], c)
+		}
+		issued = nq
+		stopReason = "Ending naturally: Minimum query count and test duration met."
+	case e.scenario == Server:
+		issued, stopReason = r.issueServer(ctx, sut, c, samples, nq, maxDur)
+	default: // SingleStream, MultiStream: next query when the last completed
+		stopReason = "Ending naturally: Minimum query count and test duration met."
+		for qi := 0; qi < nq; qi++ {
+			if ctx.Err() != nil {
+				stopReason = "Ending early: interrupted."
+				break
+			}
+			now := r.now()
+			r.sched[qi] = now
+			r.waitQ.Store(int64(qi))
+			sut.IssueQuery(ctx, samples[qi*spq:(qi+1)*spq], c)
+			issued++
+			if !r.waitQuery(ctx, qi, timeout) {
+				stopReason = "Ending early: SUT did not complete a query before the completion timeout."
+				break
+			}
+			if accuracy {
+				continue
+			}
+			elapsed := r.sched[qi] - r.start
+			if uint64(issued) >= e.minQueryCount && elapsed >= minDur {
+				break
+			}
+			if e.maxQueryCount > 0 && uint64(issued) >= e.maxQueryCount {
+				stopReason = "Ending early: Max query count reached."
+				break
+			}
+			if maxDur > 0 && r.now()-r.start >= maxDur {
+				stopReason = "Ending early: Max test duration reached."
+				break
+			}
+			if qi == nq-1 {
+				stopReason = "Ending early: Ran out of generated queries to issue before the minimum query count and test duration were reached."
+				lw.errorf("%s", stopReason)
+			}
+		}
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	want := int64(issued * spq)
+	timedOut := !r.waitAll(ctx, want, timeout)
+	lw.message(stopReason)
+	if timedOut {
+		lw.errorf("%v: %d of %d samples outstanding", ErrTimeout, want-r.complete.Load(), want)
+	}
+	r.errMu.Lock()
+	for _, m := range r.errMsgs {
+		lw.errorf("%s", m)
+	}
+	r.errMu.Unlock()
+	res := r.measure(issued, accuracy)
+	if timedOut {
+		res.InvalidReasons = append(res.InvalidReasons, fmt.Sprintf("%d samples were not completed before the completion timeout (%v)", want-r.complete.Load(), timeout))
+	}
+	if ctx.Err() != nil {
+		res.InvalidReasons = append(res.InvalidReasons, "the run was interrupted: "+ctx.Err().Error())
+	}
+	return res, nil
+}
+
+// issueServer issues queries at their Poisson-scheduled times.
+func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, samples []Sample, nq int, maxDur int64) (int, string) {
+	e, spq := r.e, r.spq
+	for qi := 0; qi < nq; qi++ {
+		r.sched[qi] = r.start + r.q.Scheduled[qi]
+	}
+	issued := 0
+	for issued < nq {
+		if ctx.Err() != nil {
+			return issued, "Ending early: interrupted."
+		}
+		target := r.sched[issued]
+		r.sleepUntil(target)
+		end := issued + 1
+		if e.req.ServerCoalesceQueries {
+			now := r.now()
+			for end < nq && r.sched[end] <= now {
+				end++
+			}
+		}
+		sut.IssueQuery(ctx, samples[issued*spq:end*spq], c)
+		issued = end
+		if e.maxAsyncQueries > 0 {
+			outstanding := int64(issued*spq) - r.complete.Load()
+			if outstanding > int64(e.maxAsyncQueries) {
+				r.lw.errorf("Ending early: Too many outstanding queries. issued %d outstanding %d max_async_queries %d", issued, outstanding, e.maxAsyncQueries)
+				return issued, "Ending early: Too many outstanding queries."
+			}
+		}
+		if e.maxQueryCount > 0 && uint64(issued) >= e.maxQueryCount {
+			return issued, "Ending early: Max query count reached."
+		}
+		if maxDur > 0 && r.now()-r.start >= maxDur {
+			return issued, "Ending early: Max test duration reached."
+		}
+	}
+	return issued, "Ending naturally: Minimum query count and test duration met."
+}
+
+// sleepUntil waits for the time t (ns since base): it sleeps while far
+// away and spins the last stretch, as the OS sleep is too coarse for
+// Server schedules of hundreds of thousands of queries per second.
+func (r *runState) sleepUntil(t int64) {
+	for {
+		d := t - r.now()
+		if d <= 0 {
+			return
+		}
+		if d > 200_000 {
+			time.Sleep(time.Duration(d - 100_000))
+			continue
+		}
+		runtime.Gosched()
+	}
+}
+
+// waitQuery waits for query qi to complete.
+func (r *runState) waitQuery(ctx context.Context, qi int, timeout time.Duration) bool {
+	for spin := 0; spin < 64; spin++ {
+		if atomic.LoadInt32(&r.remain[qi]) == 0 {
+			return true
+		}
+		runtime.Gosched()
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for atomic.LoadInt32(&r.remain[qi]) != 0 {
+		select {
+		case <-r.wake:
+		case <-timer.C:
+			return atomic.LoadInt32(&r.remain[qi]) == 0
+		case <-ctx.Done():
+			return atomic.LoadInt32(&r.remain[qi]) == 0
+		}
+	}
+	return true
+}
+
+// waitAll waits until want samples have completed.
+func (r *runState) waitAll(ctx context.Context, want int64, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	pause := time.Microsecond
+	for r.complete.Load()-r.extra.Load() < want {
+		if time.Now().After(deadline) {
+			return false
+		}
+		if ctx.Err() != nil && pause >= 10*time.Millisecond {
+			// Interrupted: give the SUT a short grace period only.
+			if time.Until(deadline) > 5*time.Second {
+				deadline = time.Now().Add(5 * time.Second)
+			}
+		}
+		time.Sleep(pause)
+		pause = min(pause*2, 10*time.Millisecond)
+	}
+	return true
+}

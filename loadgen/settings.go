@@ -1,0 +1,188 @@
+package loadgen
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Scenario is an MLPerf scenario.
+type Scenario int
+
+// The four MLPerf Inference scenarios.
+const (
+	SingleStream Scenario = iota
+	MultiStream
+	Server
+	Offline
+)
+
+var scenarioNames = [...]string{"SingleStream", "MultiStream", "Server", "Offline"}
+
+// String returns LoadGen's name of the scenario.
+func (s Scenario) String() string {
+	if s >= 0 && int(s) < len(scenarioNames) {
+		return scenarioNames[s]
+	}
+	return fmt.Sprintf("Scenario(%d)", int(s))
+}
+
+// ParseScenario accepts LoadGen's scenario names, case-insensitively.
+func ParseScenario(name string) (Scenario, error) {
+	for i, n := range scenarioNames {
+		if strings.EqualFold(n, name) {
+			return Scenario(i), nil
+		}
+	}
+	return 0, fmt.Errorf("loadgen: unknown scenario %q (want SingleStream, MultiStream, Server or Offline)", name)
+}
+
+// Mode is a LoadGen test mode. The numeric values are those of the conf
+// key `mode`.
+type Mode int
+
+// The LoadGen test modes.
+const (
+	SubmissionRun       Mode = 0 // accuracy, then performance
+	AccuracyOnly        Mode = 1
+	PerformanceOnly     Mode = 2
+	FindPeakPerformance Mode = 3 // Server only: search the highest valid QPS
+)
+
+// String returns LoadGen's name of the mode.
+func (m Mode) String() string {
+	switch m {
+	case SubmissionRun:
+		return "SubmissionRun"
+	case AccuracyOnly:
+		return "AccuracyOnly"
+	case PerformanceOnly:
+		return "PerformanceOnly"
+	case FindPeakPerformance:
+		return "FindPeakPerformance"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode accepts LoadGen's mode names and the short forms performance,
+// accuracy, submission and find-peak, case-insensitively.
+func ParseMode(name string) (Mode, error) {
+	switch strings.ToLower(name) {
+	case "submissionrun", "submission":
+		return SubmissionRun, nil
+	case "accuracyonly", "accuracy":
+		return AccuracyOnly, nil
+	case "performanceonly", "performance":
+		return PerformanceOnly, nil
+	case "findpeakperformance", "find-peak", "findpeak":
+		return FindPeakPerformance, nil
+	}
+	return 0, fmt.Errorf("loadgen: unknown mode %q (want performance, accuracy, submission or find-peak)", name)
+}
+
+// Settings are LoadGen's TestSettings: every field, with LoadGen's
+// defaults from DefaultSettings. Durations and latencies are in
+// nanoseconds or milliseconds as their names say, like the C++ fields.
+type Settings struct {
+	Scenario Scenario
+	Mode     Mode
+
+	SingleStreamExpectedLatencyNs        float64
+	SingleStreamTargetLatencyPercentile  float64
+	MultiStreamExpectedLatencyNs         float64
+	MultiStreamTargetLatencyPercentile   float64
+	MultiStreamSamplesPerQuery           uint64
+	ServerTargetQPS                      float64
+	ServerTargetLatencyNs                int64
+	ServerTargetLatencyPercentile        float64
+	ServerCoalesceQueries                bool
+	ServerFindPeakQPSDecimalsOfPrecision int
+	ServerFindPeakQPSBoundaryStepSize    float64
+	ServerMaxAsyncQueries                uint64
+	ServerNumIssueQueryThreads           uint64
+	OfflineExpectedQPS                   float64
+	SampleConcatenatePermutation         bool
+
+	MinDurationMs uint64
+	MaxDurationMs uint64
+	MinQueryCount uint64
+	MaxQueryCount uint64
+
+	QSLRNGSeed                uint64
+	SampleIndexRNGSeed        uint64
+	ScheduleRNGSeed           uint64
+	AccuracyLogRNGSeed        uint64
+	AccuracyLogProbability    float64
+	AccuracyLogSamplingTarget uint64
+
+	Test05                   bool
+	Test05QSLRNGSeed         uint64
+	Test05SampleIndexRNGSeed uint64
+	Test05ScheduleRNGSeed    uint64
+
+	PrintTimestamps           bool
+	PerformanceIssueUnique    bool
+	PerformanceIssueSame      bool
+	PerformanceIssueSameIndex uint64
+
+	PerformanceSampleCountOverride uint64
+	AccuracySampleCountOverride    uint64
+
+	UseTokenLatencies         bool
+	ServerTTFTLatencyNs       int64
+	ServerTPOTLatencyNs       int64
+	InferTokenLatencies       bool
+	TokenLatencyScalingFactor uint64
+
+	// CompletionTimeout bounds how long the loadgen waits, after the last
+	// query is issued, for the SUT to complete what is outstanding; a SUT
+	// that never completes then ends the run INVALID instead of hanging it.
+	// Not a LoadGen setting. Zero means 10 minutes plus the max duration.
+	CompletionTimeout time.Duration
+
+	// warnings collects conf-file warnings for the detail log.
+	warnings []string
+	// userConfLoaded is set by the first user conf, as LoadGen's static counter.
+	userConfLoaded bool
+}
+
+// DefaultSettings returns LoadGen's TestSettings defaults. The seeds are 0
+// there: they arrive through mlperf.conf (see LoadConfigs).
+func DefaultSettings() Settings {
+	return Settings{
+		Scenario:                             SingleStream,
+		Mode:                                 PerformanceOnly,
+		SingleStreamExpectedLatencyNs:        1_000_000,
+		SingleStreamTargetLatencyPercentile:  0.90,
+		MultiStreamExpectedLatencyNs:         8_000_000,
+		MultiStreamTargetLatencyPercentile:   0.99,
+		MultiStreamSamplesPerQuery:           8,
+		ServerTargetQPS:                      1,
+		ServerTargetLatencyNs:                100_000_000,
+		ServerTargetLatencyPercentile:        0.99,
+		ServerFindPeakQPSDecimalsOfPrecision: 1,
+		ServerFindPeakQPSBoundaryStepSize:    1,
+		OfflineExpectedQPS:                   1,
+		MinDurationMs:                        10000,
+		MinQueryCount:                        100,
+		ServerTTFTLatencyNs:                  100_000_000,
+		ServerTPOTLatencyNs:                  100_000_000,
+	}
+}
+
+// LogSettings say where and how the logs are written.
+type LogSettings struct {
+	OutDir              string // default "."
+	Prefix              string // default "mlperf_log_"
+	Suffix              string
+	PrefixWithDatetime  bool
+	CopyDetailToStdout  bool
+	CopySummaryToStdout bool
+	EnableTrace         bool // write mlperf_log_trace.json
+}
+
+// DefaultLogSettings returns LoadGen's defaults, except that the trace is
+// off (it costs memory and time; ask for it).
+func DefaultLogSettings() LogSettings {
+	return LogSettings{OutDir: ".", Prefix: "mlperf_log_"}
+}
