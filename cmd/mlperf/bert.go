@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
@@ -203,34 +202,20 @@ func scoreSquadLog(logPath string, sq *bert.SQuAD) (string, error) {
 // index; a repeated index keeps the first entry, as accuracy-squad.py's
 // deduplication does.
 func readSquadLog(path string, samples int) (map[int]bert.Logits, error) {
-	b, err := os.ReadFile(path)
+	out := map[int]bert.Logits{}
+	_, err := accuracy.ReadUnique(path, func(e accuracy.Entry) error {
+		if e.QSLIdx >= uint64(samples) {
+			return fmt.Errorf("bert: accuracy log %s: qsl_idx %d, but the data set has %d features (another data set or --count?)", path, e.QSLIdx, samples)
+		}
+		l, err := bert.DecodeResponse(e.Data)
+		if err != nil {
+			return fmt.Errorf("bert: accuracy log %s: qsl_idx %d: %w", path, e.QSLIdx, err)
+		}
+		out[int(e.QSLIdx)] = l
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("bert: accuracy log: %w", err)
-	}
-	var entries []struct {
-		QslIdx int    `json:"qsl_idx"`
-		Data   string `json:"data"`
-	}
-	if err := json.Unmarshal(b, &entries); err != nil {
-		return nil, fmt.Errorf("bert: accuracy log %s: %w", path, err)
-	}
-	out := make(map[int]bert.Logits, len(entries))
-	for i, e := range entries {
-		if e.QslIdx < 0 || e.QslIdx >= samples {
-			return nil, fmt.Errorf("bert: accuracy log %s: entry %d has qsl_idx %d, but the data set has %d features (another data set or --count?)", path, i, e.QslIdx, samples)
-		}
-		if _, seen := out[e.QslIdx]; seen {
-			continue
-		}
-		raw, err := hex.DecodeString(e.Data)
-		if err != nil {
-			return nil, fmt.Errorf("bert: accuracy log %s: entry %d: %w", path, i, err)
-		}
-		l, err := bert.DecodeResponse(raw)
-		if err != nil {
-			return nil, fmt.Errorf("bert: accuracy log %s: entry %d: %w", path, i, err)
-		}
-		out[e.QslIdx] = l
+		return nil, err
 	}
 	return out, nil
 }
