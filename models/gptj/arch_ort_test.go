@@ -4,6 +4,7 @@ package gptj
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -73,4 +74,19 @@ func TestTinyRuns(t *testing.T) {
 	if len(out[0][0].Tokens) < 2 {
 		t.Errorf("generated %v", out[0][0].Tokens)
 	}
+}
+
+// TestReference compares the graph with an independent numpy forward pass
+// of the same seeded weights (testdata/reference.py).
+func TestReference(t *testing.T) {
+	g := decodertest.LoadGolden(t, filepath.Join("testdata", "reference.json"))
+	var c Config
+	if err := json.Unmarshal(g.Config, &c); err != nil {
+		t.Fatal(err)
+	}
+	if g.Seed != ArchSeed {
+		t.Fatalf("reference seed %d, ArchSeed %d", g.Seed, ArchSeed)
+	}
+	s, m := openModel(t, c)
+	decodertest.CheckGolden(t, s, m, g, 1e-4)
 }

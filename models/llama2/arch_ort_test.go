@@ -4,6 +4,7 @@ package llama2
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -77,4 +78,25 @@ func TestTinyRuns(t *testing.T) {
 	if len(out[0]) == 0 || out[0][0] == EOS {
 		t.Errorf("generated %v", out[0])
 	}
+}
+
+// TestReference compares the graph with an independent numpy forward pass
+// of the same seeded weights (testdata/reference.py).
+func TestReference(t *testing.T) {
+	g := decodertest.LoadGolden(t, filepath.Join("testdata", "reference.json"))
+	var rc struct {
+		Layers, Hidden, Heads, KVHeads, Intermediate, Vocab, MaxPositions int64
+		RopeTheta                                                         float64
+		RMSEps                                                            float32
+	}
+	if err := json.Unmarshal(g.Config, &rc); err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Layers: rc.Layers, Hidden: rc.Hidden, Heads: rc.Heads, KVHeads: rc.KVHeads, Intermediate: rc.Intermediate,
+		Vocab: rc.Vocab, MaxPositions: rc.MaxPositions, RopeTheta: rc.RopeTheta, RMSEps: rc.RMSEps}
+	if g.Seed != ArchSeed {
+		t.Fatalf("reference seed %d, ArchSeed %d", g.Seed, ArchSeed)
+	}
+	s, m := openModel(t, c)
+	decodertest.CheckGolden(t, s, m, g, 1e-4)
 }
