@@ -24,19 +24,32 @@ type state interface {
 	// dropped), compacting columns no kept row uses.
 	keep(src []int) error
 	// last returns the last-position logits of each row (float32, owned by
-	// the state, valid until the next call).
+	// the state and writable by the caller, valid until the next call).
 	last() [][]float32
 	rows() int
+	// reserve sets the columns to reserve when a buffer grows.
+	reserve(capT int)
 	// cacheBytes is the bytes the cache buffers hold now.
 	cacheBytes() int64
 }
 
+// newState returns a state from the model's pool (buffers of an earlier
+// call reused) or a new one; capT is the number of columns to reserve.
 func (m *Model) newState(capT int) state {
+	if st, ok := m.states.Get().(state); ok {
+		st.reserve(capT)
+		return st
+	}
 	if m.cacheType == backend.Float16 {
 		return newBatch[uint16](m, capT)
 	}
 	return newBatch[float32](m, capT)
 }
+
+// putState returns st to the pool; st must not be used afterwards.
+func (m *Model) putState(st state) { m.states.Put(st) }
+
+func (b *batch[E]) reserve(capT int) { b.capT = capT }
 
 type batch[E elem] struct {
 	m     *Model
@@ -234,20 +247,21 @@ func (b *batch[E]) run(ctx context.Context, tok []int32, S int) error {
 	}
 	b.T = nT
 	// last-position logits, as float32
-	b.lastBuf = resize(b.lastBuf, n*V)
+	// float32 rows are views of the logits buffer, owned by b
 	b.lastRows = b.lastRows[:0]
 	for r := range n {
 		off := (r*S + S - 1) * V
-		dst := b.lastBuf[r*V : (r+1)*V]
 		switch lo := b.logits.(type) {
 		case []float32:
-			copy(dst, lo[off:off+V])
+			b.lastRows = append(b.lastRows, lo[off:off+V:off+V])
 		case []uint16:
+			b.lastBuf = resize(b.lastBuf, n*V)
+			dst := b.lastBuf[r*V : (r+1)*V]
 			for k, h := range lo[off : off+V] {
 				dst[k] = onnx.Float16ToFloat32(h)
 			}
+			b.lastRows = append(b.lastRows, dst)
 		}
-		b.lastRows = append(b.lastRows, dst)
 	}
 	return nil
 }

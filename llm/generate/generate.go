@@ -3,6 +3,7 @@ package generate
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/mlperf-go/inference/llm/sample"
 )
@@ -41,19 +42,19 @@ func (m *Model) greedy(ctx context.Context, prompts [][]int32, cfg GreedyConfig,
 	if err := m.checkPrompts(prompts, cfg.MaxNewTokens); err != nil {
 		return nil, err
 	}
-	gs := make([]*sample.Greedy, len(prompts))
+	if _, err := sample.NewGreedy(cfg.GreedyConfig); err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	gs := make([]greedyRow, len(prompts))
 	for i := range gs {
-		g, err := sample.NewGreedy(cfg.GreedyConfig)
-		if err != nil {
-			return nil, fmt.Errorf("generate: %w", err)
-		}
-		gs[i] = g
+		gs[i].toks = make([]int32, 0, min(cfg.MaxNewTokens, 4096))
 	}
 	maxLen := 0
 	for _, p := range prompts {
 		maxLen = max(maxLen, len(p))
 	}
 	st := m.newState(maxLen + cfg.MaxNewTokens + 1)
+	defer m.putState(st)
 	live := make([]int, len(prompts)) // row → prompt
 	for i := range live {
 		live[i] = i
@@ -75,11 +76,8 @@ func (m *Model) greedy(ctx context.Context, prompts [][]int32, cfg GreedyConfig,
 		rows := st.last()
 		toks, keep, next = toks[:0], keep[:0], next[:0]
 		for r, p := range live {
-			tok, done, err := gs[p].Step(rows[r])
-			if err != nil {
-				return nil, fmt.Errorf("generate: prompt %d: %w", p, err)
-			}
-			if cfg.FirstToken != nil && len(gs[p].Tokens()) == 1 {
+			tok, done := gs[p].step(rows[r], &cfg.GreedyConfig)
+			if cfg.FirstToken != nil && len(gs[p].toks) == 1 {
 				cfg.FirstToken(p, tok)
 			}
 			if naive {
@@ -113,7 +111,7 @@ func (m *Model) greedy(ctx context.Context, prompts [][]int32, cfg GreedyConfig,
 	}
 	out := make([][]int32, len(prompts))
 	for i, g := range gs {
-		out[i] = append([]int32(nil), g.Tokens()...)
+		out[i] = g.toks
 	}
 	return out, nil
 }
@@ -157,6 +155,7 @@ func (m *Model) beam(ctx context.Context, prompts [][]int32, cfg sample.BeamConf
 		maxLen = max(maxLen, len(p))
 	}
 	st := m.newState(maxLen + cfg.MaxNewTokens + 1)
+	defer m.putState(st)
 	if err := st.prefill(ctx, prompts); err != nil {
 		return nil, err
 	}
@@ -219,4 +218,22 @@ func (m *Model) beam(ctx context.Context, prompts [][]int32, cfg sample.BeamConf
 		out[i] = h
 	}
 	return out, nil
+}
+
+// greedyRow is sample.Greedy for a row the loop owns: the same rules
+// (EOS read as -Inf while fewer than MinNewTokens tokens exist, argmax with
+// the first maximum winning and NaN above all, stop on EOS or MaxNewTokens),
+// but the EOS is masked in place in the row (the loop's own buffer) and the
+// argmax is sample.Argmax, without a per-element closure.
+type greedyRow struct {
+	toks []int32
+}
+
+func (g *greedyRow) step(row []float32, cfg *sample.GreedyConfig) (tok int32, done bool) {
+	if cfg.EOS >= 0 && len(g.toks) < cfg.MinNewTokens && int(cfg.EOS) < len(row) {
+		row[cfg.EOS] = float32(math.Inf(-1))
+	}
+	tok = int32(sample.Argmax(row))
+	g.toks = append(g.toks, tok)
+	return tok, (cfg.EOS >= 0 && tok == cfg.EOS) || len(g.toks) >= cfg.MaxNewTokens
 }

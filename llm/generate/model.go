@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/llm/kvcache"
@@ -124,6 +125,7 @@ type Model struct {
 	past       []string // 2*Layers input names: key 0, value 0, key 1, …
 	present    []string // 2*Layers output names
 	outputs    []string // session outputs in order
+	states     sync.Pool
 }
 
 // New checks s against the decoder contract for spec and returns the model.
