@@ -26,11 +26,11 @@ type state interface {
 	// last returns the last-position logits of each row (float32, owned by
 	// the state and writable by the caller, valid until the next call).
 	last() [][]float32
-	rows() int
+	// merge appends the rows of o (a state of the same model, left
+	// untouched) to the batch, both right-aligned to the longer cache.
+	merge(o state) error
 	// reserve sets the columns to reserve when a buffer grows.
 	reserve(capT int)
-	// cacheBytes is the bytes the cache buffers hold now.
-	cacheBytes() int64
 }
 
 // newState returns a state from the model's pool (buffers of an earlier
@@ -84,20 +84,7 @@ func newBatch[E elem](m *Model, capT int) *batch[E] {
 	}
 }
 
-func (b *batch[E]) rows() int         { return b.n }
 func (b *batch[E]) last() [][]float32 { return b.lastRows }
-
-func (b *batch[E]) cacheBytes() int64 {
-	var n int64
-	for i := range b.cur {
-		n += int64(cap(b.cur[i]) + cap(b.spare[i]))
-	}
-	var z E
-	if _, ok := any(z).(uint16); ok {
-		return 2 * n
-	}
-	return 4 * n
-}
 
 func (b *batch[E]) hd() int { return b.m.spec.KVHeads * b.m.spec.HeadDim }
 
@@ -336,6 +323,59 @@ func (b *batch[E]) keep(src []int) error {
 	st := make([]int, n2)
 	for r, s := range src {
 		st[r] = b.start[s] - minStart
+	}
+	b.start = st
+	b.n, b.T = n2, nT
+	return nil
+}
+
+func (b *batch[E]) merge(os state) error {
+	o, ok := os.(*batch[E])
+	if !ok || o.m != b.m {
+		return fmt.Errorf("%w: merge of states of different models", ErrBadInput)
+	}
+	if o.n == 0 {
+		return nil
+	}
+	if b.n == 0 {
+		// adopt o's rows: swap buffers so that b keeps its own
+		for i := range b.cur {
+			b.cur[i] = b.ensure(b.cur[i], o.n*b.hd()*o.T, o.n)
+			copy(b.cur[i], o.cur[i][:o.n*b.hd()*o.T])
+		}
+		b.n, b.T = o.n, o.T
+		b.start = append(b.start[:0], o.start...)
+		return nil
+	}
+	nT := max(b.T, o.T)
+	n2 := b.n + o.n
+	H, D := b.m.spec.KVHeads, b.m.spec.HeadDim
+	for i := range b.cur {
+		dst := b.ensure(b.spare[i], n2*b.hd()*nT, n2)
+		for part, src := range []*batch[E]{b, o} {
+			first := 0
+			if part == 1 {
+				first = b.n
+			}
+			pad := nT - src.T
+			for r := range src.n {
+				for h := range H {
+					do := ((first+r)*H + h) * nT * D
+					so := (r*H + h) * src.T * D
+					clear(dst[do : do+pad*D])
+					copy(dst[do+pad*D:do+nT*D], src.cur[i][so:so+src.T*D])
+				}
+			}
+		}
+		b.spare[i] = b.cur[i]
+		b.cur[i] = dst
+	}
+	st := make([]int, 0, n2)
+	for _, s := range b.start[:b.n] {
+		st = append(st, s+nT-b.T)
+	}
+	for _, s := range o.start[:o.n] {
+		st = append(st, s+nT-o.T)
 	}
 	b.start = st
 	b.n, b.T = n2, nT

@@ -90,3 +90,8 @@ func TestReference(t *testing.T) {
 	s, m := openModel(t, c)
 	decodertest.CheckGolden(t, s, m, g, 1e-4)
 }
+
+func TestBatcher(t *testing.T) {
+	_, m := openModel(t, small)
+	decodertest.CheckBatcher(t, m, small.Spec().PadID)
+}

@@ -210,3 +210,37 @@ func CheckCachedEqualsNaive(t *testing.T, m *generate.Model, eos int32) {
 		})
 	}
 }
+
+// CheckBatcher checks that continuous batching (requests of different
+// lengths joining and leaving a running batch) decodes each prompt as Greedy
+// does alone.
+func CheckBatcher(t *testing.T, m *generate.Model, eos int32) {
+	t.Helper()
+	cfg := generate.BatcherConfig{GreedyConfig: sample.GreedyConfig{EOS: eos, MinNewTokens: 1, MaxNewTokens: 9}, MaxBatch: 3}
+	bt, err := m.NewBatcher(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := Prompts(8, 12, m.Spec().Vocab, 123)
+	got := make([][]int32, len(ps))
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		bt.Submit(&generate.Request{Prompt: p, Done: func(toks []int32, err error) { got[i], errs[i] = toks, err }})
+	}
+	bt.Close()
+	if err := bt.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		if errs[i] != nil {
+			t.Fatalf("request %d: %v", i, errs[i])
+		}
+		alone, err := m.Greedy(context.Background(), [][]int32{p}, generate.GreedyConfig{GreedyConfig: cfg.GreedyConfig})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[i], alone[0]) {
+			t.Errorf("request %d: batcher %v, alone %v", i, got[i], alone[0])
+		}
+	}
+}
