@@ -29,7 +29,8 @@ type state interface {
 	// merge appends the rows of o (a state of the same model, left
 	// untouched) to the batch, both right-aligned to the longer cache.
 	merge(o state) error
-	// reserve sets the columns to reserve when a buffer grows.
+	// reserve empties the batch and sets the columns to reserve when a
+	// buffer grows.
 	reserve(capT int)
 }
 
@@ -49,7 +50,11 @@ func (m *Model) newState(capT int) state {
 // putState returns st to the pool; st must not be used afterwards.
 func (m *Model) putState(st state) { m.states.Put(st) }
 
-func (b *batch[E]) reserve(capT int) { b.capT = capT }
+func (b *batch[E]) reserve(capT int) {
+	b.capT = capT
+	b.n, b.T = 0, 0
+	b.start = b.start[:0]
+}
 
 type batch[E elem] struct {
 	m     *Model

@@ -14,6 +14,9 @@ type Request struct {
 	// Prompt is the token ids of the prompt; not modified, and not retained
 	// after Done.
 	Prompt []int32
+	// MaxNewTokens, when positive, replaces the batcher's MaxNewTokens for
+	// this request.
+	MaxNewTokens int
 	// FirstToken, when set, is called with the first generated token as
 	// soon as it is known (the loadgen's FirstToken, for TTFT). It runs on
 	// the batcher's goroutine and must return quickly.
@@ -69,7 +72,11 @@ func (m *Model) NewBatcher(cfg BatcherConfig) (*Batcher, error) {
 // Submit queues r; it never blocks. A request with a bad prompt, or one
 // submitted after Close, fails at once through its Done.
 func (b *Batcher) Submit(r *Request) {
-	if err := b.m.checkPrompts([][]int32{r.Prompt}, b.cfg.MaxNewTokens); err != nil {
+	maxNew := b.cfg.MaxNewTokens
+	if r.MaxNewTokens > 0 {
+		maxNew = r.MaxNewTokens
+	}
+	if err := b.m.checkPrompts([][]int32{r.Prompt}, maxNew); err != nil {
 		r.Done(nil, err)
 		return
 	}
@@ -113,6 +120,7 @@ func (b *Batcher) take(n int) (rs []*Request, closed bool) {
 
 type slot struct {
 	r   *Request
+	cfg sample.GreedyConfig
 	row greedyRow
 }
 
@@ -174,7 +182,11 @@ func (b *Batcher) Run(ctx context.Context) error {
 			}
 			news := make([]*slot, len(rs))
 			for i, r := range rs {
-				news[i] = &slot{r: r, row: greedyRow{toks: make([]int32, 0, min(cfg.MaxNewTokens, 4096))}}
+				news[i] = &slot{r: r, cfg: cfg.GreedyConfig}
+				if r.MaxNewTokens > 0 {
+					news[i].cfg.MaxNewTokens = r.MaxNewTokens
+				}
+				news[i].row.toks = make([]int32, 0, min(news[i].cfg.MaxNewTokens, 4096))
 			}
 			if err := pre.prefill(ctx, prompts); err != nil {
 				fail(news, err)
@@ -184,7 +196,7 @@ func (b *Batcher) Run(ctx context.Context) error {
 			toks = toks[:0]
 			var cont []*slot
 			for r, s := range news {
-				tok, done := s.row.step(pre.last()[r], &cfg.GreedyConfig)
+				tok, done := s.row.step(pre.last()[r], &s.cfg)
 				if s.r.FirstToken != nil {
 					s.r.FirstToken(tok)
 				}
@@ -225,7 +237,7 @@ func (b *Batcher) Run(ctx context.Context) error {
 		keep = keep[:0]
 		var next []*slot
 		for r, s := range live {
-			_, done := s.row.step(st.last()[r], &cfg.GreedyConfig)
+			_, done := s.row.step(st.last()[r], &s.cfg)
 			if done {
 				s.r.Done(s.row.toks, nil)
 				continue

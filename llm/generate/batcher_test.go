@@ -24,6 +24,10 @@ func TestBatcherMatchesReference(t *testing.T) {
 		for _, maxBatch := range []int{1, 3, 8} {
 			t.Run(c.name, func(t *testing.T) {
 				m, _ := c.model(t, vocab)
+				// leave used states in the model's pool first
+				if _, err := m.Greedy(context.Background(), prompts(3, 5, vocab, 1), GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: -1, MaxNewTokens: 3}}); err != nil {
+					t.Fatal(err)
+				}
 				cfg := BatcherConfig{GreedyConfig: sample.GreedyConfig{EOS: 3, MinNewTokens: 2, MaxNewTokens: 10}, MaxBatch: maxBatch}
 				bt, err := m.NewBatcher(cfg)
 				if err != nil {
@@ -38,7 +42,8 @@ func TestBatcherMatchesReference(t *testing.T) {
 				for i, p := range ps {
 					wg.Go(func() {
 						bt.Submit(&Request{
-							Prompt: p,
+							Prompt:       p,
+							MaxNewTokens: maxNewFor(i),
 							FirstToken: func(tok int32) {
 								mu.Lock()
 								res[i].first, res[i].nfirst = tok, res[i].nfirst+1
@@ -58,7 +63,11 @@ func TestBatcherMatchesReference(t *testing.T) {
 					t.Fatal(err)
 				}
 				for i, p := range ps {
-					want := refGreedy(t, vocab, p, cfg.GreedyConfig)
+					gc := cfg.GreedyConfig
+					if n := maxNewFor(i); n > 0 {
+						gc.MaxNewTokens = n
+					}
+					want := refGreedy(t, vocab, p, gc)
 					r := res[i]
 					if r.err != nil || r.done != 1 || r.nfirst != 1 {
 						t.Fatalf("request %d: err %v, Done called %d times, FirstToken %d times", i, r.err, r.done, r.nfirst)
@@ -119,4 +128,12 @@ func TestBatcherBadInput(t *testing.T) {
 	if !errors.Is(got, ErrBadInput) {
 		t.Errorf("token outside the vocabulary: %v, want ErrBadInput", got)
 	}
+}
+
+// maxNewFor gives every third request its own MaxNewTokens.
+func maxNewFor(i int) int {
+	if i%3 == 1 {
+		return 4
+	}
+	return 0
 }

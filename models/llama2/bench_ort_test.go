@@ -5,6 +5,7 @@ package llama2
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/kvcache"
 	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/onnx"
 )
 
 // rawGreedy is the leanest greedy loop over the session: RunInto with
@@ -139,6 +141,94 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*newTokens), "ns/token")
+		})
+	}
+}
+
+// benchConfigs are the sizes the throughput benchmark runs: tiny always,
+// and two layers of the 7B width when MLPERF_LLM_BENCH_MID=1 (a 2.7 GB
+// model file in the temporary folder).
+func benchConfigs() map[string]Config {
+	cs := map[string]Config{SizeTiny: Configs[SizeTiny]}
+	if os.Getenv("MLPERF_LLM_BENCH_MID") == "1" {
+		c := Configs[Size7B]
+		c.Layers = 2
+		cs["7b-width-2-layers"] = c
+	}
+	return cs
+}
+
+// BenchmarkOffline measures Offline throughput in generated tokens per
+// second over 16 prompts of 16..128 tokens and 8..64 new tokens each: one
+// sequence at a time, a static batch of all (Greedy), and continuous
+// batching with 8 rows.
+func BenchmarkOffline(b *testing.B) {
+	needORT(b)
+	for name, c := range benchConfigs() {
+		path := filepath.Join(b.TempDir(), "m.onnx")
+		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+			b.Fatal(err)
+		}
+		s, err := ort.Open(path, ort.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		m, err := generate.New(s, c.Spec())
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := onnx.SplitMix64{State: 5}
+		const n = 16
+		prompts := make([][]int32, n)
+		newTok := make([]int, n)
+		total := 0
+		for i := range prompts {
+			l := 16 + int(rng.Next()%113)
+			for range l {
+				prompts[i] = append(prompts[i], int32(3+rng.Next()%uint64(c.Vocab-3)))
+			}
+			newTok[i] = 8 + int(rng.Next()%57)
+			total += newTok[i]
+		}
+		ctx := context.Background()
+		// EOS disabled so that every prompt generates exactly newTok tokens
+		cfg := func(i int) generate.GreedyConfig {
+			return generate.GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: -1, MaxNewTokens: newTok[i]}}
+		}
+		report := func(b *testing.B) {
+			b.ReportMetric(float64(b.N*total)/b.Elapsed().Seconds(), "tokens/s")
+		}
+		b.Run(name+"/sequential", func(b *testing.B) {
+			for b.Loop() {
+				for i, p := range prompts {
+					if _, err := m.Greedy(ctx, [][]int32{p}, cfg(i)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			report(b)
+		})
+		b.Run(name+"/continuous-8", func(b *testing.B) {
+			for b.Loop() {
+				bt, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: sample.GreedyConfig{EOS: -1, MaxNewTokens: 64}, MaxBatch: 8})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var failed error
+				for i, p := range prompts {
+					bt.Submit(&generate.Request{Prompt: p, MaxNewTokens: newTok[i], Done: func(toks []int32, err error) {
+						if err != nil || len(toks) != newTok[i] {
+							failed = fmt.Errorf("request %d: %d tokens, %v", i, len(toks), err)
+						}
+					}})
+				}
+				bt.Close()
+				if err := bt.Run(ctx); err != nil || failed != nil {
+					b.Fatal(err, failed)
+				}
+			}
+			report(b)
 		})
 	}
 }
