@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/loadgen"
 )
 
 func needORT(t testing.TB) {
@@ -94,4 +96,36 @@ func TestReference(t *testing.T) {
 func TestBatcher(t *testing.T) {
 	_, m := openModel(t, small)
 	decodertest.CheckBatcher(t, m, small.Spec().PadID)
+}
+
+func TestPredict(t *testing.T) {
+	s, _ := openModel(t, small)
+	ps := decodertest.Prompts(3, 12, int(small.Vocab), 17)
+	beam := sample.BeamConfig{Beams: Beams, EOS: small.Spec().PadID, MinNewTokens: 3, MaxNewTokens: 12, LengthPenalty: 1, EarlyStopping: true}
+	m, err := New(s, small, func(i loadgen.SampleIndex) ([]int32, error) { return ps[i], nil }, beam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []loadgen.SampleIndex{2, 0, 1}
+	out := make([]loadgen.Response, len(idx))
+	if err := m.Predict(context.Background(), idx, out); err != nil {
+		t.Fatal(err)
+	}
+	g, err := generate.New(s, small.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range idx {
+		naive, err := g.BeamNaive(context.Background(), ps[x:x+1], beam)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeTokens(out[i].Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, naive[0][0].Tokens) {
+			t.Errorf("sample %d: Predict %v, naive beam search %v", x, got, naive[0][0].Tokens)
+		}
+	}
 }
