@@ -193,9 +193,9 @@ func TestScoreSquadLog(t *testing.T) {
 		want string
 	}{
 		{"index out of range", []entry{{QslIdx: len(sq.Features)}}, "qsl_idx"},
-		{"bad hex", []entry{{QslIdx: 0, Data: "XYZ"}}, "entry 0"},
+		{"bad hex", []entry{{QslIdx: 0, Data: "XYZ"}}, "malformed"},
 		{"odd length", []entry{{QslIdx: 0, Data: "0000"}}, "bad response"},
-		{"not a list", map[string]int{"a": 1}, "cannot unmarshal"},
+		{"not a list", map[string]int{"a": 1}, "malformed"},
 	} {
 		if _, err := scoreSquadLog(write(tc.name+".json", tc.v), sq); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.name, err, tc.want)

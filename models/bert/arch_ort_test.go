@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
@@ -505,4 +506,92 @@ func BenchmarkArchFull(b *testing.B) {
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "samples/s")
 		})
 	}
+}
+
+// BenchmarkPoolVsRaw compares the session's Run on one fixed batch of
+// real features (raw) with the same model, batch and workers serving the
+// features through the QSL, Predict and the harness Pool (pool), the path
+// a loadgen Offline run takes; samples/s for each. The tiny model shows
+// the harness overhead at its largest; BERT_FULL_MODEL selects a full one.
+func BenchmarkPoolVsRaw(b *testing.B) {
+	needORT(b)
+	path := os.Getenv("BERT_FULL_MODEL")
+	if path == "" {
+		path = tinyModel(b)
+	}
+	s, err := ort.Open(path, ort.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ds, err := squad.Load(synthSmallPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sq, err := NewSQuAD(ds, testTokenizer(b), DefaultConfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	qsl, err := NewQSL(sq, DataConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := qsl.TotalSampleCount()
+	idx := make([]loadgen.SampleIndex, n)
+	for i := range idx {
+		idx[i] = loadgen.SampleIndex(i)
+	}
+	ctx := context.Background()
+	if err := qsl.LoadSamples(ctx, idx); err != nil {
+		b.Fatal(err)
+	}
+	m, err := New(s, qsl.Sample)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Each iteration runs 8 raw batches, then one query of the same 8
+	// batches through the pool, as an Offline query keeps it busy. Both
+	// see the same features (cycling over the data set), so that any
+	// data-dependent cost of the engine falls on both alike; alternating
+	// in small rounds cancels drifts in the machine's speed.
+	const batch, rounds = 4, 8
+	var rawIn [rounds][]backend.Tensor
+	for r := range rounds {
+		size := batch * MaxSeqLength
+		ids, mask, seg := make([]int64, 0, size), make([]int64, 0, size), make([]int64, 0, size)
+		for k := range batch {
+			in, _ := qsl.Sample(loadgen.SampleIndex((r*batch + k) % n))
+			ids, mask, seg = append(ids, in.IDs...), append(mask, in.Mask...), append(seg, in.Segments...)
+		}
+		shape := []int64{batch, MaxSeqLength}
+		rawIn[r] = []backend.Tensor{
+			{Name: InputIDs, DType: backend.Int64, Shape: shape, Data: ids},
+			{Name: InputMask, DType: backend.Int64, Shape: shape, Data: mask},
+			{Name: InputSegmentIDs, DType: backend.Int64, Shape: shape, Data: seg},
+		}
+	}
+	pool := harness.NewPool(m, harness.PoolConfig{Batch: batch, Workers: 1})
+	defer pool.Close()
+	samples := make([]loadgen.Sample, rounds*batch)
+	var raw, viaPool time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		for r := range rounds {
+			if _, err := s.Run(ctx, rawIn[r]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t1 := time.Now()
+		c := &collect{done: make(chan struct{}), want: len(samples), data: map[int][]byte{}}
+		for k := range samples {
+			samples[k] = loadgen.Sample{ID: loadgen.ResponseID(k + 1), Index: loadgen.SampleIndex(k % n)}
+		}
+		pool.IssueQuery(ctx, samples, c)
+		<-c.done
+		raw, viaPool = raw+t1.Sub(t0), viaPool+time.Since(t1)
+	}
+	perIter := float64(rounds * batch * b.N)
+	b.ReportMetric(perIter/raw.Seconds(), "raw-samples/s")
+	b.ReportMetric(perIter/viaPool.Seconds(), "pool-samples/s")
+	b.ReportMetric(raw.Seconds()/viaPool.Seconds(), "ratio")
 }

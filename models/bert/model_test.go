@@ -361,3 +361,28 @@ func TestNewInput(t *testing.T) {
 }
 
 func i64bytes(x []int64) []byte { return []byte(fmt.Sprint(x)) }
+
+// FuzzModelVocabSize checks that no file content makes the ONNX structure
+// reader panic or loop.
+func FuzzModelVocabSize(f *testing.F) {
+	c := TinyArch
+	c.Vocab, c.Layers, c.Hidden, c.Heads, c.Intermediate, c.Positions, c.SeqLen = 50, 1, 4, 1, 4, 8, 8
+	g, err := ArchOf(c, 1, "fuzz")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := g.WriteTo(&b); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:b.Len()/3])
+	f.Add([]byte{0x3a, 0x05, 0x0a, 0x03, 0x12, 0x01})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := modelVocabSize(bytes.NewReader(data), int64(len(data)))
+		if err == nil && n <= 0 {
+			t.Fatalf("size %d without an error", n)
+		}
+	})
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/models/gptj"
+	"github.com/mlperf-go/inference/models/llama2"
+)
+
+func TestModelBuildLLM(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		model string
+		spec  generate.Spec
+	}{
+		{"llama2", llama2.Configs[llama2.SizeTiny].Spec()},
+		{"gptj", gptj.Configs[gptj.SizeTiny].Spec()},
+	}
+	for _, c := range cases {
+		out := filepath.Join(dir, c.model+".onnx")
+		code, msg := runChild(t, nil, "model", "build", c.model, "--size", "tiny", "-o", out)
+		if code != 0 || !strings.Contains(msg, "wrote the synthetic") {
+			t.Fatalf("%s: exit %d: %s", c.model, code, msg)
+		}
+		if _, err := ort.Version(); err != nil {
+			continue
+		}
+		s, err := ort.Open(out, ort.Options{IntraOpThreads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := generate.New(s, c.spec); err != nil {
+			t.Errorf("%s: %v", c.model, err)
+		}
+		s.Close()
+	}
+	for _, args := range [][]string{
+		{"model", "build", "llama2", "--size", "13b", "-o", filepath.Join(dir, "x.onnx")},
+		{"model", "build", "gptj", "--size", "tiny"},
+	} {
+		if code, msg := runChild(t, nil, args...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, msg)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package llama2
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// Benchmark facts (spec §4.4, §4.7).
+const (
+	// Name is the model name in mlperf.conf (Offline and Server).
+	Name = "llama2-70b"
+	// InteractiveName is the model name of the interactive Server run
+	// (TTFT ≤ 450 ms, TPOT ≤ 40 ms).
+	InteractiveName = "llama2-70b-interactive"
+	// MaxNewTokens, MinNewTokens: the reference's generate arguments.
+	MaxNewTokens = 1024
+	MinNewTokens = 1
+	// MaxInputTokens bounds tok_input (the preprocessing keeps < 1024).
+	MaxInputTokens = 1024
+)
+
+// Generation is the reference's greedy decoding: EOS 2 masked for the
+// first token, kept when produced, at most 1024 new tokens.
+func Generation() sample.GreedyConfig {
+	return sample.GreedyConfig{EOS: EOS, MinNewTokens: MinNewTokens, MaxNewTokens: MaxNewTokens}
+}
+
+// EncodeTokens appends the response payload of ids to dst: every generated
+// id, first token included, as little-endian int32 (what the evaluator and
+// TEST06 read with --dtype int32).
+func EncodeTokens(dst []byte, ids []int32) []byte {
+	for _, t := range ids {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(t))
+	}
+	return dst
+}
+
+// DecodeTokens reads a response payload written by EncodeTokens.
+func DecodeTokens(b []byte) ([]int32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("llama2: response of %d bytes is not a whole number of int32 ids", len(b))
+	}
+	out := make([]int32, len(b)/4)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
+}
+
+// New checks sess against the decoder contract of config c (the official
+// export's I/O, see llm/generate) and returns the decode model.
+func New(sess backend.Session, c Config) (*generate.Model, error) {
+	m, err := generate.New(sess, c.Spec())
+	if err != nil {
+		return nil, fmt.Errorf("llama2: %w", err)
+	}
+	return m, nil
+}
+
+// Prompts returns the tok_input ids of a loaded sample.
+type Prompts func(loadgen.SampleIndex) ([]int32, error)
+
+// SUTConfig configures NewSUT.
+type SUTConfig struct {
+	// Prompts gives the tok_input ids of a loaded sample.
+	Prompts Prompts
+	// MaxBatch is the number of sequences decoded together (continuous
+	// batching); at least 1.
+	MaxBatch int
+	// Generation is the decoding rule; the zero value means Generation().
+	Generation sample.GreedyConfig
+}
+
+// NewSUT returns the Llama 2 system under test: greedy decoding with
+// continuous batching; the first token goes to the loadgen's FirstToken
+// (Server) and every response holds all generated ids as int32, first
+// token included, with Tokens set (n_tokens = length, TEST06's checks).
+// Close it after the run.
+func NewSUT(ctx context.Context, m *generate.Model, cfg SUTConfig) (*generate.SUT, error) {
+	if cfg.Generation == (sample.GreedyConfig{}) {
+		cfg.Generation = Generation()
+	}
+	s, err := m.NewSUT(ctx, generate.SUTConfig{
+		BatcherConfig: generate.BatcherConfig{GreedyConfig: cfg.Generation, MaxBatch: cfg.MaxBatch},
+		Prompt:        cfg.Prompts,
+		Encode:        EncodeTokens,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llama2: %w", err)
+	}
+	return s, nil
+}

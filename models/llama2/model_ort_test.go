@@ -1,0 +1,102 @@
+//go:build cgo
+
+package llama2
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/mlperf-go/inference/llm/decoder/decodertest"
+	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+type test06 struct {
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+	resp  map[loadgen.ResponseID]loadgen.Response
+	first map[loadgen.ResponseID][]byte
+}
+
+func (c *test06) Complete(rs ...loadgen.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range rs {
+		r.Data = slices.Clone(r.Data)
+		c.resp[r.ID] = r
+		c.wg.Done()
+	}
+}
+
+func (c *test06) FirstToken(id loadgen.ResponseID, data []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.first[id] = slices.Clone(data)
+}
+
+// TestSUTPassesTEST06 runs samples through the Llama 2 SUT as a Server run
+// would (queries arriving one by one, FirstToken reported) and applies
+// TEST06's checks to every response: the first token equals data[0], at
+// most one trailing EOS, token_count equals the length; and each response
+// equals Greedy decoding of the prompt alone.
+func TestSUTPassesTEST06(t *testing.T) {
+	c := small
+	c.MaxPositions = 64
+	_, m := openModel(t, c)
+	ps := decodertest.Prompts(10, 20, int(c.Vocab), 9)
+	gen := Generation()
+	gen.MaxNewTokens = 64 - 20
+	sut, err := NewSUT(context.Background(), m, SUTConfig{
+		Prompts: func(i loadgen.SampleIndex) ([]int32, error) {
+			if int(i) >= len(ps) {
+				return nil, fmt.Errorf("sample %d not loaded", i)
+			}
+			return ps[i], nil
+		},
+		MaxBatch:   4,
+		Generation: gen,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := &test06{resp: map[loadgen.ResponseID]loadgen.Response{}, first: map[loadgen.ResponseID][]byte{}}
+	comp.wg.Add(len(ps))
+	for i := range ps {
+		sut.IssueQuery(context.Background(), []loadgen.Sample{{ID: loadgen.ResponseID(i + 1), Index: loadgen.SampleIndex(i)}}, comp)
+	}
+	comp.wg.Wait()
+	if err := sut.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range ps {
+		id := loadgen.ResponseID(i + 1)
+		r := comp.resp[id]
+		if r.Err != nil {
+			t.Fatalf("sample %d: %v", i, r.Err)
+		}
+		toks, err := DecodeTokens(r.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(comp.first[id], r.Data[:4]) {
+			t.Errorf("sample %d: first token %x, data[0] %x", i, comp.first[id], r.Data[:4])
+		}
+		if r.Tokens != len(toks) || r.Tokens < 2 {
+			t.Errorf("sample %d: token_count %d, %d ids", i, r.Tokens, len(toks))
+		}
+		if n := len(toks) - len(slices.DeleteFunc(slices.Clone(toks), func(x int32) bool { return x == EOS })); n > 1 || (n == 1 && toks[len(toks)-1] != EOS) {
+			t.Errorf("sample %d: %d EOS in %v", i, n, toks)
+		}
+		alone, err := m.Greedy(context.Background(), [][]int32{p}, generate.GreedyConfig{GreedyConfig: gen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(alone[0], toks) {
+			t.Errorf("sample %d: SUT %v, Greedy alone %v", i, toks, alone[0])
+		}
+	}
+}
