@@ -3,15 +3,13 @@
 // settings and seeds. Functions are safe for concurrent use; returned slices
 // belong to the caller.
 //
-// STATUS: first API version. LoadableSets is complete. Generate covers
-// performance and accuracy order for all scenarios but its generation-length
-// rule, equal-issue and TEST04 unique/same paths are not yet verified against
-// the golden sequences (see the TODO marks).
+// Every golden sequence of the C++ LoadGen is reproduced (see the tests).
+// The TEST04 paths (performance_issue_unique / _same) follow LoadGen's
+// GenerateQueries; the equal-issue (sample_concatenate_permutation) order
+// follows the spec's description and has no golden sequence yet.
 package schedule
 
 import (
-	"math"
-
 	"github.com/mlperf-go/inference/loadgen/rng"
 )
 
@@ -78,7 +76,6 @@ type Queries struct {
 }
 
 // Generate returns the queries of one IssueQueries call over the loaded set.
-// TODO: verify against every golden sequence; equal-issue and TEST04 paths.
 func Generate(p Params, loaded []uint64) Queries {
 	spq := max(p.SamplesPerQuery, 1)
 	setSize := len(loaded)
@@ -105,14 +102,28 @@ func Generate(p Params, loaded []uint64) Queries {
 	if p.Accuracy {
 		accOrder = positions()
 	}
-	_ = positions() // the eager "unique" helper; TODO: use for IssueUnique
-	if L := uint64(len(loaded)); L > 0 && p.MinQueryCount > 0 {
-		for range (p.MinQueryCount + L - 1) / L { // equal-issue helper; TODO: EqualIssue
-			s := make([]uint64, L)
-			for i := range s {
-				s[i] = uint64(i)
+	// The "unique" distribution is built eagerly whatever the settings (it
+	// advances g); performance_issue_unique draws from it in order.
+	unique := positions()
+	// The equal-issue helper: ceil(min_query_count / L) permutations of the
+	// L loaded positions (MultiStream padding included), built eagerly.
+	L := uint64(len(loaded))
+	perm := func() []uint64 {
+		s := make([]uint64, L)
+		for i := range s {
+			s[i] = uint64(i)
+		}
+		rng.Shuffle(s, g)
+		return s
+	}
+	var equal []uint64
+	if L > 0 && p.MinQueryCount > 0 {
+		for range (p.MinQueryCount + L - 1) / L {
+			if p.EqualIssue {
+				equal = append(equal, perm()...)
+			} else {
+				perm()
 			}
-			rng.Shuffle(s, g)
 		}
 	}
 	q := Queries{SamplesPerQuery: spq}
@@ -121,8 +132,28 @@ func Generate(p Params, loaded []uint64) Queries {
 			q.SamplesPerQuery = len(loaded)
 			q.Samples = append(q.Samples, loaded...)
 		} else {
-			for i := 0; i < spq; i++ {
-				q.Samples = append(q.Samples, loaded[i%len(loaded)])
+			q.Samples = make([]uint64, 0, spq)
+			switch {
+			case p.IssueSame:
+				// LoadGen fills only the first len(loaded) slots and leaves
+				// the rest as sample 0, which may not be loaded; every slot
+				// gets the chosen sample here.
+				for range spq {
+					q.Samples = append(q.Samples, loaded[p.IssueSameIndex%L])
+				}
+			case p.EqualIssue:
+				// spq is a multiple of L (effective settings pad it): each
+				// repetition of the set is a fresh permutation.
+				for len(q.Samples) < spq {
+					for _, i := range perm() {
+						q.Samples = append(q.Samples, loaded[i])
+					}
+				}
+				q.Samples = q.Samples[:spq]
+			default:
+				for i := 0; i < spq; i++ {
+					q.Samples = append(q.Samples, loaded[i%len(loaded)])
+				}
 			}
 		}
 		q.Scheduled = []int64{0}
@@ -156,7 +187,20 @@ func Generate(p Params, loaded []uint64) Queries {
 			break
 		}
 		prev = t
-		start := g.UniformInt(0, uint64(setSize-1))
+		var start uint64
+		switch {
+		case p.IssueUnique:
+			start = unique[n%uint64(len(unique))]
+		case p.IssueSame:
+			start = p.IssueSameIndex
+		case p.EqualIssue:
+			for n >= uint64(len(equal)) {
+				equal = append(equal, perm()...)
+			}
+			start = equal[n] % uint64(setSize)
+		default:
+			start = g.UniformInt(0, uint64(setSize-1))
+		}
 		q.Samples = append(q.Samples, loaded[start:start+uint64(spq)]...)
 		q.Scheduled = append(q.Scheduled, t)
 		if p.Scenario == Server {
@@ -165,6 +209,5 @@ func Generate(p Params, loaded []uint64) Queries {
 			t += period
 		}
 	}
-	_ = math.MaxInt64
 	return q
 }

@@ -150,3 +150,83 @@ func TestFixedPeriodGeneratesNPlusOneQueries(t *testing.T) {
 		t.Fatalf("%d queries with no duration and no minimum, want 0", len(q.Scheduled))
 	}
 }
+
+// TEST04: performance_issue_same issues one sample over and over (its
+// block in MultiStream); performance_issue_unique draws each loaded
+// position once, in the order of the eager "unique" shuffle.
+func TestIssueSameAndUnique(t *testing.T) {
+	loaded := make([]uint64, 64)
+	for i := range loaded {
+		loaded[i] = uint64(1000 + i)
+	}
+	base := Params{Scenario: SingleStream, SampleIndexSeed: 7, PerformanceSampleCount: 64, TotalSampleCount: 64,
+		SamplesPerQuery: 1, MinQueryCount: 64, TargetQPS: 1000}
+	same := base
+	same.IssueSame, same.IssueSameIndex = true, 3
+	for _, s := range Generate(same, loaded).Samples {
+		if s != 1003 {
+			t.Fatalf("issue_same gave sample %d, want 1003", s)
+		}
+	}
+	uniq := base
+	uniq.IssueUnique = true
+	got := Generate(uniq, loaded).Samples
+	seen := map[uint64]bool{}
+	for _, s := range got[:64] {
+		seen[s] = true
+	}
+	if len(seen) != 64 {
+		t.Fatalf("issue_unique repeated samples: %d distinct of 64", len(seen))
+	}
+	// In performance mode the main distribution draws nothing up front, so
+	// the unique shuffle is g's first shuffle: the accuracy-mode order.
+	acc := base
+	acc.Accuracy = true
+	accOrder := Generate(acc, loaded).Samples
+	for i := range accOrder {
+		if got[i] != accOrder[i] {
+			t.Fatalf("unique order differs from the accuracy order at %d: %d vs %d", i, got[i], accOrder[i])
+		}
+	}
+	off := Params{Scenario: Offline, PerformanceSampleCount: 64, TotalSampleCount: 64, SamplesPerQuery: 100, IssueSame: true, IssueSameIndex: 5}
+	for _, s := range Generate(off, loaded).Samples {
+		if s != 1005 {
+			t.Fatalf("Offline issue_same gave %d", s)
+		}
+	}
+}
+
+// Equal issue: every loaded sample is issued equally often over each run
+// of L queries.
+func TestEqualIssueIssuesEverySampleOncePerSet(t *testing.T) {
+	loaded := make([]uint64, 32)
+	for i := range loaded {
+		loaded[i] = uint64(i)
+	}
+	p := Params{Scenario: SingleStream, SampleIndexSeed: 9, PerformanceSampleCount: 32, TotalSampleCount: 32,
+		SamplesPerQuery: 1, MinQueryCount: 96, TargetQPS: 1000, EqualIssue: true}
+	got := Generate(p, loaded).Samples
+	if len(got) < 96 {
+		t.Fatalf("%d samples", len(got))
+	}
+	for set := 0; set < 3; set++ {
+		seen := map[uint64]bool{}
+		for _, s := range got[set*32 : (set+1)*32] {
+			seen[s] = true
+		}
+		if len(seen) != 32 {
+			t.Fatalf("set %d: %d distinct samples of 32", set, len(seen))
+		}
+	}
+	off := Params{Scenario: Offline, SampleIndexSeed: 9, PerformanceSampleCount: 32, TotalSampleCount: 32, SamplesPerQuery: 64, EqualIssue: true}
+	q := Generate(off, loaded).Samples
+	counts := map[uint64]int{}
+	for _, s := range q {
+		counts[s]++
+	}
+	for i := range loaded {
+		if counts[uint64(i)] != 2 {
+			t.Fatalf("Offline equal issue: sample %d issued %d times, want 2", i, counts[uint64(i)])
+		}
+	}
+}
