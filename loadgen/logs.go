@@ -640,11 +640,17 @@ func writeStats(w io.Writer, s LatencyStats, what string) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "Min %s latency (ns)                : %d\n", what, s.Min)
-	fmt.Fprintf(w, "Max %s latency (ns)                : %d\n", what, s.Max)
-	fmt.Fprintf(w, "Mean %s latency (ns)               : %d\n", what, s.Mean)
+	// LoadGen's labels: "Min First Token latency (ns)" but "Min Time to
+	// Output Token (ns)".
+	label := what + " latency"
+	if what == "Time to Output Token" {
+		label = what
+	}
+	fmt.Fprintf(w, "Min %s (ns)                : %d\n", label, s.Min)
+	fmt.Fprintf(w, "Max %s (ns)                : %d\n", label, s.Max)
+	fmt.Fprintf(w, "Mean %s (ns)               : %d\n", label, s.Mean)
 	for i, p := range ReportedPercentiles {
-		fmt.Fprintf(w, "%.2f percentile %s latency (ns)   : %d\n", p*100, strings.ToLower(what), s.Percentiles[i])
+		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, strings.ToLower(label), s.Percentiles[i])
 	}
 }
 
