@@ -389,3 +389,19 @@ func TestSummaryHasLoadGenLines(t *testing.T) {
 		t.Fatalf("latencies %d, samples %d", res.Latency.Count, res.SampleCount)
 	}
 }
+
+func TestFindPeakPerformanceBracketsCapacity(t *testing.T) {
+	// 2 ms per sample on one worker: about 500 samples/s at most.
+	sut := &loadgentest.DelaySUT{ServiceTime: 2 * time.Millisecond, Workers: 1}
+	defer sut.Close()
+	s := settings(t, loadgen.Server, loadgen.FindPeakPerformance,
+		"*.*.min_duration = 100\n*.*.min_query_count = 50\n*.Server.target_qps = 200\n*.Server.target_latency = 20\n*.Server.target_latency_percentile = 90\n")
+	s.ServerFindPeakQPSDecimalsOfPrecision = 0
+	res, _ := run(t, sut, &loadgentest.MemQSL{Total: 64, Performance: 64}, s)
+	if res.Mode != loadgen.FindPeakPerformance {
+		t.Fatalf("mode %v", res.Mode)
+	}
+	if res.PeakQPS < 200 || res.PeakQPS > 700 {
+		t.Fatalf("peak %v QPS for a SUT of about 500 samples/s", res.PeakQPS)
+	}
+}
