@@ -59,6 +59,8 @@ type logWriter struct {
 	accRNGDrawn uint64
 
 	sutName  string
+	trace    *bufio.Writer // Chrome trace, when enabled
+	traceF   *os.File
 	closed   bool
 	closeErr error
 	wroteSum bool
@@ -107,11 +109,14 @@ func openLogs(s LogSettings, tokens bool, sc Scenario) (*logWriter, error) {
 	lw.accuracy = bufio.NewWriterSize(lw.accF, 1<<16)
 	lw.accuracy.WriteString("[")
 	if s.EnableTrace {
-		// The trace is written as a minimal Chrome trace of the run's phases.
-		if f, err := os.Create(lw.names["trace"]); err == nil {
-			fmt.Fprintf(f, "{\"traceEvents\":[\n{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ts\":%d,\"version\":\"MLPerf LoadGen v1.0\"}}\n", now.UnixNano())
-			f.Close()
+		f, err := os.Create(lw.names["trace"])
+		if err != nil {
+			lw.detailF.Close()
+			lw.accF.Close()
+			return nil, fmt.Errorf("loadgen: cannot write the trace: %w (choose a writable output folder)", err)
 		}
+		lw.traceF, lw.trace = f, bufio.NewWriterSize(f, 1<<20)
+		lw.trace.WriteString("{\"traceEvents\":[\n")
 	}
 	return lw, nil
 }
@@ -712,9 +717,34 @@ func (lw *logWriter) close() error {
 		lw.accuracy = nil
 	}
 	lw.accMu.Unlock()
+	if lw.trace != nil {
+		fmt.Fprintf(lw.trace, "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ts\":%d,\"version\":\"MLPerf LoadGen v1.0\"}}\n", lw.base.UnixNano())
+		errs = append(errs, lw.trace.Flush(), lw.traceF.Close())
+	}
 	errs = append(errs, lw.detail.Flush(), lw.detailF.Close(), lw.closeErr)
 	if err := errors.Join(errs...); err != nil {
 		lw.closeErr = fmt.Errorf("loadgen: writing logs in %s: %w", lw.dir, err)
 	}
 	return lw.closeErr
+}
+
+// traceSamples writes one async "Sample" begin/end pair per completed
+// sample of a series to the Chrome trace: begin at the scheduled time, end
+// at completion, timestamps in µs from the start of the run.
+func (lw *logWriter) traceSamples(r *runState, issued int) {
+	if lw.trace == nil {
+		return
+	}
+	us := func(ns int64) string { return strconv.FormatFloat(float64(ns-1)/1e3, 'f', 3, 64) }
+	for i := 0; i < issued*r.spq; i++ {
+		done := r.done[i]
+		if done == 0 {
+			continue
+		}
+		q := i / r.spq
+		seq := r.seqBase + uint64(i)
+		fmt.Fprintf(lw.trace, `{"name":"Sample","ph":"b","cat":"default","id":%d,"ts":%s,"pid":%d,"tid":%d,"args":{"sample_seq":%d,"query_seq":%d,"sample_idx":%d,"issue_start_ns":%d,"complete_ns":%d}},`+"\n",
+			seq, us(r.sched[q]), lw.pid, lw.pid, seq, q, r.q.Samples[i], r.sched[q]-1, done-1)
+		fmt.Fprintf(lw.trace, `{"name":"Sample","ph":"e","cat":"default","id":%d,"ts":%s,"pid":%d,"tid":%d},`+"\n", seq, us(done), lw.pid, lw.pid)
+	}
 }

@@ -416,6 +416,7 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 		lw.errorf("%s", m)
 	}
 	r.errMu.Unlock()
+	lw.traceSamples(r, issued)
 	res := r.measure(issued, accuracy)
 	if timedOut {
 		res.InvalidReasons = append(res.InvalidReasons, fmt.Sprintf("%d samples were not completed before the completion timeout (%v)", want-r.complete.Load(), timeout))

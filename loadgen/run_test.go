@@ -405,3 +405,37 @@ func TestFindPeakPerformanceBracketsCapacity(t *testing.T) {
 		t.Fatalf("peak %v QPS for a SUT of about 500 samples/s", res.PeakQPS)
 	}
 }
+
+func TestTraceIsChromeJSONWithOneEventPairPerSample(t *testing.T) {
+	logs := loadgen.DefaultLogSettings()
+	logs.OutDir = t.TempDir()
+	logs.EnableTrace = true
+	s := settings(t, loadgen.SingleStream, loadgen.PerformanceOnly, "*.*.min_duration = 0\n*.*.min_query_count = 100\n")
+	res, err := loadgen.Run(context.Background(), &loadgentest.NullSUT{}, qsl1024(), s, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(logs.OutDir, "mlperf_log_trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+		} `json:"traceEvents"`
+		DisplayTimeUnit string `json:"displayTimeUnit"`
+	}
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("trace is not JSON: %v", err)
+	}
+	n := 0
+	for _, e := range tr.TraceEvents {
+		if e.Name == "Sample" {
+			n++
+		}
+	}
+	if n != 2*res.SampleCount || tr.DisplayTimeUnit != "ns" {
+		t.Fatalf("%d Sample events for %d samples, unit %q", n, res.SampleCount, tr.DisplayTimeUnit)
+	}
+}
