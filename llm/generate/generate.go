@@ -223,8 +223,8 @@ func (m *Model) beam(ctx context.Context, prompts [][]int32, cfg sample.BeamConf
 // greedyRow is sample.Greedy for a row the loop owns: the same rules
 // (EOS read as -Inf while fewer than MinNewTokens tokens exist, argmax with
 // the first maximum winning and NaN above all, stop on EOS or MaxNewTokens),
-// but the EOS is masked in place in the row (the loop's own buffer) and the
-// argmax is the two-pass argmax below (same result as sample.Argmax).
+// but the EOS is masked in place in the row (the loop's own buffer) before
+// sample.Argmax, without the per-element closure of a masked argmax.
 type greedyRow struct {
 	toks []int32
 }
@@ -233,37 +233,7 @@ func (g *greedyRow) step(row []float32, cfg *sample.GreedyConfig) (tok int32, do
 	if cfg.EOS >= 0 && len(g.toks) < cfg.MinNewTokens && int(cfg.EOS) < len(row) {
 		row[cfg.EOS] = float32(math.Inf(-1))
 	}
-	tok = int32(argmax(row))
+	tok = int32(sample.Argmax(row))
 	g.toks = append(g.toks, tok)
 	return tok, (cfg.EOS >= 0 && tok == cfg.EOS) || len(g.toks) >= cfg.MaxNewTokens
-}
-
-// argmax is sample.Argmax (first maximum wins; NaN above every number, the
-// first NaN wins) in two branch-light passes: the largest value, then its
-// first index; a NaN anywhere falls back to sample.Argmax.
-func argmax(row []float32) int {
-	if len(row) == 0 {
-		return -1
-	}
-	m0, m1, m2, m3 := row[0], row[0], row[0], row[0]
-	i := 0
-	for ; i+4 <= len(row); i += 4 {
-		m0 = max(m0, row[i])
-		m1 = max(m1, row[i+1])
-		m2 = max(m2, row[i+2])
-		m3 = max(m3, row[i+3])
-	}
-	for ; i < len(row); i++ {
-		m0 = max(m0, row[i])
-	}
-	m := max(m0, m1, m2, m3)
-	if m != m {
-		return sample.Argmax(row)
-	}
-	for j, v := range row {
-		if v == m {
-			return j
-		}
-	}
-	return sample.Argmax(row)
 }
