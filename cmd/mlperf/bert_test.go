@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"math"
@@ -203,5 +204,68 @@ func TestScoreSquadLog(t *testing.T) {
 	}
 	if _, err := scoreSquadLog(filepath.Join(dir, "missing.json"), sq); err == nil {
 		t.Error("missing log accepted")
+	}
+}
+
+// The whole path: synthetic data set and tiny model, harness, loadgen in
+// accuracy mode, the accuracy log and its score, against the score of the
+// same model's logits computed here in-process.
+func TestRunBERTAccuracyEndToEnd(t *testing.T) {
+	needORT(t)
+	vocab := bertTestVocab(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	out := filepath.Join(dir, "out")
+	code, log := runChild(t, []string{"MLPERF_CACHE_DIR=" + cache},
+		"run", "bert", "--mode", "accuracy", "--model", "synthetic:tiny", "--data", "synthetic", "--vocab", vocab, "--batch", "3", "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, log)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "accuracy.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq, err := bert.OpenData(bert.DataConfig{Dataset: filepath.Join(cache, "squad-synthetic-small", "dev-v1.1.json"), Vocab: vocab})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := openSession(filepath.Join(cache, "bert-synthetic-tiny.onnx"), &runFlags{Backend: "cpu"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	m, err := bert.New(sess, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[int]bert.Logits{}
+	for i := range sq.Features {
+		in, err := bert.NewInput(&sq.Features[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, en, err := m.Logits(context.Background(), in.IDs, in.Mask, in.Segments, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := bert.EncodeResponse(nil, st, en)
+		if results[i], err = bert.DecodeResponse(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := sq.Score(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(got)) != res.String() {
+		t.Fatalf("accuracy.txt %q, want %q", got, res.String())
+	}
+	if !strings.Contains(log, "accuracy not meaningful") {
+		t.Errorf("no synthetic-weights note in the output:\n%s", log)
+	}
+	var entries []json.RawMessage
+	b, _ := os.ReadFile(filepath.Join(out, "mlperf_log_accuracy.json"))
+	if err := json.Unmarshal(b, &entries); err != nil || len(entries) != len(sq.Features) {
+		t.Fatalf("accuracy log: %d entries, %v; want %d", len(entries), err, len(sq.Features))
 	}
 }

@@ -34,6 +34,11 @@ type Shape struct {
 	KVHeads int64 // key/value heads (Heads for plain multi-head attention)
 	HeadDim int64
 	Vocab   int64
+	// IO is the element type of the past/present and logits tensors:
+	// onnx.Float (0 means Float) or onnx.Float16, as a float16 optimum
+	// export has. The graph computes in float32 either way; a float16 past
+	// is widened on entry, present and logits are rounded on exit.
+	IO onnx.DType
 }
 
 // Builder holds a graph being built and the shared values of its inputs.
@@ -63,6 +68,12 @@ func New(g *onnx.Graph, s Shape) (*Builder, error) {
 	if s.Layers <= 0 || s.Heads <= 0 || s.KVHeads <= 0 || s.HeadDim <= 0 || s.Vocab <= 1 {
 		return nil, fmt.Errorf("decoder: bad shape %+v", s)
 	}
+	if s.IO == 0 {
+		s.IO = onnx.Float
+	}
+	if s.IO != onnx.Float && s.IO != onnx.Float16 {
+		return nil, fmt.Errorf("decoder: I/O type %v, want float32 or float16", s.IO)
+	}
 	if s.Heads%s.KVHeads != 0 {
 		return nil, fmt.Errorf("decoder: %d query heads are not a multiple of %d kv heads", s.Heads, s.KVHeads)
 	}
@@ -73,8 +84,8 @@ func New(g *onnx.Graph, s Shape) (*Builder, error) {
 	pos := g.Input("position_ids", onnx.Int64, B, S)
 	for l := range s.Layers {
 		k, v := kvcache.PastNames(int(l))
-		g.Input(k, onnx.Float, B, onnx.Fix(s.KVHeads), P, onnx.Fix(s.HeadDim))
-		g.Input(v, onnx.Float, B, onnx.Fix(s.KVHeads), P, onnx.Fix(s.HeadDim))
+		g.Input(k, s.IO, B, onnx.Fix(s.KVHeads), P, onnx.Fix(s.HeadDim))
+		g.Input(v, s.IO, B, onnx.Fix(s.KVHeads), P, onnx.Fix(s.HeadDim))
 	}
 	b.Pos = g.Unsqueeze(g.Cast(pos, onnx.Float), -1)
 
@@ -124,9 +135,17 @@ func (b *Builder) Attention(layer int, q, k, v string) string {
 	qk, qv := kvcache.PresentNames(layer)
 	kT := g.Transpose(k, 0, 2, 1, 3) // [B,KV,S,D]
 	vT := g.Transpose(v, 0, 2, 1, 3)
-	presK := g.Node("Concat", []string{pk, kT}, []string{qk}, onnx.IntAttr("axis", 2))[0]
-	presV := g.Node("Concat", []string{pv, vT}, []string{qv}, onnx.IntAttr("axis", 2))[0]
-	b.presents = append(b.presents, presK, presV)
+	var presK, presV string
+	if s.IO == onnx.Float16 {
+		presK = g.Concat(2, g.Cast(pk, onnx.Float), kT)
+		presV = g.Concat(2, g.Cast(pv, onnx.Float), vT)
+		g.Node("Cast", []string{presK}, []string{qk}, onnx.IntAttr("to", int64(onnx.Float16)))
+		g.Node("Cast", []string{presV}, []string{qv}, onnx.IntAttr("to", int64(onnx.Float16)))
+	} else {
+		presK = g.Node("Concat", []string{pk, kT}, []string{qk}, onnx.IntAttr("axis", 2))[0]
+		presV = g.Node("Concat", []string{pv, vT}, []string{qv}, onnx.IntAttr("axis", 2))[0]
+	}
+	b.presents = append(b.presents, qk, qv)
 
 	grp := s.Heads / s.KVHeads
 	q5 := g.ReshapeTo(g.Transpose(q, 0, 2, 1, 3), 0, s.KVHeads, grp, -1, s.HeadDim) // [B,KV,G,S,D]
@@ -161,11 +180,16 @@ func (b *Builder) Finish(logits string) error {
 	if int64(len(b.presents)) != 2*s.Layers {
 		return fmt.Errorf("decoder: %d present values for %d layers", len(b.presents), s.Layers)
 	}
-	name := g.Rename(logits, "logits")
+	var name string
+	if s.IO == onnx.Float16 {
+		name = g.Node("Cast", []string{logits}, []string{"logits"}, onnx.IntAttr("to", int64(onnx.Float16)))[0]
+	} else {
+		name = g.Rename(logits, "logits")
+	}
 	B, S, T := onnx.Sym(DimBatch), onnx.Sym(DimSeq), onnx.Sym(DimTotal)
-	g.Output(name, onnx.Float, B, S, onnx.Fix(s.Vocab))
+	g.Output(name, s.IO, B, S, onnx.Fix(s.Vocab))
 	for _, p := range b.presents {
-		g.Output(p, onnx.Float, B, onnx.Fix(s.KVHeads), T, onnx.Fix(s.HeadDim))
+		g.Output(p, s.IO, B, onnx.Fix(s.KVHeads), T, onnx.Fix(s.HeadDim))
 	}
 	return g.Err()
 }

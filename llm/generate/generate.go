@@ -223,8 +223,8 @@ func (m *Model) beam(ctx context.Context, prompts [][]int32, cfg sample.BeamConf
 // greedyRow is sample.Greedy for a row the loop owns: the same rules
 // (EOS read as -Inf while fewer than MinNewTokens tokens exist, argmax with
 // the first maximum winning and NaN above all, stop on EOS or MaxNewTokens),
-// but the EOS is masked in place in the row (the loop's own buffer) and the
-// argmax is sample.Argmax, without a per-element closure.
+// but the EOS is masked in place in the row (the loop's own buffer) before
+// sample.Argmax, without the per-element closure of a masked argmax.
 type greedyRow struct {
 	toks []int32
 }

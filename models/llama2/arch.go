@@ -38,6 +38,9 @@ type Config struct {
 	MaxPositions int64
 	RopeTheta    float64
 	RMSEps       float32
+	// Float16IO makes the cache (past/present) and the logits float16, as
+	// in a float16 export; the graph still computes in float32.
+	Float16IO bool
 }
 
 // HeadDim is Hidden / Heads.
@@ -111,7 +114,11 @@ func Arch(c Config, seed uint64) (*onnx.Graph, error) {
 			c.Layers, c.Hidden, c.Heads, c.KVHeads, seed),
 	})
 	D := c.HeadDim()
-	b, err := decoder.New(g, decoder.Shape{Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: D, Vocab: c.Vocab})
+	io := onnx.Float
+	if c.Float16IO {
+		io = onnx.Float16
+	}
+	b, err := decoder.New(g, decoder.Shape{Layers: c.Layers, Heads: c.Heads, KVHeads: c.KVHeads, HeadDim: D, Vocab: c.Vocab, IO: io})
 	if err != nil {
 		return nil, fmt.Errorf("llama2: %w", err)
 	}
