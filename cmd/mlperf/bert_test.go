@@ -263,6 +263,13 @@ func TestRunBERTAccuracyEndToEnd(t *testing.T) {
 	if !strings.Contains(log, "accuracy not meaningful") {
 		t.Errorf("no synthetic-weights note in the output:\n%s", log)
 	}
+	// `mlperf accuracy bert` on the same log gives the same line.
+	acc := filepath.Join(dir, "accuracy-again.txt")
+	code, log2 := runChild(t, nil, "accuracy", "bert", "--log", filepath.Join(out, "mlperf_log_accuracy.json"),
+		"--data", filepath.Join(cache, "squad-synthetic-small"), "--vocab", vocab, "--out", acc)
+	if again, _ := os.ReadFile(acc); code != 0 || strings.TrimSpace(string(again)) != res.String() {
+		t.Errorf("accuracy bert: exit %d, %q, want %q\n%s", code, again, res.String(), log2)
+	}
 	var entries []json.RawMessage
 	b, _ := os.ReadFile(filepath.Join(out, "mlperf_log_accuracy.json"))
 	if err := json.Unmarshal(b, &entries); err != nil || len(entries) != len(sq.Features) {
