@@ -50,3 +50,8 @@ func LogHash(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// PyFloatRepr formats x as Python's str() / repr() of a float (shortest
+// round-trip digits, at least one decimal, exponent form outside
+// [1e-4, 1e16)), as the reference scripts print their scores.
+func PyFloatRepr(x float64) string { return rougePyFloatRepr(x) }
