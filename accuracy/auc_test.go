@@ -249,3 +249,36 @@ func BenchmarkROCAUC10M(b *testing.B) {
 		}
 	}
 }
+
+// FuzzROCAUC: any response bytes decode to pairs or a clear error, and a
+// score is always within [0, 1] and agrees with the Mann-Whitney form.
+func FuzzROCAUC(f *testing.F) {
+	f.Add([]byte{0, 0, 0x80, 0x3f, 0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{1, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p, l []float32
+		if err := DLRMPairs(data, Float32, func(a, b float32) { p, l = append(p, a), append(l, b) }); err != nil {
+			return
+		}
+		auc, err := ROCAUC(p, l)
+		if err != nil {
+			return
+		}
+		if !(auc >= 0 && auc <= 1) {
+			t.Fatalf("auc %v", auc)
+		}
+		pos := max(l[0], l[len(l)-1])
+		for _, v := range l {
+			pos = max(pos, v)
+		}
+		bl := make([]float32, len(l))
+		for i, v := range l {
+			if v == pos {
+				bl[i] = 1
+			}
+		}
+		if w := naiveAUC(p, bl); math.Abs(w-auc) > 1e-9 {
+			t.Fatalf("auc %v, Mann-Whitney %v", auc, w)
+		}
+	})
+}
