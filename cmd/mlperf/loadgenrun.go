@@ -93,8 +93,8 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(f.Out, "accuracy.txt"), []byte(line+"\n"), 0o644); err != nil {
-			return fmt.Errorf("writing accuracy.txt: %w", err)
+		if err := accuracy.WriteAccuracyFile(filepath.Join(f.Out, "accuracy.txt"), []string{line}, ""); err != nil {
+			return err
 		}
 		fmt.Println(line)
 		if spec.synthetic {

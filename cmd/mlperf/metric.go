@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/mlperf-go/inference/accuracy"
 )
 
 // metric is one raw-input scorer of `mlperf accuracy --metric NAME`.
@@ -84,4 +87,53 @@ func printMetrics() {
 	for _, n := range metricNames() {
 		fmt.Fprintf(os.Stderr, "  %-8s %s\n", n, metrics[n].summary)
 	}
+}
+
+// metricOut holds the flags every metric shares: where to write
+// accuracy.txt and which benchmark's targets to judge the score by.
+type metricOut struct {
+	out, benchmark, hashLog string
+}
+
+func (m *metricOut) flags(fs *flag.FlagSet) {
+	fs.StringVar(&m.out, "out", "", "also write the score line(s) to this accuracy.txt")
+	fs.StringVar(&m.benchmark, "benchmark", "", "judge the printed score against this benchmark's submission-checker targets (e.g. resnet, dlrm-v2-99, 3d-unet-99.9, stable-diffusion-xl); exit status 1 if it fails")
+	fs.StringVar(&m.hashLog, "hash", "", "with --out: append 'hash=<sha256 of this file>' (the mlperf_log_accuracy.json) as truncate_accuracy_log.py does")
+}
+
+// finish prints lines, writes --out and judges --benchmark on the text
+// exactly as the submission checker reads accuracy.txt.
+func (m *metricOut) finish(lines []string) error {
+	hash := ""
+	if m.hashLog != "" {
+		if m.out == "" {
+			return usageError("--hash needs --out")
+		}
+		h, err := accuracy.LogHash(m.hashLog)
+		if err != nil {
+			return err
+		}
+		hash = h
+	}
+	text := accuracy.AccuracyText(lines, "")
+	fmt.Print(text)
+	if m.out != "" {
+		if err := accuracy.WriteAccuracyFile(m.out, lines, hash); err != nil {
+			return err
+		}
+	}
+	if m.benchmark == "" {
+		return nil
+	}
+	vs, pass, err := accuracy.CheckText(m.benchmark, text)
+	if err != nil {
+		return usageError("--benchmark: %v", err)
+	}
+	for _, v := range vs {
+		fmt.Printf("%s: %s\n", m.benchmark, v)
+	}
+	if !pass {
+		return fmt.Errorf("%s: accuracy target not met", m.benchmark)
+	}
+	return nil
 }

@@ -267,6 +267,8 @@ func accuracyResNet50(ctx context.Context, args []string) error {
 	data := fs.String("data", "", "data set folder holding val_map.txt (required)")
 	list := fs.String("list", "", "image list file instead of DATA/val_map.txt")
 	dtype := fs.String("dtype", "float32", "response type: float32 (the reference), int32 or int64 (MLCommons' C++ harness)")
+	var mo metricOut
+	mo.flags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -278,8 +280,7 @@ func accuracyResNet50(ctx context.Context, args []string) error {
 		return err
 	}
 	_ = list
-	fmt.Println(line)
-	return nil
+	return mo.finish([]string{line})
 }
 
 func init() {

@@ -1,0 +1,184 @@
+package accuracy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// DiceSmooth is the numerator and denominator smoothing of the KiTS19
+// DICE (accuracy_kits.py's smooth_nr and smooth_dr).
+const DiceSmooth = 1e-6
+
+// DiceCase is one KiTS19 case's scores.
+type DiceCase struct {
+	Case      string
+	Kidney    float64 // DICE of label 1
+	Tumor     float64 // DICE of label 2
+	Composite float64 // np.mean([Kidney, Tumor])
+}
+
+// Dice scores one case as accuracy_kits.py's get_dice_score: both label
+// volumes one-hot encoded over the classes 0, 1, 2 and background dropped;
+// for kidney (label 1) and tumor (label 2) separately,
+// (2·|P∩T| + 1e-6) / (|T| + |P| + 1e-6) in float64. A class absent from
+// both volumes scores 1; absent from the truth but predicted, about 0.
+// pred and gt must have the same length; a label above 2 is an error (the
+// reference's np.eye(3)[x] raises IndexError).
+func Dice(pred, gt []uint8) (kidney, tumor float64, err error) {
+	if len(pred) != len(gt) {
+		return 0, 0, fmt.Errorf("accuracy: dice: prediction of %d voxels, ground truth of %d", len(pred), len(gt))
+	}
+	// counts[p*3+t]: voxels predicted p with truth t.
+	var counts [9]int
+	for i, p := range pred {
+		t := gt[i]
+		if p > 2 || t > 2 {
+			which, v := "prediction", p
+			if t > 2 {
+				which, v = "ground truth", t
+			}
+			return 0, 0, fmt.Errorf("accuracy: dice: %s voxel %d has label %d (KiTS19 labels are 0, 1, 2)", which, i, v)
+		}
+		counts[int(p)*3+int(t)]++
+	}
+	score := func(c int) float64 {
+		inter, ps, ts := 0, 0, 0
+		for k := range 3 {
+			ps += counts[c*3+k]
+			ts += counts[k*3+c]
+		}
+		inter = counts[c*3+c]
+		return (2.0*float64(inter) + DiceSmooth) / (float64(ts) + float64(ps) + DiceSmooth)
+	}
+	return score(1), score(2), nil
+}
+
+// NewDiceCase scores one case with Dice and fills in its composite.
+func NewDiceCase(name string, pred, gt []uint8) (DiceCase, error) {
+	k, t, err := Dice(pred, gt)
+	if err != nil {
+		return DiceCase{}, fmt.Errorf("%w (case %s)", err, name)
+	}
+	return DiceCase{Case: name, Kidney: k, Tumor: t, Composite: rougeNumpySum([]float64{k, t}) / 2}, nil
+}
+
+// DiceLabels converts voxel values to labels as the reference's
+// get_fdata().astype(np.uint8) does for valid KiTS19 volumes (truncation
+// toward zero); a value whose label is not 0, 1 or 2, or NaN, is an error.
+func DiceLabels(v []float64) ([]uint8, error) {
+	out := make([]uint8, len(v))
+	for i, f := range v {
+		t := math.Trunc(f)
+		if !(t >= 0 && t <= 2) {
+			return nil, fmt.Errorf("accuracy: dice: voxel %d is %v, not a KiTS19 label (0, 1, 2)", i, f)
+		}
+		out[i] = uint8(t)
+	}
+	return out, nil
+}
+
+// DiceResult is the evaluation summary: the cases in the data set's order
+// and the "mean" row (column means, numpy pairwise summation).
+type DiceResult struct {
+	Cases []DiceCase
+	Mean  DiceCase
+}
+
+// SummarizeDice computes the mean row of cases as save_evaluation_summary
+// does (no case can be NaN here, so fillna(0) changes nothing).
+func SummarizeDice(cases []DiceCase) (DiceResult, error) {
+	if len(cases) == 0 {
+		return DiceResult{}, fmt.Errorf("accuracy: dice: no cases")
+	}
+	col := make([]float64, len(cases))
+	mean := func(f func(DiceCase) float64) float64 {
+		for i, c := range cases {
+			col[i] = f(c)
+		}
+		return rougeNumpySum(col) / float64(len(cases))
+	}
+	r := DiceResult{Cases: cases, Mean: DiceCase{Case: "mean"}}
+	r.Mean.Kidney = mean(func(c DiceCase) float64 { return c.Kidney })
+	r.Mean.Tumor = mean(func(c DiceCase) float64 { return c.Tumor })
+	r.Mean.Composite = mean(func(c DiceCase) float64 { return c.Composite })
+	return r, nil
+}
+
+// String is accuracy_kits.py's line, "Accuracy: mean = 0.86170, kidney =
+// 0.9347, tumor = 0.7887"; the checker's DICE pattern reads the mean.
+func (r DiceResult) String() string {
+	return fmt.Sprintf("Accuracy: mean = %.5f, kidney = %.4f, tumor = %.4f", r.Mean.Composite, r.Mean.Kidney, r.Mean.Tumor)
+}
+
+// CSV is summary.csv as the reference writes it with pandas (case,
+// kidney, tumor, composite; Python float repr), for comparison by eye.
+func (r DiceResult) CSV() string {
+	s := "case,kidney,tumor,composite\n"
+	for _, c := range append(append([]DiceCase(nil), r.Cases...), r.Mean) {
+		s += fmt.Sprintf("%s,%s,%s,%s\n", c.Case, rougePyFloatRepr(c.Kidney), rougePyFloatRepr(c.Tumor), rougePyFloatRepr(c.Composite))
+	}
+	return s
+}
+
+// ScoreKiTS19Log scores a 3D-UNet accuracy log as accuracy_kits.py does:
+// the log must hold exactly one entry per case (the reference asserts it:
+// no duplicates, none missing); entry qsl_idx is cases[qsl_idx]; its data,
+// decoded as d (uint8 in the reference), must have as many voxels as that
+// case's ground truth, which truth returns in the same (C) order. Cases
+// are reported in the order of cases.
+func ScoreKiTS19Log(logPath string, d DType, cases []string, truth func(name string) ([]uint8, error)) (DiceResult, error) {
+	r, err := OpenLog(logPath)
+	if err != nil {
+		return DiceResult{}, err
+	}
+	defer r.Close()
+	scores := make([]DiceCase, len(cases))
+	seen := make([]bool, len(cases))
+	for {
+		e, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return DiceResult{}, err
+		}
+		if e.QSLIdx >= uint64(len(cases)) {
+			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d: qsl_idx %d is outside the %d cases (\"Invalid qsl_idx!\")", logPath, e.SeqID, e.QSLIdx, len(cases))
+		}
+		name := cases[e.QSLIdx]
+		if seen[e.QSLIdx] {
+			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d: a second entry for qsl_idx %d (%s); the reference wants exactly one per case", logPath, e.SeqID, e.QSLIdx, name)
+		}
+		seen[e.QSLIdx] = true
+		gt, err := truth(name)
+		if err != nil {
+			return DiceResult{}, err
+		}
+		if len(e.Data)%d.Size() != 0 || len(e.Data)/d.Size() != len(gt) {
+			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d (%s): %d bytes are not the %d voxels of %s of the ground truth", logPath, e.SeqID, name, len(e.Data), len(gt), d)
+		}
+		var pred []uint8
+		if d == Uint8 {
+			pred = e.Data
+		} else {
+			v, err := Decode(e.Data, d)
+			if err != nil {
+				return DiceResult{}, err
+			}
+			if pred, err = DiceLabels(v); err != nil {
+				return DiceResult{}, fmt.Errorf("%w (%s, seq_id %d)", err, name, e.SeqID)
+			}
+		}
+		if scores[e.QSLIdx], err = NewDiceCase(name, pred, gt); err != nil {
+			return DiceResult{}, err
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return DiceResult{}, fmt.Errorf("accuracy: %s: no entry for case %s (qsl_idx %d); the reference wants one per case", logPath, cases[i], i)
+		}
+	}
+	return SummarizeDice(scores)
+}

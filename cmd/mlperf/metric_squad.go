@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/datasets/squad"
+)
+
+func init() {
+	registerMetric("squad", "SQuAD v1.1 EM/F1 of predictions.json against dev-v1.1.json (evaluate_v1.1.py)", metricSquad)
+}
+
+func metricSquad(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("accuracy --metric squad", flag.ContinueOnError)
+	preds := fs.String("predictions", "", "predictions.json: {question id: answer text} (required)")
+	data := fs.String("data", "", "dev-v1.1.json (required)")
+	var mo metricOut
+	mo.flags(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *preds == "" || *data == "" {
+		return usageError("--predictions FILE and --data dev-v1.1.json are required")
+	}
+	ds, err := squad.Load(*data)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(*preds)
+	if err != nil {
+		return fmt.Errorf("accuracy: %w", err)
+	}
+	var p map[string]string
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("accuracy: %s: want a JSON object of question id to answer text: %v", *preds, err)
+	}
+	r, err := accuracy.ScoreSQuAD(ds, p)
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, id := range r.Unanswered {
+		lines = append(lines, fmt.Sprintf("Unanswered question %s will receive score 0.", id))
+	}
+	return mo.finish(append(lines, r.String()))
+}
