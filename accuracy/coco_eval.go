@@ -93,7 +93,7 @@ func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig)
 		catIDs[i] = c.ID
 	}
 	catIDs = sortedUnique(catIDs)
-	K, I := len(catIDs), len(imgIDs)
+	K := len(catIDs)
 
 	known := make([]int64, len(gt.Images))
 	for i, im := range gt.Images {
@@ -103,29 +103,18 @@ func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig)
 	rankOf := newIDIndex(imgIDs)
 	catOf := newIDIndex(catIDs)
 
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, workers)
+
 	// Keys of every detection and ground truth box: evaluated-image rank
 	// (-1: not evaluated) and category index.
 	detRank := make([]int32, len(dets))
 	detCat := make([]int32, len(dets))
-	lastImg, lastRank, lastKnown := int64(0), int32(-1), false
-	for i := range dets {
-		d := &dets[i]
-		if i == 0 || d.ImageID != lastImg {
-			lastImg = d.ImageID
-			_, lastKnown = knownImg.get(d.ImageID)
-			lastRank = -1
-			if r, ok := rankOf.get(d.ImageID); ok {
-				lastRank = r
-			}
-		}
-		if !lastKnown {
-			return nil, fmt.Errorf("accuracy: %w: detection %d: image_id %d is not an image of the annotation file", ErrCOCO, i, d.ImageID)
-		}
-		c, ok := catOf.get(d.CategoryID)
-		if !ok {
-			return nil, fmt.Errorf("accuracy: %w: detection %d (image_id %d): category_id %d is not a category of the annotation file", ErrCOCO, i, d.ImageID, d.CategoryID)
-		}
-		detRank[i], detCat[i] = lastRank, c
+	if err := keyDetections(dets, knownImg, rankOf, catOf, detRank, detCat, workers); err != nil {
+		return nil, err
 	}
 	gtRank := make([]int32, len(gt.Annotations))
 	gtCat := make([]int32, len(gt.Annotations))
@@ -138,8 +127,8 @@ func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig)
 			}
 		}
 	}
-	detPerm, detOff := bucketByCatRank(detRank, detCat, I, K)
-	gtPerm, gtOff := bucketByCatRank(gtRank, gtCat, I, K)
+	detPerm, detOff := bucketByCat(detRank, detCat, K)
+	gtPerm, gtOff := bucketByCat(gtRank, gtCat, K)
 
 	ev := &COCOEval{
 		CategoryIDs: catIDs,
@@ -163,11 +152,7 @@ func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig)
 	work := func(k int32) int { return detOff[k+1] - detOff[k] + gtOff[k+1] - gtOff[k] }
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(work(b), work(a)) })
 
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = max(1, min(workers, K))
+	workers = min(workers, K)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -183,7 +168,10 @@ func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig)
 					return
 				}
 				k := int(order[n])
-				w.category(k, detPerm[detOff[k]:detOff[k+1]], gtPerm[gtOff[k]:gtOff[k+1]])
+				d, g := detPerm[detOff[k]:detOff[k+1]], gtPerm[gtOff[k]:gtOff[k+1]]
+				sortByRank(d, detRank)
+				sortByRank(g, gtRank)
+				w.category(k, d, g)
 			}
 		}()
 	}
@@ -199,42 +187,90 @@ func sortedUnique(ids []int64) []int64 {
 	return slices.Compact(s)
 }
 
-// bucketByCatRank returns the indices with rank >= 0 ordered by (category,
-// rank, index), and the offset of each category's run (K+1 values).
-func bucketByCatRank(rank, cat []int32, I, K int) (perm []int32, off []int) {
-	cnt := make([]int, I+1)
-	n := 0
-	for _, r := range rank {
-		if r >= 0 {
-			cnt[r+1]++
-			n++
+// keyDetections fills rank (evaluated-image rank, -1: not evaluated) and
+// cat (category index) for every detection, in parallel chunks. It fails on
+// the first detection, in input order, whose image or category gt lacks.
+func keyDetections(dets []COCODetection, knownImg, rankOf, catOf *idIndex, rank, cat []int32, workers int) error {
+	chunk := max(1<<16, (len(dets)+workers-1)/workers)
+	n := (len(dets) + chunk - 1) / chunk
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for c := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lo, hi := c*chunk, min(len(dets), (c+1)*chunk)
+			lastImg, lastRank, lastKnown := int64(0), int32(-1), false
+			for i := lo; i < hi; i++ {
+				d := &dets[i]
+				if i == lo || d.ImageID != lastImg {
+					lastImg = d.ImageID
+					_, lastKnown = knownImg.get(d.ImageID)
+					lastRank = -1
+					if r, ok := rankOf.get(d.ImageID); ok {
+						lastRank = r
+					}
+				}
+				if !lastKnown {
+					errs[c] = fmt.Errorf("accuracy: %w: detection %d: image_id %d is not an image of the annotation file", ErrCOCO, i, d.ImageID)
+					return
+				}
+				k, ok := catOf.get(d.CategoryID)
+				if !ok {
+					errs[c] = fmt.Errorf("accuracy: %w: detection %d (image_id %d): category_id %d is not a category of the annotation file", ErrCOCO, i, d.ImageID, d.CategoryID)
+					return
+				}
+				rank[i], cat[i] = lastRank, k
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	for i := 1; i <= I; i++ {
-		cnt[i] += cnt[i-1]
-	}
-	byRank := make([]int32, n)
+	return nil
+}
+
+// bucketByCat returns the indices with rank >= 0 grouped by category, in
+// input order within a category (a stable counting sort), and the offset
+// of each category's run (K+1 values).
+func bucketByCat(rank, cat []int32, K int) (perm []int32, off []int) {
+	off = make([]int, K+1)
 	for i, r := range rank {
 		if r >= 0 {
-			byRank[cnt[r]] = int32(i)
-			cnt[r]++
+			off[cat[i]+1]++
 		}
-	}
-	off = make([]int, K+1)
-	for _, i := range byRank {
-		off[cat[i]+1]++
 	}
 	for k := 1; k <= K; k++ {
 		off[k] += off[k-1]
 	}
 	pos := slices.Clone(off[:K])
-	perm = make([]int32, n)
-	for _, i := range byRank {
-		c := cat[i]
-		perm[pos[c]] = i
-		pos[c]++
+	perm = make([]int32, off[K])
+	for i, r := range rank {
+		if r >= 0 {
+			c := cat[i]
+			perm[pos[c]] = int32(i)
+			pos[c]++
+		}
 	}
 	return perm, off
+}
+
+// sortByRank orders one category's indices by image rank, keeping input
+// order within an image; input already in image order is left as it is.
+func sortByRank(idx, rank []int32) {
+	byRank := func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) }
+	if slices.IsSortedFunc(idx, byRank) {
+		return
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := byRank(a, b); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 }
 
 // idIndex maps ids to their position in a list: a table when the ids are

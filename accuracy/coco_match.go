@@ -7,17 +7,49 @@ import (
 )
 
 // cocoRec is one kept detection of a category (at most 100 per image, the
-// evaluateImg cut) with its outcome in every area range.
+// evaluateImg cut) with its outcome in every area range. Records are made
+// in concatenation order (image rank, then score order within the image),
+// which a stable sort by key keeps for ties.
 type cocoRec struct {
-	score float64
-	pos   int32 // position in the concatenation over images (sort tie-break)
-	rank  int32 // position within its image after the score sort
-	// mask[a] bit t: true positive at IoU threshold t; bit 16+t: false
-	// positive; neither: ignored.
+	key  uint64 // scoreKey(score)
+	rank int32  // position within its image after the score sort
+	// mask[a] bit t: true positive at IoU threshold t; bit fpShift+t:
+	// false positive; neither: ignored.
 	mask [cocoA]uint32
 }
 
-const fpShift = 16
+const (
+	fpShift = 16
+	allFP   = (1<<cocoT - 1) << fpShift
+)
+
+// matchThrs are the IoU thresholds as evaluateImg starts each match:
+// min(t, 1-1e-10).
+var matchThrs = func() (m [cocoT]float64) {
+	for i, t := range cocoIoUThrs {
+		m[i] = min(t, 1-1e-10)
+	}
+	return m
+}()
+
+// scoreKey maps a score to a key whose ascending order is the descending
+// order of scores, with -0 equal to +0 and NaN last (numpy's sort order of
+// -score).
+func scoreKey(s float64) uint64 {
+	if s != s {
+		return math.MaxUint64
+	}
+	if s == 0 {
+		s = 0 // -0 ties with +0
+	}
+	b := math.Float64bits(s)
+	if b>>63 != 0 {
+		b = ^b
+	} else {
+		b |= 1 << 63
+	}
+	return ^b
+}
 
 // cocoWorker evaluates whole categories: evaluateImg for every image, then
 // accumulate. Its buffers are reused from one category to the next; it is
@@ -30,13 +62,15 @@ type cocoWorker struct {
 	ev      *COCOEval
 	K       int
 
-	order   []int32   // the group's detections, sorted by score, cut to 100
+	order   []int32   // the image's detections, sorted by score, cut to 100
+	detOut  []uint8   // per detection in order: bit a set if its area is outside range a
 	iou     []float64 // D×G, ground truths in file order
 	ign     []bool    // per ground truth (file order) for the current area
 	crowd   []bool    // per ground truth (file order)
 	gtOrd   []int32   // ground truths in evaluation order (ignored last)
 	matched []bool    // per gtOrd position, for the current threshold
 	recs    []cocoRec
+	tmp     []cocoRec
 	npig    [cocoA]int
 	rc, pr  [cocoT][]float64 // per threshold, at true positives
 }
@@ -44,7 +78,7 @@ type cocoWorker struct {
 // category evaluates category k. dets and gts hold indices ordered by
 // image rank, then by position in the input.
 func (w *cocoWorker) category(k int, dets, gts []int32) {
-	w.recs = w.recs[:0]
+	w.recs = slices.Grow(w.recs[:0], len(dets))
 	w.npig = [cocoA]int{}
 	for len(dets) > 0 || len(gts) > 0 {
 		r := int32(math.MaxInt32)
@@ -73,17 +107,47 @@ func (w *cocoWorker) category(k int, dets, gts []int32) {
 // IoU threshold in pycocotools' order.
 func (w *cocoWorker) image(dets, gts []int32) {
 	w.order = append(w.order[:0], dets...)
-	slices.SortFunc(w.order, func(a, b int32) int {
-		if c := scoreCmp(w.dets[a].Score, w.dets[b].Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
-	maxDet := cocoMaxDets[cocoM-1]
-	if len(w.order) > maxDet {
+	if len(w.order) > 1 {
+		slices.SortFunc(w.order, func(a, b int32) int {
+			if c := scoreCmp(w.dets[a].Score, w.dets[b].Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
+	if maxDet := cocoMaxDets[cocoM-1]; len(w.order) > maxDet {
 		w.order = w.order[:maxDet]
 	}
 	G := len(gts)
+
+	// Unmatched detections outside an area range are ignored there
+	// (loadRes: area = w*h).
+	w.detOut = w.detOut[:0]
+	base := len(w.recs)
+	for i, d := range w.order {
+		det := &w.dets[d]
+		area := det.BBox[2] * det.BBox[3]
+		var out uint8
+		for a, rng := range cocoAreaRng {
+			if area < rng[0] || area > rng[1] {
+				out |= 1 << a
+			}
+		}
+		w.detOut = append(w.detOut, out)
+		rec := cocoRec{key: scoreKey(det.Score), rank: int32(i)}
+		if G == 0 { // nothing to match: false positive where in range
+			for a := range cocoA {
+				if out&(1<<a) == 0 {
+					rec.mask[a] = allFP
+				}
+			}
+		}
+		w.recs = append(w.recs, rec)
+	}
+	if G == 0 {
+		return
+	}
+	recs := w.recs[base:]
 
 	w.crowd = w.crowd[:0]
 	for _, g := range gts {
@@ -96,12 +160,6 @@ func (w *cocoWorker) image(dets, gts []int32) {
 			w.iou = append(w.iou, bboxIoU(db, &w.gt.Annotations[g].BBox, w.crowd[j]))
 		}
 	}
-
-	base := len(w.recs)
-	for i, d := range w.order {
-		w.recs = append(w.recs, cocoRec{score: w.dets[d].Score, pos: int32(base + i), rank: int32(i)})
-	}
-	recs := w.recs[base:]
 
 	for a, rng := range cocoAreaRng {
 		w.ign = w.ign[:0]
@@ -120,25 +178,23 @@ func (w *cocoWorker) image(dets, gts []int32) {
 				w.gtOrd = append(w.gtOrd, int32(j))
 			}
 		}
-		for t, thr := range cocoIoUThrs {
-			w.matched = slices.Grow(w.matched[:0], G)[:G]
+		w.matched = slices.Grow(w.matched[:0], G)[:G]
+		for t, thr := range matchThrs {
 			clear(w.matched)
-			for i, d := range w.order {
-				best, m := min(thr, 1-1e-10), -1
-				if G > 0 {
-					row := w.iou[i*G : (i+1)*G]
-					for p, j := range w.gtOrd {
-						if w.matched[p] && !w.crowd[j] {
-							continue
-						}
-						if m > -1 && !w.ign[w.gtOrd[m]] && w.ign[j] {
-							break
-						}
-						if row[j] < best {
-							continue
-						}
-						best, m = row[j], p
+			for i := range w.order {
+				best, m := thr, -1
+				row := w.iou[i*G : (i+1)*G]
+				for p, j := range w.gtOrd {
+					if w.matched[p] && !w.crowd[j] {
+						continue
 					}
+					if m > -1 && !w.ign[w.gtOrd[m]] && w.ign[j] {
+						break
+					}
+					if row[j] < best {
+						continue
+					}
+					best, m = row[j], p
 				}
 				// dtMatches holds the ground truth's id: a match with id 0
 				// counts as no match downstream, as in pycocotools.
@@ -148,10 +204,8 @@ func (w *cocoWorker) image(dets, gts []int32) {
 					w.matched[m] = true
 					hit, dtIg = w.gt.Annotations[gts[j]].ID != 0, w.ign[j]
 				}
-				if !hit {
-					bb := &w.dets[d].BBox
-					area := bb[2] * bb[3]
-					dtIg = dtIg || area < rng[0] || area > rng[1]
+				if !hit && w.detOut[i]&(1<<a) != 0 {
+					dtIg = true
 				}
 				switch {
 				case dtIg:
@@ -187,6 +241,43 @@ func bboxIoU(d, g *[4]float64, crowd bool) float64 {
 	return i / (float64(da+ga) - i)
 }
 
+// sortRecs sorts recs stably by key (LSD radix sort, skipping bytes that
+// are the same in every key) and returns the sorted slice, which is recs or
+// the worker's scratch buffer.
+func (w *cocoWorker) sortRecs(recs []cocoRec) []cocoRec {
+	if len(recs) < 2 {
+		return recs
+	}
+	var counts [8][256]int
+	for i := range recs {
+		k := recs[i].key
+		for b := range 8 {
+			counts[b][byte(k>>(8*b))]++
+		}
+	}
+	w.tmp = slices.Grow(w.tmp[:0], len(recs))[:len(recs)]
+	src, dst := recs, w.tmp
+	for b := range 8 {
+		c := &counts[b]
+		shift := 8 * b
+		if c[byte(src[0].key>>shift)] == len(src) {
+			continue
+		}
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		for i := range src {
+			v := byte(src[i].key >> shift)
+			dst[c[v]] = src[i]
+			c[v]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
 // accumulate is COCOeval.accumulate for category k: per area range and
 // maxDets, the detections of all images sorted by score (stable),
 // cumulative true and false positives, precision made monotone from the
@@ -199,12 +290,7 @@ func bboxIoU(d, g *[4]float64, crowd bool) float64 {
 // monotone pass is the overall maximum either way) and its value never
 // exceeds the one before it.
 func (w *cocoWorker) accumulate(k int) {
-	slices.SortFunc(w.recs, func(a, b cocoRec) int {
-		if c := scoreCmp(a.score, b.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
+	recs := w.sortRecs(w.recs)
 	K := w.K
 	const eps = 2.220446049250313e-16 // np.spacing(1)
 	for a := range cocoA {
@@ -214,13 +300,18 @@ func (w *cocoWorker) accumulate(k int) {
 		}
 		for m, maxDet := range cocoMaxDets {
 			var tp, fp [cocoT]int
+			fpAll := 0
 			for t := range cocoT {
 				w.rc[t], w.pr[t] = w.rc[t][:0], w.pr[t][:0]
 			}
-			for i := range w.recs {
-				rec := &w.recs[i]
+			for i := range recs {
+				rec := &recs[i]
 				mk := rec.mask[a]
 				if mk == 0 || int(rec.rank) >= maxDet {
+					continue
+				}
+				if mk == allFP {
+					fpAll++
 					continue
 				}
 				for t := range cocoT {
@@ -229,7 +320,7 @@ func (w *cocoWorker) accumulate(k int) {
 						tp[t]++
 						tpf := float64(tp[t])
 						w.rc[t] = append(w.rc[t], tpf/float64(npig))
-						w.pr[t] = append(w.pr[t], tpf/(float64(fp[t])+tpf+eps))
+						w.pr[t] = append(w.pr[t], tpf/(float64(fp[t]+fpAll)+tpf+eps))
 					case mk&(1<<(fpShift+t)) != 0:
 						fp[t]++
 					}
