@@ -50,7 +50,8 @@ func COCOIoUThresholds() []float64 { return slices.Clone(cocoIoUThrs) }
 func COCORecallThresholds() []float64 { return slices.Clone(cocoRecThrs) }
 
 // COCOEval is the outcome of EvaluateCOCO: COCOeval's eval['precision'],
-// eval['recall'] and stats after evaluate, accumulate and summarize.
+// eval['recall'] and stats after evaluate, accumulate and summarize. It is
+// not modified after EvaluateCOCO returns and is safe for concurrent reads.
 type COCOEval struct {
 	// Stats are the 12 summary numbers in summarize() order; -1 where no
 	// entry was above -1.
