@@ -280,6 +280,29 @@ def openimages_fixture(seed):
         if seq == 1:  # records whose index field is not the qsl_idx
             k = max(k, 3)
         entries.append({"seq_id": seq, "qsl_idx": qsl, "data": response(qsl, k, mismatch=(seq == 1))})
+    # Odd records, appended to the first non-empty answer of an image with
+    # ground truth: NaN and signed-zero scores, NaN and infinite
+    # coordinates, an inverted box (json.dump writes NaN/Infinity and
+    # loadRes reads them back).
+    nan, inf = float("nan"), float("inf")
+    for e in entries:
+        if e["data"] and by_img.get(e["qsl_idx"] + 1):
+            x, y, bw, bh = by_img[e["qsl_idx"] + 1][0]["bbox"]
+            im = images[e["qsl_idx"]]
+            w, h = im["width"], im["height"]
+            box = (y / h, x / w, (y + bh) / h, (x + bw) / w)
+            cat = by_img[e["qsl_idx"] + 1][0]["category_id"]
+            odd = [
+                (box[0], box[1], box[2], box[3], nan),
+                (box[0], nan, box[2], box[3], 0.3),
+                (box[0], box[1], inf, box[3], 0.3),
+                (box[2], box[3], box[0], box[1], 0.3),
+                (box[0], box[1], box[2], box[3], -0.0),
+                (box[0], box[1], box[2], box[3], 0.0),
+            ]
+            extra = b"".join(struct.pack("<7f", e["qsl_idx"], *r[:4], r[4], cat) for r in odd)
+            e["data"] += extra.hex().upper()
+            break
     # repeats of a qsl_idx with other data: the first occurrence wins
     for qsl in order[:4]:
         entries.append({"seq_id": len(entries), "qsl_idx": qsl, "data": response(qsl, 5)})
