@@ -58,7 +58,10 @@ func NewRetinaNetDecoder(gt *COCOGroundTruth, cfg OpenImagesConfig) *RetinaNetDe
 // how many records carry an index other than qslIdx (the script warns and
 // goes on). An empty response has no detections. Errors: a length that is
 // not a whole number of records, qslIdx outside the images, a label that is
-// not a category of the file, a NaN or infinite index or label.
+// not a category of the file, a NaN or infinite index or label. (The script
+// crashes on most of these, but takes 4 to 24 bytes as "no detections" and
+// lets pycocotools drop unknown categories silently: here both are errors,
+// since no correct SUT produces them.)
 func (d *RetinaNetDecoder) Append(dst []COCODetection, qslIdx uint64, data []byte) ([]COCODetection, int, error) {
 	dst, mis, err := d.decode(dst, qslIdx, data)
 	if err != nil {
