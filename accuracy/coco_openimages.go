@@ -1,0 +1,199 @@
+package accuracy
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// RetinaNetTarget is the closed-division RetinaNet mAP target in percent:
+// 99% of 37.55.
+const RetinaNetTarget = 37.55 * 0.99
+
+// RetinaNetRecordSize is the size in bytes of one RetinaNet response
+// record: 7 little-endian float32 [qsl_idx, ymin, xmin, ymax, xmax, score,
+// label], the box normalised to the image (PostProcessOpenImagesRetinanet).
+const RetinaNetRecordSize = 28
+
+// OpenImagesConfig holds the options of accuracy-openimages.py.
+type OpenImagesConfig struct {
+	// UseInvMap maps label k to ([0] + the file's category ids in file
+	// order)[k], Python indexing included (--use-inv-map; not for the
+	// ONNX model).
+	UseInvMap bool
+	// NumPy1 scales boxes as numpy 1.x does (float32 × Python int promotes
+	// to float64). The default is numpy ≥ 2 (NEP 50): the product, and the
+	// width and height differences, are rounded to float32.
+	NumPy1 bool
+	// Workers is passed to EvaluateCOCO.
+	Workers int
+}
+
+// RetinaNetDecoder turns RetinaNet responses into COCO detections as
+// accuracy-openimages.py does. It is read-only after
+// NewRetinaNetDecoder and safe for concurrent use.
+type RetinaNetDecoder struct {
+	gt     *COCOGroundTruth
+	cfg    OpenImagesConfig
+	cats   *idIndex
+	invMap []int64
+}
+
+// NewRetinaNetDecoder returns a decoder for responses to the images of gt,
+// indexed by qsl_idx in file order.
+func NewRetinaNetDecoder(gt *COCOGroundTruth, cfg OpenImagesConfig) *RetinaNetDecoder {
+	d := &RetinaNetDecoder{gt: gt, cfg: cfg, invMap: []int64{0}}
+	ids := make([]int64, len(gt.Categories))
+	for i, c := range gt.Categories {
+		ids[i] = c.ID
+		d.invMap = append(d.invMap, c.ID)
+	}
+	d.cats = newIDIndex(ids)
+	return d
+}
+
+// Append decodes the response to qslIdx and appends its detections to dst:
+// the box is scaled by the image's width and height from the annotation
+// file and turned into [x, y, w, h]; category_id is int(label). It returns
+// how many records carry an index other than qslIdx (the script warns and
+// goes on). An empty response has no detections. Errors: a length that is
+// not a whole number of records, qslIdx outside the images, a label that is
+// not a category of the file, a NaN or infinite index or label. (The script
+// crashes on most of these, but takes 4 to 24 bytes as "no detections" and
+// lets pycocotools drop unknown categories silently: here both are errors,
+// since no correct SUT produces them.)
+func (d *RetinaNetDecoder) Append(dst []COCODetection, qslIdx uint64, data []byte) ([]COCODetection, int, error) {
+	dst, mis, err := d.decode(dst, qslIdx, data)
+	if err != nil {
+		err = fmt.Errorf("accuracy: %w", err)
+	}
+	return dst, mis, err
+}
+
+// decode is Append with errors not yet prefixed.
+func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byte) ([]COCODetection, int, error) {
+	if qslIdx >= uint64(len(d.gt.Images)) {
+		return dst, 0, fmt.Errorf("%w: qsl_idx %d is outside the %d images of the annotation file (was the log made with another data set?)", ErrCOCO, qslIdx, len(d.gt.Images))
+	}
+	if len(data)%RetinaNetRecordSize != 0 {
+		return dst, 0, fmt.Errorf("%w: qsl_idx %d: %d bytes are not a whole number of %d-byte records [qsl_idx, ymin, xmin, ymax, xmax, score, label]", ErrCOCO, qslIdx, len(data), RetinaNetRecordSize)
+	}
+	im := &d.gt.Images[qslIdx]
+	mismatches := 0
+	var rec [7]float32
+	for n := 0; n*RetinaNetRecordSize < len(data); n++ {
+		b := data[n*RetinaNetRecordSize:]
+		for i := range rec {
+			rec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		idx, label := float64(rec[0]), float64(rec[6])
+		if math.IsNaN(idx) || math.IsInf(idx, 0) {
+			return dst, mismatches, fmt.Errorf("%w: qsl_idx %d, record %d: image index is %v", ErrCOCO, qslIdx, n, idx)
+		}
+		if math.Trunc(idx) != float64(qslIdx) {
+			mismatches++
+		}
+		cat, err := d.category(label)
+		if err != nil {
+			return dst, mismatches, fmt.Errorf("%w: qsl_idx %d, record %d: %v", ErrCOCO, qslIdx, n, err)
+		}
+		det := COCODetection{ImageID: im.ID, CategoryID: cat, Score: float64(rec[5])}
+		if d.cfg.NumPy1 {
+			ymin, xmin := float64(rec[1])*im.Height, float64(rec[2])*im.Width
+			ymax, xmax := float64(rec[3])*im.Height, float64(rec[4])*im.Width
+			det.BBox = [4]float64{xmin, ymin, xmax - xmin, ymax - ymin}
+		} else {
+			h, w := float32(im.Height), float32(im.Width)
+			// Each conversion rounds to float32 and keeps Go from fusing a
+			// product into the subtraction.
+			ymin, xmin := float32(rec[1]*h), float32(rec[2]*w)
+			ymax, xmax := float32(rec[3]*h), float32(rec[4]*w)
+			det.BBox = [4]float64{float64(xmin), float64(ymin), float64(xmax - xmin), float64(ymax - ymin)}
+		}
+		dst = append(dst, det)
+	}
+	return dst, mismatches, nil
+}
+
+// category is int(label), through the inverse map if configured.
+func (d *RetinaNetDecoder) category(label float64) (int64, error) {
+	if math.IsNaN(label) || math.IsInf(label, 0) {
+		return 0, fmt.Errorf("label is %v", label)
+	}
+	t := math.Trunc(label)
+	if math.Abs(t) > 1<<53 {
+		return 0, fmt.Errorf("label %v is not a category of the annotation file", label)
+	}
+	c := int64(t)
+	if d.cfg.UseInvMap {
+		n := int64(len(d.invMap))
+		if c < -n || c >= n {
+			return 0, fmt.Errorf("label %d is outside the inverse label map of %d entries", c, n)
+		}
+		if c < 0 {
+			c += n
+		}
+		c = d.invMap[c]
+	}
+	if _, ok := d.cats.get(c); !ok {
+		return 0, fmt.Errorf("label %v: category_id %d is not a category of the annotation file", label, c)
+	}
+	return c, nil
+}
+
+// OpenImagesResult is the outcome of ScoreOpenImages.
+type OpenImagesResult struct {
+	Eval       *COCOEval
+	Images     int // evaluated images: distinct qsl_idx
+	NoResults  int // of them, images with an empty response
+	Detections int
+	Dupes      int // log entries skipped as repeats of a qsl_idx
+	Mismatches int // records whose index field differs from their qsl_idx
+}
+
+// MAP is the score in percent: 100 × AP@[.50:.95], area all, maxDets 100.
+func (r *OpenImagesResult) MAP() float64 { return 100.0 * r.Eval.Stats[0] }
+
+// String is the line accuracy-openimages.py prints last, which the
+// submission checker parses.
+func (r *OpenImagesResult) String() string { return fmt.Sprintf("mAP=%.3f%%", r.MAP()) }
+
+// Pass reports whether the score meets target (percent).
+func (r *OpenImagesResult) Pass(target float64) bool { return r.MAP() >= target }
+
+// ScoreOpenImages scores a RetinaNet accuracy log against an OpenImages
+// annotation file as accuracy-openimages.py: the first entry of each
+// qsl_idx is decoded (RetinaNetDecoder), every such image is evaluated
+// (params.imgIds), and COCO bbox evaluation runs over them. Where the
+// script crashes because no image has a detection, this scores 0.
+func ScoreOpenImages(logPath string, gt *COCOGroundTruth, cfg OpenImagesConfig) (*OpenImagesResult, error) {
+	dec := NewRetinaNetDecoder(gt, cfg)
+	var dets []COCODetection
+	var imgIDs []int64
+	r := &OpenImagesResult{}
+	dupes, err := ReadUnique(logPath, func(e Entry) error {
+		var mis int
+		var err error
+		if dets, mis, err = dec.decode(dets, e.QSLIdx, e.Data); err != nil {
+			return fmt.Errorf("accuracy: %s: seq_id %d: %w", logPath, e.SeqID, err)
+		}
+		r.Mismatches += mis
+		if len(e.Data) == 0 {
+			r.NoResults++
+		}
+		imgIDs = append(imgIDs, gt.Images[e.QSLIdx].ID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(imgIDs) == 0 {
+		return nil, fmt.Errorf("accuracy: %s: %w: no entries", logPath, ErrLog)
+	}
+	r.Dupes, r.Images, r.Detections = dupes, len(imgIDs), len(dets)
+	// Every detection's image and category were checked while decoding.
+	if r.Eval, err = EvaluateCOCO(gt, dets, COCOEvalConfig{ImageIDs: imgIDs, Workers: cfg.Workers}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
