@@ -167,3 +167,71 @@ func TestRunGPTJEndToEnd(t *testing.T) {
 		t.Fatalf("--out wrote %q, want %q", b, acc)
 	}
 }
+
+func TestRunGPTJBadInput(t *testing.T) {
+	tokDir := gptjTestTokenizer(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, cnndm.FileName)
+	if code, out := runChild(t, nil, "dataset", "synth", "cnndm", "-o", data, "-n", "2"); code != 0 {
+		t.Fatalf("synth: %d %s", code, out)
+	}
+	malformed := filepath.Join(dir, "malformed.json")
+	os.WriteFile(malformed, []byte(`[{"instruction": "Summarize the following news article:", "input": "x"}]`), 0o644)
+	smallVocab := filepath.Join(dir, "vocab101.onnx")
+	noCache := filepath.Join(dir, "nocache.onnx")
+	withORT := true
+	if _, err := ort.Version(); err != nil {
+		withORT = false
+	} else {
+		c := gptj.Configs[gptj.SizeTiny]
+		c.Vocab, c.Hidden, c.Heads, c.Inner = 101, 16, 2, 32
+		if err := gptj.BuildConfigFile(smallVocab, c, 1); err != nil {
+			t.Fatal(err)
+		}
+		writeMeanModel(t, noCache, "input_ids")
+	}
+	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
+	base := []string{"run", "gptj", "--tokenizer", tokDir, "--out", filepath.Join(dir, "out"), "--mode", "accuracy"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+		ort  bool
+	}{
+		{"missing data", []string{"--model", "synthetic:tiny", "--data", filepath.Join(dir, "none.json")}, 1, "download_dataset.sh", false},
+		{"malformed data", []string{"--model", "synthetic:tiny", "--data", malformed}, 1, `record 0 has no "output" field`, false},
+		{"missing model", []string{"--model", filepath.Join(dir, "none.onnx"), "--data", data}, 1, "model file", false},
+		{"bad tokenizer dir", []string{"--model", "synthetic:tiny", "--data", data, "--tokenizer", dir}, 1, "encoder.json", false},
+		{"bad length norm", []string{"--data", data, "--length-norm", "tokens"}, 2, "--length-norm", false},
+		{"vocab mismatch", []string{"--model", smallVocab, "--data", data}, 1, "the model has 101 vocabulary rows but the tokenizer has 50257 ids", true},
+		{"no kv cache", []string{"--model", noCache, "--data", data}, 1, "takes no past_key_values", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.ort && !withORT {
+				t.Skip("ONNX Runtime unavailable")
+			}
+			code, out := runChild(t, env, append(slices.Clone(base), tc.args...)...)
+			if code != tc.code || !strings.Contains(out, tc.want) {
+				t.Fatalf("exit %d (want %d), output lacks %q:\n%s", code, tc.code, tc.want, out)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"dataset", "verify", "cnndm", "--data", data}, 1, "has 2 records, want 13368"},
+		{[]string{"dataset", "verify", "cnndm", "--data", data, "--partial", "--tokenizer", tokDir}, 0, "OK"},
+		{[]string{"dataset", "verify", "cnndm", "--data", malformed, "--partial"}, 1, "not a cnn_eval.json"},
+		{[]string{"accuracy", "gptj", "--log", filepath.Join(dir, "none.json"), "--data", data, "--tokenizer", tokDir}, 1, "no such file"},
+		{[]string{"accuracy", "gptj", "--data", data}, 2, "--log FILE and --data FILE are required"},
+		{[]string{"accuracy", "gptj", "--log", "x", "--data", data, "--dtype", "float32"}, 2, "want int64 or int32"},
+	} {
+		code, out := runChild(t, env, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d (want %d), output lacks %q:\n%s", tc.args, code, tc.code, tc.want, out)
+		}
+	}
+}
