@@ -77,7 +77,13 @@ type Model struct {
 // New checks sess against the decoder contract of config c and returns the
 // model; beam is usually Generation(...).
 func New(sess backend.Session, c Config, prompts Prompts, beam sample.BeamConfig) (*Model, error) {
-	g, err := generate.New(sess, c.Spec())
+	return NewSpec(sess, c.Spec(), prompts, beam)
+}
+
+// NewSpec is New for a decode-loop spec (SpecOf derives one from a model
+// file's declared I/O).
+func NewSpec(sess backend.Session, spec generate.Spec, prompts Prompts, beam sample.BeamConfig) (*Model, error) {
+	g, err := generate.New(sess, spec)
 	if err != nil {
 		return nil, fmt.Errorf("gptj: %w", err)
 	}
