@@ -146,6 +146,9 @@ func lazyTokenizer(path string) func() (*tokenizer.Llama, error) {
 
 func runLlama2(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run llama2", flag.ContinueOnError)
+	// --workers and --cache are shared flags that Llama 2 does not use:
+	// one decode loop batches every running sequence (--batch), and the
+	// prompts are read from the parquet as they are.
 	f := addRunFlags(fs, llama2Defaults())
 	modelName := fs.String("model-name", llama2.Name, "model name in mlperf.conf: llama2-70b (TTFT 2 s, TPOT 200 ms) or llama2-70b-interactive (450 ms, 40 ms)")
 	tokPath := fs.String("tokenizer", defaultLlamaTokenizer(), "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary")
@@ -159,8 +162,8 @@ func runLlama2(ctx context.Context, args []string) error {
 	if *modelName != llama2.Name && *modelName != llama2.InteractiveName {
 		return usageError("--model-name %q: want %s or %s", *modelName, llama2.Name, llama2.InteractiveName)
 	}
-	if *maxNew < 1 {
-		return usageError("--max-new-tokens %d: want at least 1", *maxNew)
+	if *maxNew < 2 {
+		return usageError("--max-new-tokens %d: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", *maxNew)
 	}
 	if f.Batch == 0 {
 		f.Batch = llama2DefaultBatch
@@ -228,9 +231,6 @@ func runLlama2(ctx context.Context, args []string) error {
 			bench.Close()
 		}
 	}()
-	if f.Workers > 1 {
-		fmt.Fprintln(stderr, "llama2: --workers is not used: one decode loop batches every running sequence (--batch)")
-	}
 	fmt.Fprintf(stderr, "llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s\n",
 		f.Scenario, f.Mode, *modelName, f.Model, spec.Layers, spec.KVHeads, spec.HeadDim, spec.Vocab, f.Backend, f.Batch, qsl.TotalSampleCount(), dataPath)
 	synthetic := cfg != nil

@@ -367,6 +367,7 @@ func TestRunLlama2BadInput(t *testing.T) {
 		ort  bool
 	}{
 		{"model name", []string{"--model-name", "llama2-7b"}, 2, `--model-name "llama2-7b": want llama2-70b or llama2-70b-interactive`, false},
+		{"one new token", []string{"--max-new-tokens", "1"}, 2, "want at least 2", false},
 		{"synthetic size", []string{"--data", good, "--model", "synthetic:13b"}, 2, "unknown model size", false},
 		{"missing model", []string{"--data", good, "--model", filepath.Join(dir, "none.onnx")}, 1, "download_model.sh", false},
 		{"no tok_input", []string{"--data", rawPath}, 1, "has no tok_input column (columns: id, question, response)", false},
