@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -53,6 +54,8 @@ func md5hex(b []byte) string {
 // must carry it as cf-access-token.
 type r2Server struct {
 	*httptest.Server
+	mu    sync.Mutex        // guards the fields below against the handler
+	url   string            // the server's URL
 	files map[string][]byte // path under the bucket → bytes
 	sums  map[string]string // path → listed MD5 (default: the real one)
 	extra string            // extra lines of the MD5 list
@@ -62,14 +65,18 @@ type r2Server struct {
 
 func newR2Server(t *testing.T, name string, files map[string][]byte) *r2Server {
 	s := &r2Server{files: files, sums: map[string]string{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if s.token != "" && r.Header.Get("cf-access-token") != s.token {
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
 		switch r.URL.Path {
 		case "/metadata/" + name + ".uri":
-			fmt.Fprintf(w, "%s/bucket/%s\n", s.URL, name)
+			fmt.Fprintf(w, "%s/bucket/%s\n", s.url, name)
 			return
 		case "/metadata/" + name + ".md5":
 			var paths []string
@@ -100,8 +107,16 @@ func newR2Server(t *testing.T, name string, files map[string][]byte) *r2Server {
 		}
 		http.NotFound(w, r)
 	}))
+	s.url = s.Server.URL
 	t.Cleanup(s.Close)
 	return s
+}
+
+// set changes the server's state under its lock.
+func (s *r2Server) set(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f()
 }
 
 func listDir(t *testing.T, dir string) []string {
@@ -189,7 +204,7 @@ func TestDownloadDatasetFailures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newR2Server(t, orcaName, orcaFiles())
-			tc.setup(srv)
+			srv.set(func() { tc.setup(srv) })
 			env := append([]string{"OPENORCA_METADATA_URL=" + srv.URL + "/metadata/" + orcaName + ".uri"}, tc.env...)
 			dir := filepath.Join(t.TempDir(), "d")
 			out, ok := runScript(t, "download_dataset.sh", env, dir)
@@ -250,7 +265,7 @@ func TestDownloadModel(t *testing.T) {
 		t.Fatalf("7b config: ok=%v:\n%s", ok, out)
 	}
 	// a corrupted download
-	srv.sums["model-00002-of-00002.safetensors"] = strings.Repeat("f", 32)
+	srv.set(func() { srv.sums["model-00002-of-00002.safetensors"] = strings.Repeat("f", 32) })
 	dir2 := filepath.Join(t.TempDir(), "m")
 	out, ok = runScript(t, "download_model.sh", env, "-d", dir2)
 	if ok || !strings.Contains(out, "checksum mismatch for model-00002-of-00002.safetensors") {
