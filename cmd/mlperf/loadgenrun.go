@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,13 @@ type runSpec struct {
 	counter   *harness.Counter
 	score     func(accuracyLog string) (string, error)
 	synthetic bool // synthetic weights: the score is not meaningful
+	// adjust, when set, changes the settings after the confs and flags
+	// are applied (e.g. a performance sample count clamped to a small
+	// data set).
+	adjust func(*loadgen.Settings)
+	// done, when set and counter is nil, reports the samples completed
+	// so far for the progress line.
+	done func() int64
 }
 
 // settingsFor builds the loadgen settings of a run from the flags: the
@@ -66,13 +74,23 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 	if err != nil {
 		return err
 	}
+	if spec.adjust != nil {
+		spec.adjust(&s)
+	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = f.Out
 	stop := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		watchProgress(os.Stderr, spec.counter, 0, stop)
+		switch {
+		case spec.counter != nil:
+			watchProgress(os.Stderr, spec.counter, 0, stop)
+		case spec.done != nil:
+			watchDone(os.Stderr, spec.done, stop)
+		default:
+			<-stop
+		}
 	}()
 	res, err := loadgen.Run(ctx, spec.sut, spec.qsl, s, logs)
 	close(stop)
@@ -110,6 +128,22 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 		fmt.Fprintf(os.Stderr, "%s %s: %s = %.4g (%s); logs in %s\n", spec.model, f.Scenario, name, v, valid, f.Out)
 	}
 	return nil
+}
+
+// watchDone prints the progress of done() every second until stop closes.
+func watchDone(w io.Writer, done func() int64, stop <-chan struct{}) {
+	p := newProgress(w, "running", "samples")
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			p.done()
+			return
+		case <-t.C:
+			p.update(int(done()), 0)
+		}
+	}
 }
 
 // offlineThroughput runs spec as an Offline performance run of about d,

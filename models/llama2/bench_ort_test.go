@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/kvcache"
 	"github.com/mlperf-go/inference/llm/sample"
@@ -249,6 +250,57 @@ func BenchmarkOffline(b *testing.B) {
 				}
 			}
 			report(b)
+		})
+	}
+}
+
+// BenchmarkKVCache reports the KV cache memory per token of one sequence:
+// arith-B/token is 2 × layers × kv heads × head dim × 4 bytes
+// (Spec.BytesPerToken), present-B/token the bytes of the present.* outputs
+// ONNX Runtime returns for a prefill of 4 rows × 32 tokens divided by those
+// 128 tokens (they must agree: the export carries the grouped-query cache,
+// not one per query head), and 70b-fp16-B/token the arithmetic of the real
+// model with a float16 cache. The Go decode state holds two such buffers
+// per layer (past and present, swapped each step) sized for the longest
+// row. The timed loop is the prefill.
+func BenchmarkKVCache(b *testing.B) {
+	needORT(b)
+	for size, c := range benchConfigs() {
+		path := filepath.Join(b.TempDir(), "m.onnx")
+		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+			b.Fatal(err)
+		}
+		s, err := ort.Open(path, ort.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		spec := c.Spec()
+		rows := make([][]int64, 4)
+		for r := range rows {
+			for k := range 32 {
+				rows[r] = append(rows[r], int64(3+(r*31+k*7)%int(c.Vocab-3)))
+			}
+		}
+		b.Run(size, func(b *testing.B) {
+			var bytes int64
+			for b.Loop() {
+				st, err := decodertest.Run(s, spec, rows, nil, 0, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bytes = 0
+				for _, t := range st.Present {
+					bytes += int64(backend.DataLen(t.DType, t.Data)) * int64(t.DType.Size())
+				}
+			}
+			arith := spec.BytesPerToken(backend.Float32)
+			if got := bytes / (4 * 32); got != arith {
+				b.Fatalf("present outputs hold %d bytes per token, the arithmetic %d", got, arith)
+			}
+			b.ReportMetric(float64(arith), "arith-B/token")
+			b.ReportMetric(float64(bytes)/(4*32), "present-B/token")
+			b.ReportMetric(float64(Configs[Size70B].Spec().BytesPerToken(backend.Float16)), "70b-fp16-B/token")
 		})
 	}
 }

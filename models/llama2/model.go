@@ -63,6 +63,16 @@ func New(sess backend.Session, c Config) (*generate.Model, error) {
 	return m, nil
 }
 
+// NewFromSpec is New for a spec derived from a model file (see
+// SpecFromSession) rather than a Config.
+func NewFromSpec(sess backend.Session, spec generate.Spec) (*generate.Model, error) {
+	m, err := generate.New(sess, spec)
+	if err != nil {
+		return nil, fmt.Errorf("llama2: %w", err)
+	}
+	return m, nil
+}
+
 // Prompts returns the tok_input ids of a loaded sample.
 type Prompts func(loadgen.SampleIndex) ([]int32, error)
 
