@@ -131,13 +131,6 @@ func deriveSettings(s Settings, qslTotal, qslPerf int) (*effective, error) {
 			targetDurationS := float64(e.targetDurationMs) / 1000
 			e.samplesPerQuery = max(s.MinQueryCount, uint64(1.1*targetDurationS*e.targetQPS))
 		}
-		if e.equalIssue {
-			// Offline equal issue pads the query to a multiple of the set.
-			n := e.performanceSampleCount
-			if rem := e.samplesPerQuery % n; rem != 0 {
-				e.samplesPerQuery += n - rem
-			}
-		}
 		e.minQueryCount = 1
 		e.targetDurationMs = 0
 	}

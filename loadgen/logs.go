@@ -460,8 +460,15 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	if !r.Valid {
 		lw.log("result_invalid_reason", strings.Join(r.InvalidReasons, "; "))
 	}
-	if e.scenario != Offline {
-		lw.log("early_stopping_result", strings.Join(r.EarlyStopping, "\n"))
+	// LoadGen replaces the recommendation's line breaks by spaces here.
+	oneLine := func(lines []string) string { return strings.ReplaceAll(strings.Join(lines, "\n"), "\n", " ") }
+	switch {
+	case e.scenario == Offline:
+	case r.hasTokenMetrics:
+		lw.log("early_stopping_ttft_result", oneLine(r.EarlyStoppingTTFT))
+		lw.log("early_stopping_tpot_result", oneLine(r.EarlyStoppingTPOT))
+	default:
+		lw.log("early_stopping_result", oneLine(r.EarlyStopping))
 	}
 	lw.log("result_query_count", r.QueryCount)
 	switch e.scenario {
@@ -575,8 +582,14 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 	switch e.scenario {
 	case SingleStream:
 		fmt.Fprintf(w, "%.1fth percentile latency (ns) : %d\n", e.targetLatencyPercentile*100, r.Latency.Target)
+		if r.hasTokenMetrics {
+			fmt.Fprintf(w, "%.1fth first token percentile latency (ns) : %d\n", e.targetLatencyPercentile*100, r.TTFT.Target)
+		}
 	case MultiStream:
 		fmt.Fprintf(w, "%.1fth percentile latency (ns) : %d\n", e.targetLatencyPercentile*100, r.QueryLatency.Target)
+		if r.hasTokenMetrics {
+			fmt.Fprintf(w, "%.1fth first token percentile latency (ns) : %d\n", e.targetLatencyPercentile*100, r.TTFT.Target)
+		}
 	case Server:
 		fmt.Fprintf(w, "Completed samples per second    : %.2f\n", r.CompletedPerSec)
 		if r.hasTokenMetrics {
@@ -605,11 +618,19 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 			fmt.Fprintf(w, " * %s\n", why)
 		}
 	}
-	if e.scenario != Offline {
-		fmt.Fprintln(w, "Early Stopping Result:")
-		for _, l := range r.EarlyStopping {
+	writeLines := func(head string, lines []string) {
+		fmt.Fprintln(w, head)
+		for _, l := range lines {
 			fmt.Fprintln(w, l)
 		}
+	}
+	switch {
+	case e.scenario == Offline:
+	case r.hasTokenMetrics:
+		writeLines("TTFT Early Stopping Result:", r.EarlyStoppingTTFT)
+		writeLines("TPOT Early Stopping Result:", r.EarlyStoppingTPOT)
+	default:
+		writeLines("Early Stopping Result:", r.EarlyStopping)
 	}
 	fmt.Fprintln(w)
 	rule := "================================================\n"
@@ -629,6 +650,16 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 	writeStats(w, r.Latency, "")
 	if r.hasTokenMetrics {
 		fmt.Fprintln(w)
+		switch e.scenario {
+		case SingleStream:
+			fmt.Fprintf(w, "TPS w/ loadgen overhead         : %.2f\n", r.TPSWithOverhead)
+			fmt.Fprintf(w, "TPS w/o loadgen overhead        : %.2f\n", r.TPSNoOverhead)
+		case Server:
+			fmt.Fprintf(w, "Completed tokens per second                 : %.2f\n", r.TokensPerSec)
+		}
+		if e.scenario == Offline {
+			return
+		}
 		writeStats(w, r.TTFT, "First Token")
 		fmt.Fprintln(w)
 		writeStats(w, r.TPOT, "Time to Output Token")

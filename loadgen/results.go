@@ -80,6 +80,8 @@ type Result struct {
 	QPSNoOverhead   float64 // SingleStream: 1e9/mean latency
 
 	EarlyStopping      []string // the "Early Stopping Result" lines
+	EarlyStoppingTTFT  []string // with token latencies: "TTFT Early Stopping Result" (empty when TPOT failed first)
+	EarlyStoppingTPOT  []string // with token latencies: "TPOT Early Stopping Result"
 	EarlyStoppingNs    int64    // SingleStream estimate at the target percentile (early_stopping_latency_ss)
 	EarlyStoppingMSNs  int64    // estimate at 0.99 (early_stopping_latency_ms), 0 if not enough queries
 	earlyStoppingMSSet bool
@@ -87,6 +89,8 @@ type Result struct {
 	// Token latencies (use_token_latencies).
 	Tokens          int64
 	TokensPerSec    float64
+	TPSWithOverhead float64 // SingleStream: tokens / last issue time
+	TPSNoOverhead   float64 // SingleStream: tokens / (mean latency × samples)
 	TTFT, TPOT      LatencyStats
 	hasTokenMetrics bool
 
@@ -226,6 +230,14 @@ func (r *Result) evaluate(e *effective) {
 			r.SamplesPerSec = n / secs(r.Latency.Max)
 		}
 	}
+	if r.hasTokenMetrics && e.scenario == SingleStream {
+		if r.DurationNs > 0 {
+			r.TPSWithOverhead = float64(r.Tokens) / secs(r.DurationNs)
+		}
+		if r.Latency.Mean > 0 {
+			r.TPSNoOverhead = float64(r.Tokens) / (secs(r.Latency.Mean) * n)
+		}
+	}
 	if r.hasTokenMetrics {
 		d := r.lastDone
 		if e.scenario == Offline {
@@ -248,61 +260,102 @@ func (r *Result) evaluate(e *effective) {
 	r.PerfConstraintsMet = true
 	r.EarlyStoppingMet = true
 	pct := e.targetLatencyPercentile
-	switch e.scenario {
-	case SingleStream, MultiStream:
+	if e.scenario == Server {
+		if r.hasTokenMetrics {
+			ttft, tpot := r.TTFT.At(pct), r.TPOT.At(pct)
+			if ttft > e.req.ServerTTFTLatencyNs {
+				r.PerfConstraintsMet = false
+				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TTFT constraint not met: the %.1fth percentile first-token latency %d ns is over %d ns: reduce target_qps", pct*100, ttft, e.req.ServerTTFTLatencyNs))
+			}
+			if tpot > e.req.ServerTPOTLatencyNs {
+				r.PerfConstraintsMet = false
+				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TPOT constraint not met: the %.1fth percentile time per output token %d ns is over %d ns: reduce target_qps", pct*100, tpot, e.req.ServerTPOTLatencyNs))
+			}
+		} else if r.Latency.Target > e.targetLatencyNs {
+			r.PerfConstraintsMet = false
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: reduce target_qps", pct*100, r.Latency.Target, e.targetLatencyNs))
+		}
+	}
+	if e.scenario == Offline {
+		r.Valid = r.MinDurationMet && r.MinQueriesMet && len(r.InvalidReasons) == 0
+		return
+	}
+	if !r.hasTokenMetrics {
 		stats := r.Latency
 		if e.scenario == MultiStream {
 			stats = r.QueryLatency
 		}
-		est, ok := earlystop.Sequence(int64(stats.Count), pct)
-		r.EarlyStoppingMet = ok
-		if !ok {
-			r.EarlyStopping = []string{
-				fmt.Sprintf(" * Only processed %d queries.", stats.Count),
-				fmt.Sprintf(" * Need to process at least %d queries for early stopping.", est.MinQueries),
-			}
-			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("early stopping needs at least %d queries, only %d were processed", est.MinQueries, stats.Count))
-		} else {
-			r.EarlyStoppingNs = stats.sorted[est.Index]
-			r.EarlyStopping = []string{
-				fmt.Sprintf(" * Processed at least %d queries (%d).", est.MinQueries, stats.Count),
-				fmt.Sprintf(" * Would discard %d highest latency queries.", est.Discarded),
-				fmt.Sprintf(" * Early stopping %.1fth percentile estimate: %d", pct*100, r.EarlyStoppingNs),
-			}
-		}
-		if e.scenario == SingleStream {
-			if est99, ok := earlystop.Sequence(int64(stats.Count), 0.99); ok {
-				r.EarlyStoppingMSNs = stats.sorted[est99.Index]
-				r.earlyStoppingMSSet = true
-				r.EarlyStopping = append(r.EarlyStopping, fmt.Sprintf(" * Early stopping 99.0th percentile estimate: %d", r.EarlyStoppingMSNs))
-			} else {
-				r.EarlyStopping = append(r.EarlyStopping, fmt.Sprintf(" * Not enough queries processed for 99.0th percentile\n early stopping estimate (would need to process at\n least %d total queries).", est99.MinQueries))
-			}
-		} else if ok {
-			r.EarlyStoppingMSNs = r.EarlyStoppingNs
-			r.earlyStoppingMSSet = true
-		}
-	case Server:
-		if r.hasTokenMetrics {
-			r.PerfConstraintsMet = r.TTFT.At(pct) <= e.req.ServerTTFTLatencyNs && r.TPOT.At(pct) <= e.req.ServerTPOTLatencyNs
-		} else {
-			r.PerfConstraintsMet = r.Latency.Target <= e.targetLatencyNs
-		}
-		if !r.PerfConstraintsMet {
-			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: reduce target_qps", pct*100, r.Latency.Target, e.targetLatencyNs))
-		}
-		met, need := earlystop.Server(int64(r.Latency.Count), int64(r.OverLatency), pct)
-		r.EarlyStoppingMet = met
-		if met {
-			r.EarlyStopping = []string{" * Run successful."}
-		} else {
-			r.EarlyStopping = []string{
-				" * Run unsuccessful.",
-				fmt.Sprintf(" * Processed %d queries.", r.Latency.Count),
-				fmt.Sprintf(" * Would need to run at least %d more queries,\n with the run being successful if every additional\n query were under latency.", need),
-			}
-			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("early stopping: %d samples over the latency bound need at least %d more queries", r.OverLatency, need))
+		r.EarlyStoppingMet, r.EarlyStopping = r.earlyStop(e, stats, e.targetLatencyNs, "")
+	} else {
+		// As LoadGen with use_token_latencies: early stopping over the time
+		// per output token against the TPOT bound, then (only if that
+		// passes) over the first-token latencies against the TTFT bound.
+		r.EarlyStoppingMet, r.EarlyStoppingTPOT = r.earlyStop(e, r.TPOT, e.req.ServerTPOTLatencyNs, "TPOT ")
+		if r.EarlyStoppingMet {
+			r.EarlyStoppingMet, r.EarlyStoppingTTFT = r.earlyStop(e, r.TTFT, e.req.ServerTTFTLatencyNs, "TTFT ")
 		}
 	}
 	r.Valid = r.MinDurationMet && r.MinQueriesMet && r.PerfConstraintsMet && r.EarlyStoppingMet && len(r.InvalidReasons) == 0
+}
+
+// earlyStop is LoadGen's PerformanceSummary::EarlyStopping over one sorted
+// latency series: the sequence estimate for SingleStream and MultiStream
+// (SingleStream also the 0.99 estimate), the over-target count for Server
+// (target in ns). It returns whether early stopping is met and the result
+// lines; what names the series in the invalid reason ("", "TTFT ", "TPOT ").
+func (r *Result) earlyStop(e *effective, stats LatencyStats, target int64, what string) (bool, []string) {
+	pct := e.targetLatencyPercentile
+	queries := int64(r.QueryCount)
+	at := func(i int64) int64 { // LoadGen indexes the series by query count
+		if len(stats.sorted) == 0 {
+			return 0
+		}
+		return stats.sorted[min(max(i, 0), int64(len(stats.sorted))-1)]
+	}
+	switch e.scenario {
+	case SingleStream, MultiStream:
+		est, ok := earlystop.Sequence(queries, pct)
+		if !ok {
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%searly stopping needs at least %d queries, only %d were processed", what, est.MinQueries, queries))
+			return false, []string{
+				fmt.Sprintf(" * Only processed %d queries.", queries),
+				fmt.Sprintf(" * Need to process at least %d queries for early stopping.", est.MinQueries),
+			}
+		}
+		r.EarlyStoppingNs = at(est.Index)
+		lines := []string{
+			fmt.Sprintf(" * Processed at least %d queries (%d).", est.MinQueries, queries),
+			fmt.Sprintf(" * Would discard %d highest latency queries.", est.Discarded),
+			fmt.Sprintf(" * Early stopping %.1fth percentile estimate: %d", pct*100, r.EarlyStoppingNs),
+		}
+		if e.scenario == MultiStream {
+			r.EarlyStoppingMSNs, r.earlyStoppingMSSet = r.EarlyStoppingNs, true
+			return true, lines
+		}
+		if est99, ok := earlystop.Sequence(queries, 0.99); ok {
+			r.EarlyStoppingMSNs, r.earlyStoppingMSSet = at(est99.Index), true
+			lines = append(lines, fmt.Sprintf(" * Early stopping 99.0th percentile estimate: %d", r.EarlyStoppingMSNs))
+		} else {
+			lines = append(lines, fmt.Sprintf(" * Not enough queries processed for 99.0th percentile\n early stopping estimate (would need to process at\n least %d total queries).", est99.MinQueries))
+		}
+		return true, lines
+	case Server:
+		var over int64
+		for _, l := range stats.sorted {
+			if l > target {
+				over++
+			}
+		}
+		met, need := earlystop.Server(queries, over, pct)
+		if met {
+			return true, []string{" * Run successful."}
+		}
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%searly stopping: %d samples over the latency bound need at least %d more queries", what, over, need))
+		return false, []string{
+			" * Run unsuccessful.",
+			fmt.Sprintf(" * Processed %d queries.", queries),
+			fmt.Sprintf(" * Would need to run at least %d more queries,\n with the run being successful if every additional\n query were under latency.", need),
+		}
+	}
+	return true, nil
 }

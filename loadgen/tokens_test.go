@@ -78,3 +78,44 @@ func TestTokenLatenciesAndTEST06Fields(t *testing.T) {
 		}
 	}
 }
+
+// With token latencies LoadGen judges early stopping on TPOT against
+// Server.tpot_latency and then on TTFT against Server.ttft_latency, not on
+// the whole-sample latency against target_latency (0 for llama2-70b in
+// mlperf.conf); the summary and detail log name the two results.
+func TestTokenEarlyStoppingUsesTTFTAndTPOTBounds(t *testing.T) {
+	q := &loadgentest.MemQSL{Total: 20, Performance: 20}
+	base := "*.*.use_token_latencies = 1\n*.*.min_duration = 50\n*.*.min_query_count = 500\n*.Server.target_qps = 20000\n*.Server.target_latency = 0\n"
+	s := settings(t, loadgen.Server, loadgen.PerformanceOnly, base+"*.Server.ttft_latency = 10000\n*.Server.tpot_latency = 10000\n")
+	res, dir := run(t, tokenSUT{}, q, s)
+	if !res.EarlyStoppingMet || !res.Valid {
+		t.Fatalf("generous TTFT/TPOT bounds: early stopping %v, valid %v (%v)", res.EarlyStoppingMet, res.Valid, res.InvalidReasons)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "mlperf_log_summary.txt"))
+	detail, _ := os.ReadFile(filepath.Join(dir, "mlperf_log_detail.txt"))
+	for _, want := range []string{"TTFT Early Stopping Result:\n * Run successful.\nTPOT Early Stopping Result:\n * Run successful.\n", "Completed tokens per second                 : "} {
+		if !strings.Contains(string(summary), want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
+	}
+	for _, want := range []string{`"early_stopping_ttft_result", "value": " * Run successful."`, `"early_stopping_tpot_result", "value": " * Run successful."`} {
+		if !strings.Contains(string(detail), want) {
+			t.Errorf("detail log lacks %s", want)
+		}
+	}
+	if strings.Contains(string(detail), `"early_stopping_result"`) {
+		t.Error("detail log has early_stopping_result in a token-latency run")
+	}
+
+	// A TPOT bound of 1 ns puts every sample over it: TPOT early stopping
+	// fails and, as in LoadGen, TTFT is not evaluated.
+	s = settings(t, loadgen.Server, loadgen.PerformanceOnly, base+"*.Server.ttft_latency = 10000\n*.Server.tpot_latency = 0.000001\n")
+	res, dir = run(t, tokenSUT{gap: 20 * time.Microsecond}, q, s)
+	if res.EarlyStoppingMet || res.Valid || len(res.EarlyStoppingTTFT) != 0 || len(res.EarlyStoppingTPOT) == 0 || res.EarlyStoppingTPOT[0] != " * Run unsuccessful." {
+		t.Fatalf("TPOT bound 1 ns: met %v, valid %v, TTFT %q, TPOT %q", res.EarlyStoppingMet, res.Valid, res.EarlyStoppingTTFT, res.EarlyStoppingTPOT)
+	}
+	detail, _ = os.ReadFile(filepath.Join(dir, "mlperf_log_detail.txt"))
+	if !strings.Contains(string(detail), `"early_stopping_tpot_result", "value": " * Run unsuccessful.  * Processed `) {
+		t.Errorf("detail log: the TPOT result should be one line with LoadGen's spacing")
+	}
+}

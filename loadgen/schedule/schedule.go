@@ -142,14 +142,19 @@ func Generate(p Params, loaded []uint64) Queries {
 					q.Samples = append(q.Samples, loaded[p.IssueSameIndex%L])
 				}
 			case p.EqualIssue:
-				// spq is a multiple of L (effective settings pad it): each
-				// repetition of the set is a fresh permutation.
+				// LoadGen pads the query to a multiple of the loaded set
+				// (generated_samples_per_query; the effective setting stays
+				// unpadded) and shuffles each repetition of the set.
+				if rem := spq % len(loaded); rem != 0 {
+					spq += len(loaded) - rem
+					q.SamplesPerQuery = spq
+				}
+				q.Samples = make([]uint64, 0, spq)
 				for len(q.Samples) < spq {
 					for _, i := range perm() {
 						q.Samples = append(q.Samples, loaded[i])
 					}
 				}
-				q.Samples = q.Samples[:spq]
 			default:
 				for i := 0; i < spq; i++ {
 					q.Samples = append(q.Samples, loaded[i%len(loaded)])
@@ -181,9 +186,17 @@ func Generate(p Params, loaded []uint64) Queries {
 	// LoadGen's loop tests the time of the last query added (prev), so it
 	// ends with the first query at or past the horizon: N+1 queries for a
 	// fixed period (2 s at 100k QPS gives 200001).
+	// Equal issue: LoadGen pads min_queries to a multiple of the loaded set
+	// and, while the generation horizon is not reached, adds one more set
+	// each time the count is reached, so that every loaded sample is issued
+	// equally often.
+	minQueries := p.MinQueryCount
+	if p.EqualIssue && minQueries%L != 0 {
+		minQueries += L - minQueries%L
+	}
 	var t, prev int64
 	for n := uint64(0); ; n++ {
-		if !(prev < horizon || n < p.MinQueryCount) {
+		if !(prev < horizon || n < minQueries) {
 			break
 		}
 		prev = t
@@ -193,11 +206,14 @@ func Generate(p Params, loaded []uint64) Queries {
 			start = unique[n%uint64(len(unique))]
 		case p.IssueSame:
 			start = p.IssueSameIndex
-		case p.EqualIssue:
-			for n >= uint64(len(equal)) {
-				equal = append(equal, perm()...)
+		case p.EqualIssue && p.Scenario != MultiStream:
+			// LoadGen's helper holds ceil(min_query_count/L) permutations
+			// and wraps around when a longer run exhausts them; MultiStream
+			// keeps drawing its uniform start even in equal-issue mode.
+			if len(equal) == 0 { // min_query_count 0: LoadGen would divide by zero
+				equal = perm()
 			}
-			start = equal[n] % uint64(setSize)
+			start = equal[n%uint64(len(equal))]
 		default:
 			start = g.UniformInt(0, uint64(setSize-1))
 		}
@@ -207,6 +223,9 @@ func Generate(p Params, loaded []uint64) Queries {
 			t += int64(sg.Exponential(p.TargetQPS) * 1e9)
 		} else {
 			t += period
+		}
+		if p.EqualIssue && n+1 >= minQueries && prev < horizon {
+			minQueries += L
 		}
 	}
 	return q

@@ -3,6 +3,7 @@ package schedule
 import (
 	"encoding/csv"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -228,5 +229,64 @@ func TestEqualIssueIssuesEverySampleOncePerSet(t *testing.T) {
 		if counts[uint64(i)] != 2 {
 			t.Fatalf("Offline equal issue: sample %d issued %d times, want 2", i, counts[uint64(i)])
 		}
+	}
+}
+
+// Equal issue as LoadGen's GenerateQueries does it: Offline pads the query
+// to a multiple of the loaded set (not of performance_sample_count, which
+// may exceed the data set), SingleStream and Server pad the query count to
+// a multiple of the set and add whole sets while the horizon is not reached,
+// the helper's permutations wrap around, and MultiStream keeps its uniform
+// starts.
+func TestEqualIssuePadsToTheLoadedSet(t *testing.T) {
+	loaded := []uint64{7, 3, 5}
+	off := Params{Scenario: Offline, SampleIndexSeed: 9, PerformanceSampleCount: 13368, TotalSampleCount: 3,
+		SamplesPerQuery: 4, EqualIssue: true}
+	q := Generate(off, loaded)
+	if q.SamplesPerQuery != 6 || len(q.Samples) != 6 {
+		t.Fatalf("Offline: spq %d, %d samples; want 6 (4 padded to a multiple of the 3 loaded)", q.SamplesPerQuery, len(q.Samples))
+	}
+	for _, sc := range []Scenario{SingleStream, Server} {
+		for _, minQ := range []uint64{1, 4, 7} {
+			// 10 ms at 1000 QPS: the horizon alone asks for about 10
+			// queries (20 for SingleStream, twice the duration).
+			p := Params{Scenario: sc, SampleIndexSeed: 9, ScheduleSeed: 4, PerformanceSampleCount: 3, TotalSampleCount: 3,
+				SamplesPerQuery: 1, MinQueryCount: minQ, TargetQPS: 1000, TargetDurationNs: 10e6, EqualIssue: true}
+			got := Generate(p, loaded).Samples
+			if len(got)%3 != 0 || uint64(len(got)) < minQ {
+				t.Errorf("%v min %d: %d queries, want a multiple of 3 and at least %d", sc, minQ, len(got), minQ)
+			}
+			counts := map[uint64]int{}
+			for _, s := range got {
+				counts[s]++
+			}
+			if counts[7] != counts[3] || counts[3] != counts[5] {
+				t.Errorf("%v min %d: issue counts %v, want equal", sc, minQ, counts)
+			}
+			plain := p
+			plain.TargetDurationNs = 0
+			if n := len(Generate(plain, loaded).Samples); uint64(n) != (minQ+2)/3*3 {
+				t.Errorf("%v min %d, no duration: %d queries, want %d", sc, minQ, n, (minQ+2)/3*3)
+			}
+		}
+	}
+	// The helper holds ceil(min/L) permutations and wraps: with min 3 and
+	// a long horizon, every block of 3 repeats the first.
+	p := Params{Scenario: Server, SampleIndexSeed: 9, ScheduleSeed: 4, PerformanceSampleCount: 3, TotalSampleCount: 3,
+		SamplesPerQuery: 1, MinQueryCount: 3, TargetQPS: 1000, TargetDurationNs: 20e6, EqualIssue: true}
+	got := Generate(p, loaded).Samples
+	for i := 3; i < len(got); i++ {
+		if got[i] != got[i%3] {
+			t.Fatalf("query %d: sample %d, want the wrapped helper's %d (%v)", i, got[i], got[i%3], got)
+		}
+	}
+	ms := Params{Scenario: MultiStream, SampleIndexSeed: 9, PerformanceSampleCount: 8, TotalSampleCount: 8,
+		SamplesPerQuery: 2, MinQueryCount: 5, TargetQPS: 1000}
+	msLoaded := []uint64{0, 1, 2, 3, 4, 5, 6, 7, 0}
+	a := Generate(ms, msLoaded).Samples
+	ms.EqualIssue = true
+	b := Generate(ms, msLoaded).Samples
+	if len(b) != 2*9 || !slices.Equal(a, b[:len(a)]) {
+		t.Errorf("MultiStream equal issue: %v, want the plain order %v padded to 9 queries", b, a)
 	}
 }
