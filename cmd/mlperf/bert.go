@@ -274,44 +274,31 @@ func perfBERT(ctx context.Context, args []string) error {
 		return err
 	}
 	var next atomic.Int64
-	rawRun := func(d time.Duration) (int64, time.Duration, error) {
+	raw := func(ctx context.Context, d time.Duration, _ float64) (int64, time.Duration, error) {
 		calls, el, err := harness.Measure(ctx, f.Workers, d, func(ctx context.Context) error {
 			_, err := s.sess.Run(ctx, batches[int(next.Add(1)-1)%nb])
 			return err
 		})
-		if err != nil {
-			return 0, 0, fmt.Errorf("perf: raw run: %w", err)
-		}
-		return calls, el, nil
+		return calls * int64(f.Batch), el, err
 	}
-	// The raw figure is measured in two halves, before and after the
-	// harness run, so that a drift in machine load affects both alike.
-	fmt.Fprintf(os.Stderr, "perf: raw %s Run, batch %d (%d batches of real features in turn), %d worker(s), 2 × %v around the harness run\n", f.Backend, f.Batch, nb, f.Workers, *dur/2)
-	calls, el, err := rawRun(*dur / 2)
-	if err != nil {
-		return err
-	}
-	raw := float64(calls) * float64(f.Batch) / el.Seconds()
-
 	counter := &harness.Counter{Model: s.model}
 	sut, closeSUT, err := harness.ForScenario("Offline", counter, harness.PoolConfig{Batch: f.Batch, Workers: f.Workers})
 	if err != nil {
 		return err
 	}
 	defer closeSUT()
-	got, err := offlineThroughput(ctx, runSpec{flags: f, model: bert.Name, sut: sut, qsl: s.qsl, counter: counter}, *dur, raw)
+	spec := runSpec{flags: f, model: bert.Name, sut: sut, qsl: s.qsl, counter: counter}
+	viaHarness := func(ctx context.Context, d time.Duration, qps float64) (int64, time.Duration, error) {
+		return offlineRun(ctx, spec, d, qps)
+	}
+	fmt.Fprintf(os.Stderr, "perf: raw %s Run (%d batches of real features in turn) vs loadgen Offline runs, batch %d, %d worker(s), %v each, alternating in %d rounds\n", f.Backend, nb, f.Batch, f.Workers, *dur, perfRounds)
+	rawQPS, got, err := perfCompare(ctx, os.Stderr, *dur, raw, viaHarness)
 	if err != nil {
 		return err
 	}
-	calls2, el2, err := rawRun(*dur / 2)
-	if err != nil {
-		return err
-	}
-	raw2 := float64(calls2) * float64(f.Batch) / el2.Seconds()
-	rawAll := float64(calls+calls2) * float64(f.Batch) / (el + el2).Seconds()
-	fmt.Printf("raw:     %.2f samples/s (batch %d, %d worker(s); %.2f before, %.2f after the harness run)\n", rawAll, f.Batch, f.Workers, raw, raw2)
+	fmt.Printf("raw:     %.2f samples/s (batch %d, %d worker(s))\n", rawQPS, f.Batch, f.Workers)
 	fmt.Printf("harness: %.2f samples/s (loadgen Offline, logs in %s)\n", got, f.Out)
-	fmt.Printf("ratio=%.4f\n", got/rawAll)
+	fmt.Printf("ratio=%.4f\n", got/rawQPS)
 	return nil
 }
 

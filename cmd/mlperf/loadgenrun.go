@@ -146,12 +146,14 @@ func watchDone(w io.Writer, done func() int64, stop <-chan struct{}) {
 	}
 }
 
-// offlineThroughput runs spec as an Offline performance run of about d,
-// its query sized for expectedQPS, and returns the loadgen's samples/s.
-func offlineThroughput(ctx context.Context, spec runSpec, d time.Duration, expectedQPS float64) (float64, error) {
+// offlineRun runs spec as an Offline performance run of about d, with
+// the query sized from expectedQPS, and returns the samples it completed
+// and the time they took (LoadGen's max latency, the denominator of its
+// samples per second).
+func offlineRun(ctx context.Context, spec runSpec, d time.Duration, expectedQPS float64) (int64, time.Duration, error) {
 	s, err := loadgen.LoadConfigs(spec.model, loadgen.Offline, loadgen.PerformanceOnly, "", "", "")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	s.MinDurationMs = uint64(d / time.Millisecond)
 	s.MinQueryCount = 1
@@ -160,9 +162,12 @@ func offlineThroughput(ctx context.Context, spec runSpec, d time.Duration, expec
 	logs.OutDir = spec.flags.Out
 	res, err := loadgen.Run(ctx, spec.sut, spec.qsl, s, logs)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return res.SamplesPerSec, nil
+	if res.FailedSamples > 0 {
+		return 0, 0, fmt.Errorf("the SUT failed %d samples (see %s)", res.FailedSamples, logs.OutDir)
+	}
+	return int64(res.SampleCount), time.Duration(res.Latency.Max), nil
 }
 
 // scoreImagenet scores an ImageNet accuracy log against the labels of the

@@ -215,45 +215,32 @@ func perfResNet50(ctx context.Context, args []string) error {
 	}
 	in := []backend.Tensor{{Name: resnet50.InputName, DType: backend.Float32,
 		Shape: []int64{int64(f.Batch), 3, resnet50.InputSize, resnet50.InputSize}, Data: batch}}
-	rawRun := func(d time.Duration) (int64, time.Duration, error) {
+	raw := func(ctx context.Context, d time.Duration, _ float64) (int64, time.Duration, error) {
 		calls, el, err := harness.Measure(ctx, f.Workers, d, func(ctx context.Context) error {
 			_, err := s.sess.Run(ctx, in)
 			return err
 		})
-		if err != nil {
-			return 0, 0, fmt.Errorf("perf: raw run: %w", err)
-		}
-		return calls, el, nil
+		return calls * int64(f.Batch), el, err
 	}
-	// The raw figure is measured in two halves, before and after the
-	// harness run, so that a drift in machine load affects both alike.
-	fmt.Fprintf(os.Stderr, "perf: raw %s Run, batch %d, %d worker(s), 2 × %v around the harness run\n", f.Backend, f.Batch, f.Workers, *dur/2)
-	calls, el, err := rawRun(*dur / 2)
-	if err != nil {
-		return err
-	}
-	raw := float64(calls) * float64(f.Batch) / el.Seconds()
-
-	// Harness: the same model, batch and workers through a full Offline run.
+	// Harness: the same model, batch and workers through full Offline runs.
 	counter := &harness.Counter{Model: s.model}
 	sut, closeSUT, err := harness.ForScenario("Offline", counter, harness.PoolConfig{Batch: f.Batch, Workers: f.Workers})
 	if err != nil {
 		return err
 	}
 	defer closeSUT()
-	got, err := offlineThroughput(ctx, runSpec{flags: f, model: resnet50.Name, sut: sut, qsl: s.qsl, counter: counter}, *dur, raw)
+	spec := runSpec{flags: f, model: resnet50.Name, sut: sut, qsl: s.qsl, counter: counter}
+	viaHarness := func(ctx context.Context, d time.Duration, qps float64) (int64, time.Duration, error) {
+		return offlineRun(ctx, spec, d, qps)
+	}
+	fmt.Fprintf(os.Stderr, "perf: raw %s Run vs loadgen Offline runs, batch %d, %d worker(s), %v each, alternating in %d rounds\n", f.Backend, f.Batch, f.Workers, *dur, perfRounds)
+	rawQPS, got, err := perfCompare(ctx, os.Stderr, *dur, raw, viaHarness)
 	if err != nil {
 		return err
 	}
-	calls2, el2, err := rawRun(*dur / 2)
-	if err != nil {
-		return err
-	}
-	raw2 := float64(calls2) * float64(f.Batch) / el2.Seconds()
-	rawAll := float64(calls+calls2) * float64(f.Batch) / (el + el2).Seconds()
-	fmt.Printf("raw:     %.2f samples/s (batch %d, %d worker(s); %.2f before, %.2f after the harness run)\n", rawAll, f.Batch, f.Workers, raw, raw2)
+	fmt.Printf("raw:     %.2f samples/s (batch %d, %d worker(s))\n", rawQPS, f.Batch, f.Workers)
 	fmt.Printf("harness: %.2f samples/s (loadgen Offline, logs in %s)\n", got, f.Out)
-	fmt.Printf("ratio=%.4f\n", got/rawAll)
+	fmt.Printf("ratio=%.4f\n", got/rawQPS)
 	return nil
 }
 

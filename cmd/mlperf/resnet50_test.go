@@ -215,3 +215,23 @@ func TestRunResNet50AccuracyEndToEnd(t *testing.T) {
 		t.Fatalf("the score is not printed:\n%s", log)
 	}
 }
+
+// `mlperf perf` alternates raw and harness measurements in rounds and ends
+// with the ratio line that scripts read.
+func TestPerfResNet50PrintsRoundsAndRatio(t *testing.T) {
+	needORT(t)
+	dir := t.TempDir()
+	code, log := runChild(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")},
+		"perf", "resnet50", "--model", "synthetic:tiny", "--data", "synthetic", "--count", "16", "--batch", "2", "--duration", "800ms", "--out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, log)
+	}
+	if n := strings.Count(log, "perf: round "); n != perfRounds {
+		t.Errorf("%d round lines, want %d:\n%s", n, perfRounds, log)
+	}
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	var ratio float64
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "ratio=%g", &ratio); err != nil || ratio <= 0 {
+		t.Fatalf("last line %q: want ratio=<positive>", lines[len(lines)-1])
+	}
+}
