@@ -38,21 +38,135 @@ func LogSoftmax(dst, logits []float32) []float32 {
 	if len(logits) == 0 {
 		return dst
 	}
-	m := logits[0]
-	for _, v := range logits[1:] {
-		if v > m || v != v {
-			m = v
-		}
-	}
-	var s float64
-	for _, v := range logits {
-		s += math.Exp(float64(v - m))
-	}
-	ls := float32(math.Log(s))
+	m, ls := logSumExp(logits)
 	for i, v := range logits {
 		dst[i] = (v - m) - ls
 	}
 	return dst
+}
+
+// rowMax is the m of LogSoftmax: the largest value of a non-empty row, NaN
+// as soon as the row holds one.
+func rowMax(row []float32) float32 {
+	m := row[0]
+	for _, v := range row[1:] {
+		if v > m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+// logSumExp returns m = rowMax(row) and ls, the float32 rounding of
+// log(Σ exp(x−m)) with exp and the sum in float64 in row order: the two
+// values LogSoftmax subtracts. row must not be empty.
+//
+// The sum is first taken with fastExp. Its result differs from the sum of
+// math.Exp by at most sumSlack (relative); when log of the fast sum is far
+// enough from a float32 rounding boundary that every value within that
+// slack rounds to the same float32, that float32 is exactly what the
+// math.Exp sum gives. Otherwise (rare: a boundary within about 1e-11, or a
+// row so peaked that log(s) is tiny) the sum is redone with math.Exp. The
+// result is therefore bit for bit the float32(math.Log(Σ math.Exp(…))) of
+// the plain loop, at a fraction of its cost.
+func logSumExp(row []float32) (m, ls float32) {
+	m = rowMax(row)
+	if m != m || math.IsInf(float64(m), 0) {
+		// every (x−m) − log(s) is NaN: exp of NaN or of -Inf − -Inf
+		return m, float32(math.NaN())
+	}
+	s := fastExpSum(row, m)
+	l := math.Log(s)
+	// s ≥ 1 (the maximum contributes exp(0) = 1), so a relative error e
+	// of s is an absolute error of at most e(1+e) in log(s); math.Log is
+	// within one ulp on both sides, and l ± d is rounded once more.
+	d := sumSlack(len(row)) + 8*epsilon64*l
+	if lo, hi := float32(l-d), float32(l+d); lo == hi {
+		return m, lo
+	}
+	s = 0
+	for _, v := range row {
+		s += math.Exp(float64(v - m))
+	}
+	return m, float32(math.Log(s))
+}
+
+const (
+	epsilon64 = 0x1p-52 // float64 ulp of 1
+	// fastExpErr bounds |fastExp(x) − math.Exp(x)| / math.Exp(x) on
+	// [-708, 0] (measured below 4e-16: both are within about one ulp of
+	// exp); terms below exp(-708) are 0 in fastExp and at most 2^-1021 in
+	// math.Exp, nothing next to a sum of at least 1.
+	fastExpErr = 1e-15
+)
+
+// sumSlack bounds the relative difference of two float64 sums of n
+// non-negative terms taken in the same order, the second's terms within
+// fastExpErr of the first's (and absolutely within 2^-1000), the exact sum
+// being at least 1: the term errors add up to fastExpErr of the sum, and
+// each of the n roundings of either sum moves it by at most half an ulp of
+// a partial sum no larger than the whole.
+func sumSlack(n int) float64 {
+	return 1.01*(fastExpErr+float64(n+1)*epsilon64) + float64(n)*0x1p-1000
+}
+
+// expTab holds 2^(j/64) for j in [0, 64) as float64 bits with j<<46
+// subtracted, so that adding k<<46 (k = 64·exponent + j, two's complement)
+// gives the bits of 2^(k/64) directly.
+var expTab = func() (t [64]uint64) {
+	for j := range t {
+		t[j] = math.Float64bits(math.Exp2(float64(j)/64)) - uint64(j)<<46
+	}
+	return t
+}()
+
+const (
+	invLn2N = 64 / math.Ln2
+	shift   = 0x1.8p52                        // rounds z to an integer held in the low bits
+	ln2hiN  = 6.93147180369123816490e-01 / 64 // 32 significant bits: k·ln2hiN is exact
+	ln2loN  = 1.90821492927058770002e-10 / 64 // ln2/64 − ln2hiN
+	expMin  = -708                            // fastExp is 0 below
+	c2, c3  = 0.5, 1.0 / 6
+	c4, c5  = 1.0 / 24, 1.0 / 120
+)
+
+// fastExp is exp(x) for x ≤ 0 within fastExpErr of math.Exp (0 below
+// expMin): x = k·ln2/64 + r with |r| ≤ ln2/128, exp(x) = 2^(k/64)·exp(r),
+// 2^(k/64) from expTab and exp(r) from its degree-5 Taylor polynomial
+// (truncation below 4e-17). fastExpSum is the same code inlined.
+func fastExp(x float64) float64 {
+	if !(x >= expMin) {
+		return 0
+	}
+	kd := x*invLn2N + shift
+	ki := math.Float64bits(kd)
+	kd -= shift
+	r := x - kd*ln2hiN - kd*ln2loN
+	scale := math.Float64frombits(expTab[ki&63] + ki<<46)
+	r2 := r * r
+	p := r + r2*(c2+r*c3) + r2*r2*(c4+r*c5)
+	return scale + scale*p
+}
+
+// fastExpSum is Σ fastExp(float64(v − m)) over row in row order, with
+// fastExp written out in the loop.
+func fastExpSum(row []float32, m float32) float64 {
+	var s float64
+	for _, v := range row {
+		x := float64(v - m)
+		if !(x >= expMin) {
+			continue
+		}
+		kd := x*invLn2N + shift
+		ki := math.Float64bits(kd)
+		kd -= shift
+		r := x - kd*ln2hiN - kd*ln2loN
+		scale := math.Float64frombits(expTab[ki&63] + ki<<46)
+		r2 := r * r
+		p := r + r2*(c2+r*c3) + r2*r2*(c4+r*c5)
+		s += scale + scale*p
+	}
+	return s
 }
 
 // Argmax returns the index of the largest value of row, the first one on
