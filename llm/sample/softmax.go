@@ -61,8 +61,8 @@ func rowMax(row []float32) float32 {
 // log(Σ exp(x−m)) with exp and the sum in float64 in row order: the two
 // values LogSoftmax subtracts. row must not be empty.
 //
-// The sum is first taken with fastExp. Its result differs from the sum of
-// math.Exp by at most sumSlack (relative); when log of the fast sum is far
+// The sum is first taken with fastExp (fastExpSum). Its result differs
+// from the sum of math.Exp by at most sumSlack (relative); when log of the fast sum is far
 // enough from a float32 rounding boundary that every value within that
 // slack rounds to the same float32, that float32 is exactly what the
 // math.Exp sum gives. Otherwise (rare: a boundary within about 1e-11, or a
@@ -94,79 +94,79 @@ func logSumExp(row []float32) (m, ls float32) {
 const (
 	epsilon64 = 0x1p-52 // float64 ulp of 1
 	// fastExpErr bounds |fastExp(x) − math.Exp(x)| / math.Exp(x) on
-	// [-708, 0] (measured below 4e-16: both are within about one ulp of
-	// exp); terms below exp(-708) are 0 in fastExp and at most 2^-1021 in
-	// math.Exp, nothing next to a sum of at least 1.
-	fastExpErr = 1e-15
+	// [expMin, 0] (measured below 1.5e-13: the truncation of fastExp's
+	// polynomial); terms below exp(expMin) are 0 in fastExp and at most
+	// 2^-1021 in math.Exp, nothing next to a sum of at least 1.
+	fastExpErr = 4e-13
 )
 
 // sumSlack bounds the relative difference of two float64 sums of n
-// non-negative terms taken in the same order, the second's terms within
-// fastExpErr of the first's (and absolutely within 2^-1000), the exact sum
-// being at least 1: the term errors add up to fastExpErr of the sum, and
-// each of the n roundings of either sum moves it by at most half an ulp of
-// a partial sum no larger than the whole.
+// non-negative terms (in any order), the second's terms within fastExpErr
+// of the first's (and absolutely within 2^-1000), the first sum being at
+// least 1: the term errors add up to fastExpErr of the sum, and each sum is
+// within (n−1)/2 ulps of the sum of its terms.
 func sumSlack(n int) float64 {
 	return 1.01*(fastExpErr+float64(n+1)*epsilon64) + float64(n)*0x1p-1000
 }
 
-// expTab holds 2^(j/64) for j in [0, 64) as float64 bits with j<<46
-// subtracted, so that adding k<<46 (k = 64·exponent + j, two's complement)
-// gives the bits of 2^(k/64) directly.
-var expTab = func() (t [64]uint64) {
+// expTab holds 2^(j/256) for j in [0, 256) as float64 bits with j<<44
+// subtracted, so that adding k<<44 (k = 256·exponent + j, two's
+// complement) gives the bits of 2^(k/256) directly.
+var expTab = func() (t [256]uint64) {
 	for j := range t {
-		t[j] = math.Float64bits(math.Exp2(float64(j)/64)) - uint64(j)<<46
+		t[j] = math.Float64bits(math.Exp2(float64(j)/256)) - uint64(j)<<44
 	}
 	return t
 }()
 
 const (
-	invLn2N = 64 / math.Ln2
-	shift   = 0x1.8p52                        // rounds z to an integer held in the low bits
-	ln2hiN  = 6.93147180369123816490e-01 / 64 // 32 significant bits: k·ln2hiN is exact
-	ln2loN  = 1.90821492927058770002e-10 / 64 // ln2/64 − ln2hiN
-	expMin  = -708                            // fastExp is 0 below
-	c2, c3  = 0.5, 1.0 / 6
-	c4, c5  = 1.0 / 24, 1.0 / 120
+	expMin  = -708 // fastExp is 0 below
+	invLn2N = 256 / math.Ln2
+	shift   = 0x1.8p52                         // rounds z to an integer held in the low bits
+	ln2hiN  = 6.93147180369123816490e-01 / 256 // 32 significant bits: k·ln2hiN is exact
+	ln2loN  = 1.90821492927058770002e-10 / 256 // ln2/256 − ln2hiN
 )
 
-// fastExp is exp(x) for x ≤ 0 within fastExpErr of math.Exp (0 below
-// expMin): x = k·ln2/64 + r with |r| ≤ ln2/128, exp(x) = 2^(k/64)·exp(r),
-// 2^(k/64) from expTab and exp(r) from its degree-5 Taylor polynomial
-// (truncation below 4e-17). fastExpSum is the same code inlined.
+// fastExp is exp(x) for expMin ≤ x ≤ 0 within fastExpErr of math.Exp:
+// x = k·ln2/256 + r with |r| ≤ ln2/512, exp(x) = 2^(k/256)·exp(r),
+// 2^(k/256) from expTab and exp(r) from its degree-3 Taylor polynomial
+// (truncation below 1.5e-13).
 func fastExp(x float64) float64 {
-	if !(x >= expMin) {
-		return 0
-	}
 	kd := x*invLn2N + shift
 	ki := math.Float64bits(kd)
 	kd -= shift
 	r := x - kd*ln2hiN - kd*ln2loN
-	scale := math.Float64frombits(expTab[ki&63] + ki<<46)
-	r2 := r * r
-	p := r + r2*(c2+r*c3) + r2*r2*(c4+r*c5)
-	return scale + scale*p
+	scale := math.Float64frombits(expTab[ki&255] + ki<<44)
+	return scale + scale*(r+r*r*(0.5+r*(1.0/6)))
 }
 
-// fastExpSum is Σ fastExp(float64(v − m)) over row in row order, with
-// fastExp written out in the loop.
+// fastExpSum is Σ fastExp(float64(v − m)) over row, terms below expMin
+// left out, summed four ways (the order is free within sumSlack).
 func fastExpSum(row []float32, m float32) float64 {
-	var s float64
-	for _, v := range row {
-		x := float64(v - m)
-		if !(x >= expMin) {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(row); i += 4 {
+		r := row[i : i+4 : i+4]
+		x0, x1, x2, x3 := float64(r[0]-m), float64(r[1]-m), float64(r[2]-m), float64(r[3]-m)
+		if x0 >= expMin && x1 >= expMin && x2 >= expMin && x3 >= expMin {
+			s0 += fastExp(x0)
+			s1 += fastExp(x1)
+			s2 += fastExp(x2)
+			s3 += fastExp(x3)
 			continue
 		}
-		kd := x*invLn2N + shift
-		ki := math.Float64bits(kd)
-		kd -= shift
-		r := x - kd*ln2hiN - kd*ln2loN
-		scale := math.Float64frombits(expTab[ki&63] + ki<<46)
-		r2 := r * r
-		p := r + r2*(c2+r*c3) + r2*r2*(c4+r*c5)
-		s += scale + scale*p
+		for _, x := range [4]float64{x0, x1, x2, x3} {
+			if x >= expMin {
+				s0 += fastExp(x)
+			}
+		}
 	}
-	return s
+	for ; i < len(row); i++ {
+		if x := float64(row[i] - m); x >= expMin {
+			s0 += fastExp(x)
+		}
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // Argmax returns the index of the largest value of row, the first one on
