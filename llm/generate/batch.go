@@ -3,6 +3,9 @@ package generate
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/onnx"
@@ -378,7 +381,7 @@ func (b *batch[E]) gatherInPlace(src []int) bool {
 			slots++
 		}
 	}
-	for i := range b.cur {
+	gather := func(i int) {
 		cur := b.cur[i][:n2*rs]
 		var scratch []E
 		if slots > 0 {
@@ -398,8 +401,33 @@ func (b *batch[E]) gatherInPlace(src []int) bool {
 		}
 		b.cur[i] = cur
 	}
+	// Large caches (GPT-J's: megabytes a row) are moved by one goroutine
+	// per core, each a run of the buffers.
+	w := min(len(b.cur), runtime.GOMAXPROCS(0))
+	if w < 2 || len(moves)*rs*int(unsafe.Sizeof(E(0)))*len(b.cur) < parallelCopy {
+		for i := range b.cur {
+			gather(i)
+		}
+		return true
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		wg.Go(func() {
+			for i := k * len(b.cur) / w; i < (k+1)*len(b.cur)/w; i++ {
+				gather(i)
+			}
+		})
+	}
+	for i := range len(b.cur) / w {
+		gather(i)
+	}
+	wg.Wait()
 	return true
 }
+
+// parallelCopy is the number of bytes from which keep's row moves are
+// spread over the cores (a variable for the tests).
+var parallelCopy = 4 << 20
 
 // planGather orders the row copies of gatherInPlace: a row is written
 // only once no pending copy still reads it; when only cycles are left, one

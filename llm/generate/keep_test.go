@@ -12,7 +12,9 @@ import (
 func TestKeepGathersRows(t *testing.T) {
 	m := &Model{spec: Spec{Layers: 1, KVHeads: 2, HeadDim: 3, Vocab: 5}, past: []string{"k", "v"}}
 	r := rand.New(rand.NewPCG(1, 2))
+	defer func(p int) { parallelCopy = p }(parallelCopy)
 	for n := range 3000 {
+		parallelCopy = []int{0, 4 << 20}[n%2] // both ways of moving rows
 		rows := 1 + r.IntN(6)
 		T := 1 + r.IntN(5)
 		b := newBatch[float32](m, T)

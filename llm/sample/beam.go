@@ -3,6 +3,7 @@ package sample
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -260,12 +261,19 @@ func (b *BeamSearch) step(rows [][]float32, raw bool) (tokens []int32, parents [
 			}
 			b.tops[beam] = topOfRow(b.tops[beam].cand, row, beam, K, b.scores[beam], mask, raw, m, ls)
 		}
-		if B > 1 && V >= wideRow && !shared {
+		if w := min(B, runtime.GOMAXPROCS(0)); w > 1 && V >= wideRow && !shared {
+			// w workers, the caller one of them, each a run of beams
 			var wg sync.WaitGroup
-			for beam := 1; beam < B; beam++ {
-				wg.Go(func() { one(beam) })
+			for k := 1; k < w; k++ {
+				wg.Go(func() {
+					for beam := k * B / w; beam < (k+1)*B/w; beam++ {
+						one(beam)
+					}
+				})
 			}
-			one(0)
+			for beam := range B / w {
+				one(beam)
+			}
 			wg.Wait()
 		} else {
 			for beam := range B {
