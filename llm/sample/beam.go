@@ -162,7 +162,8 @@ func (b *BeamSearch) Beam(i int) []int32 { return b.seqs[i] }
 // log-sum-exp are computed once (logSumExp, bit for bit LogSoftmax's), and
 // the top candidates are taken from (x−m)−ls, rounded as LogSoftmax rounds
 // it, so that every candidate score equals Step's on the LogSoftmax rows.
-// Wide rows (GPT-J's 50400) are handled on one goroutine per beam.
+// Wide rows (GPT-J's 50400) are split over GOMAXPROCS goroutines (the
+// caller's one of them), each taking a run of beams.
 func (b *BeamSearch) StepLogits(logits [][]float32) (tokens []int32, parents []int, done bool, err error) {
 	return b.step(logits, true)
 }

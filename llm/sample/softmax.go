@@ -72,8 +72,9 @@ func rowMax(row []float32) float32 {
 func logSumExp(row []float32) (m, ls float32) {
 	m = rowMax(row)
 	if m != m || math.IsInf(float64(m), 0) {
-		// every (x−m) − log(s) is NaN: exp of NaN or of -Inf − -Inf
-		return m, float32(math.NaN())
+		// log(s) is NaN (exp of NaN or of -Inf − -Inf), and so is every
+		// (x−m) − log(s): the plain sum, for the very same NaN
+		return m, plainLogSum(row, m)
 	}
 	s := fastExpSum(row, m)
 	l := math.Log(s)
@@ -84,11 +85,16 @@ func logSumExp(row []float32) (m, ls float32) {
 	if lo, hi := float32(l-d), float32(l+d); lo == hi {
 		return m, lo
 	}
-	s = 0
+	return m, plainLogSum(row, m)
+}
+
+// plainLogSum is float32(log(Σ math.Exp(float64(x − m)))) in row order.
+func plainLogSum(row []float32, m float32) float32 {
+	var s float64
 	for _, v := range row {
 		s += math.Exp(float64(v - m))
 	}
-	return m, float32(math.Log(s))
+	return float32(math.Log(s))
 }
 
 const (
