@@ -3,6 +3,9 @@ package generate
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/onnx"
@@ -65,6 +68,12 @@ type batch[E elem] struct {
 	spare [][]E
 	capT  int // columns to reserve when a buffer grows
 	dummy bool
+
+	// keep's scratch: the new starts and the in-place gather's plan
+	startTmp              []int
+	readers, saved, ready []int
+	written               []bool
+	moves                 []move
 
 	ids, mask, pos []int64
 	i32            [3][]int32
@@ -308,9 +317,18 @@ func (b *batch[E]) keep(src []int) error {
 	if identity && minStart*4 < b.T {
 		return nil
 	}
+	n2 := len(src)
+	b.startTmp = resize(b.startTmp, n2)
+	if minStart == 0 && b.gatherInPlace(src) {
+		for r, s := range src {
+			b.startTmp[r] = b.start[s]
+		}
+		b.start, b.startTmp = b.startTmp, b.start
+		b.n = n2
+		return nil
+	}
 	// Columns before minStart are padding in every kept row: drop them.
 	nT := b.T - minStart
-	n2 := len(src)
 	H, D := b.m.spec.KVHeads, b.m.spec.HeadDim
 	for i := range b.cur {
 		dst := b.ensure(b.spare[i], n2*b.hd()*nT, n2)
@@ -325,13 +343,154 @@ func (b *batch[E]) keep(src []int) error {
 		b.spare[i] = dst
 		b.cur[i], b.spare[i] = b.spare[i], b.cur[i]
 	}
-	st := make([]int, n2)
 	for r, s := range src {
-		st[r] = b.start[s] - minStart
+		b.startTmp[r] = b.start[s] - minStart
 	}
-	b.start = st
+	b.start, b.startTmp = b.startTmp, b.start
 	b.n, b.T = n2, nT
 	return nil
+}
+
+// move is one row copy of an in-place gather: row dst of the cache takes
+// row src, or scratch slot src when fromScratch; a save (dst < 0) copies
+// row src to scratch slot -dst-1.
+type move struct {
+	dst, src    int
+	fromScratch bool
+}
+
+// gatherInPlace makes the batch rows src[0], src[1], … of the current ones
+// (keep without dropping columns) by moving whole rows within the cache
+// buffers: a row that keeps its place is not copied, each other row is
+// copied once, in an order that reads every row before it is overwritten
+// (a cycle of rows swapping places costs one copy more, through the spare
+// buffer). It reports false, changing nothing, when a buffer is too small
+// for the new rows.
+func (b *batch[E]) gatherInPlace(src []int) bool {
+	n2 := len(src)
+	rs := b.hd() * b.T // elements per row
+	for _, c := range b.cur {
+		if cap(c) < n2*rs {
+			return false
+		}
+	}
+	moves := b.planGather(src)
+	slots := 0
+	for _, mv := range moves {
+		if mv.dst < 0 {
+			slots++
+		}
+	}
+	gather := func(i int) {
+		cur := b.cur[i][:n2*rs]
+		var scratch []E
+		if slots > 0 {
+			b.spare[i] = b.ensure(b.spare[i], slots*rs, slots)
+			scratch = b.spare[i]
+		}
+		for _, mv := range moves {
+			switch {
+			case mv.dst < 0:
+				k := -mv.dst - 1
+				copy(scratch[k*rs:(k+1)*rs], cur[mv.src*rs:(mv.src+1)*rs])
+			case mv.fromScratch:
+				copy(cur[mv.dst*rs:(mv.dst+1)*rs], scratch[mv.src*rs:(mv.src+1)*rs])
+			default:
+				copy(cur[mv.dst*rs:(mv.dst+1)*rs], cur[mv.src*rs:(mv.src+1)*rs])
+			}
+		}
+		b.cur[i] = cur
+	}
+	// Large caches (GPT-J's: megabytes a row) are moved by one goroutine
+	// per core, each a run of the buffers.
+	w := min(len(b.cur), runtime.GOMAXPROCS(0))
+	if w < 2 || len(moves)*rs*int(unsafe.Sizeof(E(0)))*len(b.cur) < parallelCopy {
+		for i := range b.cur {
+			gather(i)
+		}
+		return true
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		wg.Go(func() {
+			for i := k * len(b.cur) / w; i < (k+1)*len(b.cur)/w; i++ {
+				gather(i)
+			}
+		})
+	}
+	for i := range len(b.cur) / w {
+		gather(i)
+	}
+	wg.Wait()
+	return true
+}
+
+// parallelCopy is the number of bytes from which keep's row moves are
+// spread over the cores (a variable for the tests).
+var parallelCopy = 4 << 20
+
+// planGather orders the row copies of gatherInPlace: a row is written
+// only once no pending copy still reads it; when only cycles are left, one
+// of their rows is saved to scratch and its readers read it there.
+func (b *batch[E]) planGather(src []int) []move {
+	n2 := len(src)
+	rows := max(n2, b.n)
+	b.readers = resize(b.readers, rows) // pending copies reading the row
+	b.saved = resize(b.saved, rows)     // scratch slot of the row, or -1
+	b.written = resize(b.written, rows)
+	clear(b.readers)
+	clear(b.written)
+	for i := range b.saved {
+		b.saved[i] = -1
+	}
+	pending := 0
+	for r, s := range src {
+		if s != r {
+			pending++
+			b.readers[s]++
+		}
+	}
+	// ready: rows to write that no pending copy reads
+	ready := b.ready[:0]
+	for r, s := range src {
+		if s != r && b.readers[r] == 0 {
+			ready = append(ready, r)
+		}
+	}
+	moves := b.moves[:0]
+	slots, next := 0, 0
+	for pending > 0 {
+		for len(ready) > 0 {
+			r := ready[len(ready)-1]
+			ready = ready[:len(ready)-1]
+			s := src[r]
+			if k := b.saved[s]; k >= 0 {
+				moves = append(moves, move{dst: r, src: k, fromScratch: true})
+			} else {
+				moves = append(moves, move{dst: r, src: s})
+				b.readers[s]--
+				if s < n2 && src[s] != s && !b.written[s] && b.readers[s] == 0 {
+					ready = append(ready, s)
+				}
+			}
+			b.written[r] = true
+			pending--
+		}
+		if pending == 0 {
+			break
+		}
+		// Only cycles are left: save one of their rows.
+		for src[next] == next || b.written[next] {
+			next++
+		}
+		moves = append(moves, move{dst: -slots - 1, src: next})
+		b.saved[next] = slots
+		slots++
+		b.readers[next] = 0
+		ready = append(ready, next)
+	}
+	b.moves, b.ready = moves, ready
+	return moves
 }
 
 func (b *batch[E]) merge(os state) error {

@@ -3,6 +3,7 @@ package sample
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -88,12 +89,13 @@ type BeamSearch struct {
 	next    []float32
 	tokens  []int32
 	parents []int
-	lp      [][]float32
+	tops    []beamTop
 }
 
 type candidate struct {
 	score float32
-	idx   int // beam*vocab + token
+	idx   int     // beam*vocab + token
+	x     float32 // the row value the score comes from (-Inf when masked)
 }
 
 // NewBeamSearch checks cfg and returns a search at step 0.
@@ -154,25 +156,16 @@ func (b *BeamSearch) Done() bool { return b.done }
 // until the next Step.
 func (b *BeamSearch) Beam(i int) []int32 { return b.seqs[i] }
 
-// StepLogits is Step on raw logits: it takes LogSoftmax of each row into
-// scratch memory owned by b (logits are not modified) and calls Step.
-// Wide rows (GPT-J's 50400) are normalised on one goroutine per row.
+// StepLogits is Step on raw logits: the same search on LogSoftmax of each
+// row (logits are not modified), with the same tokens, parents, scores and
+// errors, without writing the log-probabilities out. Each row's max and
+// log-sum-exp are computed once (logSumExp, bit for bit LogSoftmax's), and
+// the top candidates are taken from (x−m)−ls, rounded as LogSoftmax rounds
+// it, so that every candidate score equals Step's on the LogSoftmax rows.
+// Wide rows (GPT-J's 50400) are split over GOMAXPROCS goroutines (the
+// caller's one of them), each taking a run of beams.
 func (b *BeamSearch) StepLogits(logits [][]float32) (tokens []int32, parents []int, done bool, err error) {
-	if len(b.lp) < len(logits) {
-		b.lp = append(b.lp, make([][]float32, len(logits)-len(b.lp))...)
-	}
-	if len(logits) > 1 && len(logits[0]) >= 1<<14 {
-		var wg sync.WaitGroup
-		for i, row := range logits {
-			wg.Go(func() { b.lp[i] = LogSoftmax(b.lp[i], row) })
-		}
-		wg.Wait()
-	} else {
-		for i, row := range logits {
-			b.lp[i] = LogSoftmax(b.lp[i], row)
-		}
-	}
-	return b.Step(b.lp[:len(logits)])
+	return b.step(logits, true)
 }
 
 // Step advances the search by one token. logProbs holds one row of
@@ -189,19 +182,34 @@ func (b *BeamSearch) StepLogits(logits [][]float32) (tokens []int32, parents []i
 // call Finalize. The returned slices are owned by b and valid until the
 // next Step.
 func (b *BeamSearch) Step(logProbs [][]float32) (tokens []int32, parents []int, done bool, err error) {
+	return b.step(logProbs, false)
+}
+
+// wideRow is the vocabulary width from which the beams' rows are scanned
+// in parallel.
+const wideRow = 1 << 14
+
+// beamTop is one beam's share of a step: its top 2×Beams candidates (in
+// candidate order) and the first NaN log-probability of its row (-1: none).
+type beamTop struct {
+	cand []candidate
+	nan  int
+}
+
+func (b *BeamSearch) step(rows [][]float32, raw bool) (tokens []int32, parents []int, done bool, err error) {
 	B := b.cfg.Beams
 	if b.done {
 		return nil, nil, true, fmt.Errorf("%w: beam search: Step after the search ended", ErrBadInput)
 	}
-	shared := len(logProbs) == 1 && b.cur == 0 && B > 1
-	if len(logProbs) != B && !shared {
-		return nil, nil, false, fmt.Errorf("%w: beam search: %d log-prob rows for %d beams", ErrBadInput, len(logProbs), B)
+	shared := len(rows) == 1 && b.cur == 0 && B > 1
+	if len(rows) != B && !shared {
+		return nil, nil, false, fmt.Errorf("%w: beam search: %d log-prob rows for %d beams", ErrBadInput, len(rows), B)
 	}
-	V := len(logProbs[0])
+	V := len(rows[0])
 	if V < 2 {
 		return nil, nil, false, fmt.Errorf("%w: beam search: vocabulary width %d, need at least 2", ErrBadInput, V)
 	}
-	for i, r := range logProbs {
+	for i, r := range rows {
 		if len(r) != V {
 			return nil, nil, false, fmt.Errorf("%w: beam search: row %d has width %d, row 0 has %d", ErrBadInput, i, len(r), V)
 		}
@@ -210,45 +218,115 @@ func (b *BeamSearch) Step(logProbs [][]float32) (tokens []int32, parents []int, 
 	if b.cfg.EOS >= 0 && int(b.cfg.EOS) < V {
 		eos = int(b.cfg.EOS)
 	}
-	mask := eos >= 0 && b.cur < b.cfg.MinNewTokens
-	negInf := float32(math.Inf(-1))
+	mask := -1 // token read as -Inf
+	if eos >= 0 && b.cur < b.cfg.MinNewTokens {
+		mask = eos
+	}
 
-	// Top 2B of (row + running score), ties to the lower flat index.
+	// Top 2B of (row + running score), ties to the lower flat index: the
+	// top 2B of each beam, then of their union in beam order (a candidate
+	// outside its own beam's top 2B is outside the overall top 2B).
 	K := 2 * B
+	if len(b.tops) < B {
+		b.tops = make([]beamTop, B)
+		for i := range b.tops {
+			b.tops[i].cand = make([]candidate, 0, K)
+		}
+	}
+	if !raw && slices.Contains(b.scores, float32(math.Inf(-1))) {
+		// A +Inf log-probability would score NaN on this beam, and NaN
+		// scores are not ordered: take the plain single pass over all
+		// rows instead of merging per-beam tops.
+		c, beam, t := topSinglePass(b.cand[:0], rows, b.scores, K, mask)
+		b.cand = c
+		if beam >= 0 {
+			return nil, nil, false, fmt.Errorf("%w: beam search: NaN log-probability at beam %d token %d", ErrBadInput, beam, t)
+		}
+		return b.walk(c, V, eos)
+	}
+	if raw && shared {
+		// one normalisation for the B scans of the shared row
+		m, ls := logSumExp(rows[0])
+		for beam := range B {
+			b.tops[beam] = topOfRow(b.tops[beam].cand, rows[0], beam, K, b.scores[beam], mask, true, m, ls)
+		}
+	} else {
+		one := func(beam int) {
+			row := rows[0]
+			if !shared {
+				row = rows[beam]
+			}
+			var m, ls float32
+			if raw {
+				m, ls = logSumExp(row)
+			}
+			b.tops[beam] = topOfRow(b.tops[beam].cand, row, beam, K, b.scores[beam], mask, raw, m, ls)
+		}
+		if w := min(B, runtime.GOMAXPROCS(0)); w > 1 && V >= wideRow && !shared {
+			// w workers, the caller one of them, each a run of beams
+			var wg sync.WaitGroup
+			for k := 1; k < w; k++ {
+				wg.Go(func() {
+					for beam := k * B / w; beam < (k+1)*B/w; beam++ {
+						one(beam)
+					}
+				})
+			}
+			for beam := range B / w {
+				one(beam)
+			}
+			wg.Wait()
+		} else {
+			for beam := range B {
+				one(beam)
+			}
+		}
+	}
 	c := b.cand[:0]
 	for beam := range B {
-		row := logProbs[0]
-		if !shared {
-			row = logProbs[beam]
+		t := &b.tops[beam]
+		if t.nan >= 0 {
+			return nil, nil, false, fmt.Errorf("%w: beam search: NaN log-probability at beam %d token %d", ErrBadInput, beam, t.nan)
 		}
-		bs := b.scores[beam]
-		for t, v := range row {
-			if v != v {
-				return nil, nil, false, fmt.Errorf("%w: beam search: NaN log-probability at beam %d token %d", ErrBadInput, beam, t)
+		for _, cd := range t.cand {
+			if len(c) == K && !(cd.score > c[K-1].score) {
+				break // the beam's list is best first
 			}
-			if mask && t == eos {
-				v = negInf
-			}
-			s := v + bs
-			if len(c) == K && !(s > c[K-1].score) {
-				continue
-			}
-			// insert after every entry with score >= s
-			j := len(c)
-			if j < K {
-				c = append(c, candidate{})
-			} else {
-				j = K - 1
-			}
-			for j > 0 && c[j-1].score < s {
-				c[j] = c[j-1]
-				j--
-			}
-			c[j] = candidate{score: s, idx: beam*V + t}
+			c = insert(c, K, cd)
 		}
 	}
 	b.cand = c
+	return b.walk(c, V, eos)
+}
 
+// topSinglePass is the top k candidates of the log-probability rows (one
+// row standing for all beams when there are fewer rows than scores) in one
+// pass in flat order, and the first NaN (beam -1: none).
+func topSinglePass(c []candidate, rows [][]float32, scores []float32, k, mask int) (top []candidate, nanBeam, nanTok int) {
+	V := len(rows[0])
+	for beam, bs := range scores {
+		row := rows[min(beam, len(rows)-1)]
+		for t, v := range row {
+			if v != v {
+				return c, beam, t
+			}
+			if t == mask {
+				v = float32(math.Inf(-1))
+			}
+			s := v + bs
+			if len(c) == k && !(s > c[k-1].score) {
+				continue
+			}
+			c = insert(c, k, candidate{score: s, idx: beam*V + t})
+		}
+	}
+	return c, -1, 0
+}
+
+// walk is the rest of a step once the top candidates c are known.
+func (b *BeamSearch) walk(c []candidate, V, eos int) (tokens []int32, parents []int, done bool, err error) {
+	B := b.cfg.Beams
+	K := 2 * B
 	// Walk the candidates (BeamSearchScorer.process).
 	filled := 0
 	for rank, cd := range c {
@@ -300,6 +378,85 @@ func (b *BeamSearch) Step(logProbs [][]float32) (tokens []int32, parents []int, 
 	b.cur++
 	b.done = b.scorer || b.cur >= b.cfg.MaxNewTokens
 	return b.tokens, b.parents, b.done, nil
+}
+
+// insert puts cd into c (at most k candidates, best first) after every
+// candidate scoring at least as much, dropping the last when c is full;
+// the caller has checked that cd belongs in c.
+func insert(c []candidate, k int, cd candidate) []candidate {
+	j := len(c)
+	if j < k {
+		c = append(c, candidate{})
+	} else {
+		j = k - 1
+	}
+	for j > 0 && c[j-1].score < cd.score {
+		c[j] = c[j-1]
+		j--
+	}
+	c[j] = cd
+	return c
+}
+
+// topOfRow returns the top k candidates (c's memory reused) of beam's row
+// scored s = y + bs, y the log-probability of the token: the value itself,
+// or with norm (x−m)−ls rounded to float32 as LogSoftmax computes it; the
+// token mask (if not -1) reads as y = -Inf. Ties go to the lower token. The
+// first NaN y stops the scan and is reported (nan -1: none).
+//
+// The score is a non-decreasing function of the row value x (every
+// rounding is monotonic), so once c is full, an x no larger than the x of
+// c's last candidate cannot score above it and is skipped unscored.
+func topOfRow(c []candidate, row []float32, beam, k int, bs float32, mask int, norm bool, m, ls float32) beamTop {
+	c = c[:0]
+	V := len(row)
+	negInf := float32(math.Inf(-1))
+	if norm && ls != ls {
+		// m or the sum is NaN or infinite: every log-probability is NaN
+		return beamTop{cand: c, nan: 0}
+	}
+	y := func(t int, x float32) float32 {
+		if t == mask {
+			return negInf
+		}
+		if norm {
+			return (x - m) - ls
+		}
+		return x
+	}
+	// the row value of c's last candidate (-Inf for the masked token)
+	thr := negInf
+	t := 0
+	for ; t < V && len(c) < k; t++ {
+		x := row[t]
+		if x != x {
+			return beamTop{cand: c, nan: t}
+		}
+		cx := x
+		if t == mask {
+			cx = negInf
+		}
+		c = insert(c, k, candidate{score: y(t, x) + bs, idx: beam*V + t, x: cx})
+	}
+	if len(c) == k {
+		thr = c[k-1].x
+	}
+	for ; t < V; t++ {
+		x := row[t]
+		if x <= thr {
+			continue
+		}
+		if x != x {
+			return beamTop{cand: c, nan: t}
+		}
+		s := y(t, x) + bs
+		if !(s > c[k-1].score) {
+			continue
+		}
+		c = insert(c, k, candidate{score: s, idx: beam*V + t, x: x})
+		thr = c[k-1].x
+	}
+	return beamTop{cand: c, nan: -1}
 }
 
 // add is BeamHypotheses.add.
