@@ -254,7 +254,9 @@ func TestLogReaderLongEntries(t *testing.T) {
 
 func FuzzLogReaderMatchesJSON(f *testing.F) {
 	for _, c := range logDiffCases {
-		f.Add([]byte(c))
+		if len(c) < 4096 { // the deep nestings only slow the fuzzer
+			f.Add([]byte(c))
+		}
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 50 {
