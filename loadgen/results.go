@@ -43,6 +43,13 @@ func newLatencyStats(lat []int64, target float64) LatencyStats {
 	return s
 }
 
+// over returns how many latencies exceed target (ns), by binary search
+// over the sorted series.
+func (s LatencyStats) over(target int64) int {
+	i, _ := slices.BinarySearch(s.sorted, target+1)
+	return len(s.sorted) - i
+}
+
 // At returns the latency at percentile p (0..1).
 func (s LatencyStats) At(p float64) int64 {
 	if len(s.sorted) == 0 {
@@ -149,13 +156,6 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 		}
 		res.QueryLatency = newLatencyStats(ql, r.e.targetLatencyPercentile)
 	}
-	if r.e.scenario == Server {
-		for _, l := range lat {
-			if l > r.e.targetLatencyNs {
-				res.OverLatency++
-			}
-		}
-	}
 	if r.first != nil {
 		res.hasTokenMetrics = true
 		var ttft, tpot []int64
@@ -174,6 +174,9 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 		res.TPOT = newLatencyStats(tpot, r.e.targetLatencyPercentile)
 	}
 	res.Latency = newLatencyStats(lat, r.e.targetLatencyPercentile)
+	if r.e.scenario == Server {
+		res.OverLatency = res.Latency.over(r.e.targetLatencyNs)
+	}
 	if issued > 0 {
 		switch r.e.scenario {
 		case SingleStream, MultiStream:
@@ -340,12 +343,7 @@ func (r *Result) earlyStop(e *effective, stats LatencyStats, target int64, what 
 		}
 		return true, lines
 	case Server:
-		var over int64
-		for _, l := range stats.sorted {
-			if l > target {
-				over++
-			}
-		}
+		over := int64(stats.over(target))
 		met, need := earlystop.Server(queries, over, pct)
 		if met {
 			return true, []string{" * Run successful."}
