@@ -171,11 +171,11 @@ func runBERT(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "bert: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set\n",
 		f.Scenario, f.Mode, f.Model, f.Backend, f.Batch, f.Workers, s.qsl.TotalSampleCount())
 	return runLoadgen(ctx, runSpec{
-		flags:   f,
-		model:   bert.Name,
-		sut:     sut,
-		qsl:     s.qsl,
-		counter: counter,
+		flags: f,
+		model: bert.Name,
+		sut:   sut,
+		qsl:   s.qsl,
+		done:  counter.Done,
 		score: func(logPath string) (string, error) {
 			return scoreSquadLog(logPath, s.sq)
 		},
@@ -225,7 +225,7 @@ func perfBERT(ctx context.Context, args []string) error {
 	d.Out = filepath.Join("out", "bert-perf")
 	var dur *time.Duration
 	f, vocab, err := parseBERTFlags("perf bert", d, args, func(fs *flag.FlagSet) {
-		dur = fs.Duration("time", 20*time.Second, "how long each of the two measurements runs")
+		dur = fs.Duration("time", 20*time.Second, "how long each side (raw and harness) is measured in all, over the alternating rounds")
 	})
 	if err != nil {
 		return err
@@ -287,7 +287,7 @@ func perfBERT(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeSUT()
-	spec := runSpec{flags: f, model: bert.Name, sut: sut, qsl: s.qsl, counter: counter}
+	spec := runSpec{flags: f, model: bert.Name, sut: sut, qsl: s.qsl, done: counter.Done}
 	viaHarness := func(ctx context.Context, d time.Duration, qps float64) (int64, time.Duration, error) {
 		return offlineRun(ctx, spec, d, qps)
 	}

@@ -196,11 +196,11 @@ func runGPTJ(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens\n",
 		f.Scenario, f.Mode, f.Model, f.Backend, f.Batch, f.Workers, gptj.Beams, gptj.MinNewTokens, gptj.MaxNewTokens)
 	err = runLoadgen(ctx, runSpec{
-		flags:   f,
-		model:   gptj.Name,
-		sut:     sut,
-		qsl:     s.qsl,
-		counter: counter,
+		flags: f,
+		model: gptj.Name,
+		sut:   sut,
+		qsl:   s.qsl,
+		done:  counter.Done,
 		score: func(logPath string) (string, error) {
 			r, err := s.data.Score(logPath, accuracy.Int64)
 			if err != nil {

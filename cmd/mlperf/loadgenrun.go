@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/datasets/imagenet"
-	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -25,15 +23,14 @@ type runSpec struct {
 	model     string // model name in mlperf.conf
 	sut       loadgen.SUT
 	qsl       loadgen.QSL
-	counter   *harness.Counter
 	score     func(accuracyLog string) (string, error)
 	synthetic bool // synthetic weights: the score is not meaningful
 	// adjust, when set, changes the settings after the confs and flags
 	// are applied (e.g. a performance sample count clamped to a small
 	// data set).
 	adjust func(*loadgen.Settings)
-	// done, when set and counter is nil, reports the samples completed
-	// so far for the progress line.
+	// done, when set, reports the samples completed so far for the
+	// progress line (a harness.Counter's Done, for example).
 	done func() int64
 }
 
@@ -83,14 +80,11 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		switch {
-		case spec.counter != nil:
-			watchProgress(os.Stderr, spec.counter, 0, stop)
-		case spec.done != nil:
-			watchDone(os.Stderr, spec.done, stop)
-		default:
+		if spec.done == nil {
 			<-stop
+			return
 		}
+		watchProgress(os.Stderr, spec.done, 0, stop)
 	}()
 	res, err := loadgen.Run(ctx, spec.sut, spec.qsl, s, logs)
 	close(stop)
@@ -128,22 +122,6 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 		fmt.Fprintf(os.Stderr, "%s %s: %s = %.4g (%s); logs in %s\n", spec.model, f.Scenario, name, v, valid, f.Out)
 	}
 	return nil
-}
-
-// watchDone prints the progress of done() every second until stop closes.
-func watchDone(w io.Writer, done func() int64, stop <-chan struct{}) {
-	p := newProgress(w, "running", "samples")
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			p.done()
-			return
-		case <-t.C:
-			p.update(int(done()), 0)
-		}
-	}
 }
 
 // offlineRun runs spec as an Offline performance run of about d, with

@@ -133,11 +133,11 @@ func runResNet50(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "resnet50: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set\n",
 		f.Scenario, f.Mode, f.Model, f.Backend, f.Batch, f.Workers, s.ds.Len())
 	return runLoadgen(ctx, runSpec{
-		flags:   f,
-		model:   resnet50.Name,
-		sut:     sut,
-		qsl:     s.qsl,
-		counter: counter,
+		flags: f,
+		model: resnet50.Name,
+		sut:   sut,
+		qsl:   s.qsl,
+		done:  counter.Done,
 		score: func(logPath string) (string, error) {
 			return scoreImagenet(logPath, s.data, f, "")
 		},
@@ -150,9 +150,9 @@ func isSynthetic(model string) bool {
 	return ok
 }
 
-// watchProgress prints a progress line about c every few seconds until
+// watchProgress prints a progress line of done() every second until
 // stop is closed.
-func watchProgress(w io.Writer, c *harness.Counter, total int, stop <-chan struct{}) {
+func watchProgress(w io.Writer, done func() int64, total int, stop <-chan struct{}) {
 	p := newProgress(w, "running", "samples")
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -162,7 +162,7 @@ func watchProgress(w io.Writer, c *harness.Counter, total int, stop <-chan struc
 			p.done()
 			return
 		case <-t.C:
-			p.update(int(c.Done()), total)
+			p.update(int(done()), total)
 		}
 	}
 }
@@ -177,7 +177,7 @@ func perfResNet50(ctx context.Context, args []string) error {
 	d.Batch = 8
 	d.Out = filepath.Join("out", "resnet50-perf")
 	f := addRunFlags(fs, d)
-	dur := fs.Duration("time", 10*time.Second, "how long each of the two measurements runs")
+	dur := fs.Duration("time", 10*time.Second, "how long each side (raw and harness) is measured in all, over the alternating rounds")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func perfResNet50(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeSUT()
-	spec := runSpec{flags: f, model: resnet50.Name, sut: sut, qsl: s.qsl, counter: counter}
+	spec := runSpec{flags: f, model: resnet50.Name, sut: sut, qsl: s.qsl, done: counter.Done}
 	viaHarness := func(ctx context.Context, d time.Duration, qps float64) (int64, time.Duration, error) {
 		return offlineRun(ctx, spec, d, qps)
 	}
