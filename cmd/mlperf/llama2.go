@@ -251,15 +251,7 @@ func runLlama2(ctx context.Context, args []string) error {
 			return r.Llama2String(), nil
 		},
 		synthetic: synthetic,
-		adjust: func(s *loadgen.Settings) {
-			// mlperf.conf's 24576 would make an equal-issue Offline
-			// query of 24576 samples out of a smaller data set.
-			if n := uint64(qsl.TotalSampleCount()); s.PerformanceSampleCountOverride > n {
-				fmt.Fprintf(stderr, "llama2: performance_sample_count %d clamped to the %d samples of %s\n", s.PerformanceSampleCountOverride, n, dataPath)
-				s.PerformanceSampleCountOverride = n
-			}
-		},
-		done: func() int64 { n, _ := bench.Done(); return n },
+		done:      func() int64 { n, _ := bench.Done(); return n },
 	})
 	closed = true
 	if cerr := bench.Close(); err == nil && cerr != nil {

@@ -114,7 +114,10 @@ func TestRunLlama2OfflinePerformance(t *testing.T) {
 	if n, _ := strconv.Atoi(m[2]); n < 6*2 || n > 6*12 {
 		t.Errorf("%s tokens for 6 samples of at most 12", m[2])
 	}
-	if !strings.Contains(log, "clamped to the 6 samples") || !strings.Contains(log, "not a compliant run") {
+	// mlperf.conf's performance_sample_count of 24576 over a 6-row data
+	// set: LoadGen loads the 6 and pads the equal-issue query to them, so
+	// the 6 samples above are the whole query.
+	if !strings.Contains(log, "not a compliant run") {
 		t.Errorf("notes missing:\n%s", log)
 	}
 }

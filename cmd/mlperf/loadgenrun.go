@@ -25,10 +25,6 @@ type runSpec struct {
 	qsl       loadgen.QSL
 	score     func(accuracyLog string) (string, error)
 	synthetic bool // synthetic weights: the score is not meaningful
-	// adjust, when set, changes the settings after the confs and flags
-	// are applied (e.g. a performance sample count clamped to a small
-	// data set).
-	adjust func(*loadgen.Settings)
 	// done, when set, reports the samples completed so far for the
 	// progress line (a harness.Counter's Done, for example).
 	done func() int64
@@ -70,9 +66,6 @@ func runLoadgen(ctx context.Context, spec runSpec) error {
 	s, err := settingsFor(spec.model, f)
 	if err != nil {
 		return err
-	}
-	if spec.adjust != nil {
-		spec.adjust(&s)
 	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = f.Out
