@@ -4,25 +4,14 @@ import (
 	"bytes"
 	"crypto/md5"
 	"encoding/hex"
+	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
-	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
-	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err == nil
-}
 
 // fakeMLPerf writes an mlperf stand-in that logs its arguments and fails
 // when the file it is asked to verify contains "bad".
@@ -33,11 +22,7 @@ func fakeMLPerf(t *testing.T) string {
 }
 
 func TestDownloadDataset(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		if _, err := exec.LookPath("wget"); err != nil {
-			t.Skip("neither curl nor wget installed")
-		}
-	}
+	scripttest.NeedDownloader(t)
 	good := []byte(`[{"instruction": "Summarize the following news article:", "input": "a", "output": "b"}]`)
 	bad := []byte(`bad`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +55,7 @@ func TestDownloadDataset(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
 			env := append([]string{"MLPERF=" + mlperf, "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1", "CNNDM_URL=", "CNNDM_MD5="}, tc.env...)
-			out, ok := runScript(t, "download_dataset.sh", env, dir)
+			out, ok := scripttest.Run(t, "download_dataset.sh", env, dir)
 			if ok != tc.ok || !strings.Contains(out, tc.msg) {
 				t.Fatalf("ok=%v, want %v with %q:\n%s", ok, tc.ok, tc.msg, out)
 			}
@@ -87,7 +72,7 @@ func TestDownloadDataset(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(dir, FileName)); !bytes.Equal(b, good) {
 				t.Fatal("downloaded bytes differ")
 			}
-			out, ok = runScript(t, "download_dataset.sh", env, dir)
+			out, ok = scripttest.Run(t, "download_dataset.sh", env, dir)
 			if !ok || !strings.Contains(out, "already there") {
 				t.Fatalf("second run: %v\n%s", ok, out)
 			}
@@ -100,15 +85,15 @@ func TestVerifyDatasetScript(t *testing.T) {
 	file := filepath.Join(dir, FileName)
 	os.WriteFile(file, []byte("[]"), 0o644)
 	env := []string{"MLPERF=" + fakeMLPerf(t)}
-	out, ok := runScript(t, "verify_dataset.sh", env, dir)
+	out, ok := scripttest.Run(t, "verify_dataset.sh", env, dir)
 	if !ok || !strings.Contains(out, "args: dataset verify cnndm --data "+file) {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
-	out, ok = runScript(t, "verify_dataset.sh", append(env, "CNNDM_MD5=00000000000000000000000000000000"), file)
+	out, ok = scripttest.Run(t, "verify_dataset.sh", append(env, "CNNDM_MD5=00000000000000000000000000000000"), file)
 	if ok || !strings.Contains(out, "want 00000000000000000000000000000000") {
 		t.Fatalf("wrong md5: ok=%v:\n%s", ok, out)
 	}
-	out, ok = runScript(t, "verify_dataset.sh", env, filepath.Join(dir, "none.json"))
+	out, ok = scripttest.Run(t, "verify_dataset.sh", env, filepath.Join(dir, "none.json"))
 	if ok || !strings.Contains(out, "download_dataset.sh") {
 		t.Fatalf("missing: ok=%v:\n%s", ok, out)
 	}

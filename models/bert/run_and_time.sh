@@ -6,28 +6,5 @@
 # Usage: run_and_time.sh [mlperf run bert flags...]
 #   e.g. M=build/data/bert_tf_v1_1_large_fp32_384_v2
 #        run_and_time.sh --scenario Offline --model $M/model.onnx --vocab $M/vocab.txt --data build/data
-# Environment: MLPERF_BIN, the mlperf binary (default: bin/mlperf from the
-# repository root, built with `make build`, else mlperf on PATH).
-set -euo pipefail
-
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${MLPERF_BIN:-}
-if [ -z "$BIN" ]; then
-  if [ -x "$ROOT/bin/mlperf" ]; then
-    BIN=$ROOT/bin/mlperf
-  elif command -v mlperf >/dev/null; then
-    BIN=$(command -v mlperf)
-  else
-    echo "run_and_time: no mlperf binary; run 'make build' or set MLPERF_BIN" >&2
-    exit 1
-  fi
-fi
-
-start=$(date +%s.%N)
-echo "run_and_time: start $(date -u +%Y-%m-%dT%H:%M:%SZ): $BIN run bert $*"
-status=0
-"$BIN" run bert "$@" || status=$?
-end=$(date +%s.%N)
-elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')
-echo "run_and_time: end $(date -u +%Y-%m-%dT%H:%M:%SZ), exit status $status, wall-clock ${elapsed}s"
-exit "$status"
+# Environment: MLPERF_BIN, as scripts/run_and_time.sh reads it.
+exec "$(dirname "$0")/../../scripts/run_and_time.sh" bert "$@"

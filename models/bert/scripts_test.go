@@ -2,12 +2,10 @@ package bert
 
 import (
 	"bytes"
-	"crypto/md5"
-	"encoding/hex"
+	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,35 +13,8 @@ import (
 	"testing"
 )
 
-// runScript runs a shell script of this package with extra environment and
-// returns its combined output and whether it succeeded.
-func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
-	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
-	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err == nil
-}
-
-func needDownloader(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("curl"); err != nil {
-		if _, err := exec.LookPath("wget"); err != nil {
-			t.Skip("neither curl nor wget installed")
-		}
-	}
-}
-
-func md5hex(b []byte) string {
-	s := md5.Sum(b)
-	return hex.EncodeToString(s[:])
-}
-
 func TestDownloadModel(t *testing.T) {
-	needDownloader(t)
+	scripttest.NeedDownloader(t)
 	files := map[string][]byte{
 		"/record/3733910/files/model.onnx":                      []byte("not really the fp32 model"),
 		"/record/3750364/files/bert_large_v1_1_fake_quant.onnx": []byte("not really the int8 model"),
@@ -60,9 +31,9 @@ func TestDownloadModel(t *testing.T) {
 	}))
 	defer srv.Close()
 	goodMD5 := []string{
-		"BERT_FP32_MD5=" + md5hex(files["/record/3733910/files/model.onnx"]),
-		"BERT_INT8_MD5=" + md5hex(files["/record/3750364/files/bert_large_v1_1_fake_quant.onnx"]),
-		"BERT_VOCAB_MD5=" + md5hex(files["/record/3733868/files/vocab.txt"]),
+		"BERT_FP32_MD5=" + scripttest.MD5Hex(files["/record/3733910/files/model.onnx"]),
+		"BERT_INT8_MD5=" + scripttest.MD5Hex(files["/record/3750364/files/bert_large_v1_1_fake_quant.onnx"]),
+		"BERT_VOCAB_MD5=" + scripttest.MD5Hex(files["/record/3733868/files/vocab.txt"]),
 	}
 	for _, tc := range []struct {
 		name    string
@@ -86,7 +57,7 @@ func TestDownloadModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "models")
 			env := append([]string{"BERT_BASE_URL=" + srv.URL + "/", "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}, tc.env...)
-			out, ok := runScript(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
+			out, ok := scripttest.Run(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
 			if ok != tc.ok || !strings.Contains(out, tc.message) {
 				t.Fatalf("ok=%v, want %v with %q; output:\n%s", ok, tc.ok, tc.message, out)
 			}
@@ -115,7 +86,7 @@ func TestDownloadModel(t *testing.T) {
 			}
 			// A second run finds the files and does not download again.
 			before := hits.Load()
-			out, ok = runScript(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
+			out, ok = scripttest.Run(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
 			if !ok || !strings.Contains(out, "already present") || hits.Load() != before {
 				t.Fatalf("second run: ok=%v, hits %d→%d:\n%s", ok, before, hits.Load(), out)
 			}
@@ -124,7 +95,7 @@ func TestDownloadModel(t *testing.T) {
 	// A file in the way with another MD5 is not overwritten.
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "vocab.txt"), []byte("mine"), 0o644)
-	out, ok := runScript(t, "download_model.sh", append([]string{"BERT_BASE_URL=" + srv.URL}, goodMD5...), "-d", dir, "-f", "vocab")
+	out, ok := scripttest.Run(t, "download_model.sh", append([]string{"BERT_BASE_URL=" + srv.URL}, goodMD5...), "-d", dir, "-f", "vocab")
 	if ok || !strings.Contains(out, "delete it and run again") {
 		t.Fatalf("existing file: ok=%v:\n%s", ok, out)
 	}
@@ -134,13 +105,13 @@ func TestDownloadModel(t *testing.T) {
 }
 
 func TestDownloadDataset(t *testing.T) {
-	needDownloader(t)
+	scripttest.NeedDownloader(t)
 	body := []byte(`{"version": "1.1", "data": []}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
 	defer srv.Close()
 	dir := t.TempDir()
-	env := []string{"SQUAD_URL=" + srv.URL + "/dev-v1.1.json", "SQUAD_MD5=" + md5hex(body), "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}
-	out, ok := runScript(t, "download_dataset.sh", env, dir)
+	env := []string{"SQUAD_URL=" + srv.URL + "/dev-v1.1.json", "SQUAD_MD5=" + scripttest.MD5Hex(body), "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}
+	out, ok := scripttest.Run(t, "download_dataset.sh", env, dir)
 	if !ok {
 		t.Fatalf("download failed:\n%s", out)
 	}
@@ -152,7 +123,7 @@ func TestDownloadDataset(t *testing.T) {
 func TestRunAndTime(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "mlperf")
 	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
-	out, ok := runScript(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
+	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
 	if ok || !strings.Contains(out, "args: run bert --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
@@ -167,15 +138,15 @@ func TestVerifyDataset(t *testing.T) {
 	vocab := filepath.Join(dir, "vocab.txt")
 	os.WriteFile(vocab, []byte("[PAD]\n"), 0o644)
 	env := []string{"MLPERF=" + fake}
-	out, ok := runScript(t, "verify_dataset.sh", env, file, vocab)
+	out, ok := scripttest.Run(t, "verify_dataset.sh", env, file, vocab)
 	if !ok || !strings.Contains(out, "args: dataset verify squad --data "+file+" --features --vocab "+vocab) || !strings.Contains(out, "not the official") {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
-	out, ok = runScript(t, "verify_dataset.sh", env, file, filepath.Join(dir, "none.txt"))
+	out, ok = scripttest.Run(t, "verify_dataset.sh", env, file, filepath.Join(dir, "none.txt"))
 	if ok || !strings.Contains(out, "make setup") {
 		t.Fatalf("missing vocab: ok=%v:\n%s", ok, out)
 	}
-	out, ok = runScript(t, "verify_dataset.sh", env, filepath.Join(dir, "none.json"), vocab)
+	out, ok = scripttest.Run(t, "verify_dataset.sh", env, filepath.Join(dir, "none.json"), vocab)
 	if ok || !strings.Contains(out, "download_dataset.sh") {
 		t.Fatalf("missing file: ok=%v:\n%s", ok, out)
 	}

@@ -4,33 +4,18 @@ import (
 	"bytes"
 	"crypto/md5"
 	"encoding/hex"
+	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 )
 
-func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
-	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
-	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err == nil
-}
-
 func TestDownloadModel(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		if _, err := exec.LookPath("wget"); err != nil {
-			t.Skip("neither curl nor wget installed")
-		}
-	}
+	scripttest.NeedDownloader(t)
 	body := []byte("not really the GPT-J checkpoint")
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +45,7 @@ func TestDownloadModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "model")
 			env := append([]string{"no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1", "GPTJ_URL=", "GPTJ_MD5="}, tc.env...)
-			out, ok := runScript(t, "download_model.sh", env, "-d", dir)
+			out, ok := scripttest.Run(t, "download_model.sh", env, "-d", dir)
 			if ok != tc.ok || !strings.Contains(out, tc.msg) {
 				t.Fatalf("ok=%v, want %v with %q:\n%s", ok, tc.ok, tc.msg, out)
 			}
@@ -75,7 +60,7 @@ func TestDownloadModel(t *testing.T) {
 				t.Fatalf("files %v, bytes differ", ents)
 			}
 			before := hits.Load()
-			out, ok = runScript(t, "download_model.sh", env, "-d", dir)
+			out, ok = scripttest.Run(t, "download_model.sh", env, "-d", dir)
 			if !ok || !strings.Contains(out, "already present") || hits.Load() != before {
 				t.Fatalf("second run: ok=%v:\n%s", ok, out)
 			}
@@ -86,7 +71,7 @@ func TestDownloadModel(t *testing.T) {
 func TestRunAndTime(t *testing.T) {
 	fake := filepath.Join(t.TempDir(), "mlperf")
 	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
-	out, ok := runScript(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
+	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
 	if ok || !strings.Contains(out, "args: run gptj --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
@@ -102,21 +87,21 @@ func TestVerifyDatasetScript(t *testing.T) {
 	os.MkdirAll(tok, 0o755)
 	os.WriteFile(filepath.Join(tok, "encoder.json"), []byte("{}"), 0o644)
 	env := []string{"MLPERF=" + fake}
-	out, ok := runScript(t, "verify_dataset.sh", env, file, tok)
+	out, ok := scripttest.Run(t, "verify_dataset.sh", env, file, tok)
 	if !ok || !strings.Contains(out, "args: dataset verify cnndm --data "+file+" --tokenizer "+tok) {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
-	if out, ok := runScript(t, "verify_dataset.sh", env, file, filepath.Join(dir, "none")); ok || !strings.Contains(out, "make setup") {
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", env, file, filepath.Join(dir, "none")); ok || !strings.Contains(out, "make setup") {
 		t.Fatalf("missing tokenizer: ok=%v:\n%s", ok, out)
 	}
-	if out, ok := runScript(t, "verify_dataset.sh", env, filepath.Join(dir, "none.json"), tok); ok || !strings.Contains(out, "download_dataset.sh") {
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", env, filepath.Join(dir, "none.json"), tok); ok || !strings.Contains(out, "download_dataset.sh") {
 		t.Fatalf("missing file: ok=%v:\n%s", ok, out)
 	}
 }
 
 func TestDownloadDatasetScript(t *testing.T) {
 	// Without a URL the script explains how to make the file and fails.
-	out, ok := runScript(t, "download_dataset.sh", []string{"CNNDM_URL="}, t.TempDir())
+	out, ok := scripttest.Run(t, "download_dataset.sh", []string{"CNNDM_URL="}, t.TempDir())
 	if ok || !strings.Contains(out, "download_cnndm.py") {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}

@@ -1,13 +1,11 @@
 package llama2
 
 import (
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
+	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,38 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 )
-
-// runScript runs a shell script of this package with extra environment and
-// returns its combined output and whether it succeeded.
-func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
-	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
-	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), append([]string{"MLC_R2_NO_LOGIN=1", "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}, env...)...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err == nil
-}
-
-func needDownloader(t *testing.T) {
-	t.Helper()
-	for _, c := range []string{"md5sum", "bash"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("%s not installed", c)
-		}
-	}
-	if _, err := exec.LookPath("curl"); err != nil {
-		if _, err := exec.LookPath("wget"); err != nil {
-			t.Skip("neither curl nor wget installed")
-		}
-	}
-}
-
-func md5hex(b []byte) string {
-	s := md5.Sum(b)
-	return hex.EncodeToString(s[:])
-}
 
 // r2Server serves an R2-style bucket: /metadata/NAME.uri holds the base
 // URL of the files, /metadata/NAME.md5 their MD5 list (from sums, which
@@ -85,7 +51,7 @@ func newR2Server(t *testing.T, name string, files map[string][]byte) *r2Server {
 			}
 			slices.Sort(paths)
 			for i, p := range paths {
-				sum := md5hex(s.files[p])
+				sum := scripttest.MD5Hex(s.files[p])
 				if v, ok := s.sums[p]; ok {
 					sum = v
 				}
@@ -142,8 +108,15 @@ func orcaFiles() map[string][]byte {
 	}
 }
 
+// runScript runs a script as scripttest.Run does, with the R2 downloader
+// told not to log in and no proxy for the local server.
+func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
+	t.Helper()
+	return scripttest.Run(t, script, append([]string{"MLC_R2_NO_LOGIN=1", "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}, env...), args...)
+}
+
 func TestDownloadDataset(t *testing.T) {
-	needDownloader(t)
+	scripttest.NeedDownloader(t)
 	srv := newR2Server(t, orcaName, orcaFiles())
 	env := []string{"OPENORCA_METADATA_URL=" + srv.URL + "/metadata/" + orcaName + ".uri"}
 	dir := filepath.Join(t.TempDir(), "open-orca")
@@ -186,7 +159,7 @@ func TestDownloadDataset(t *testing.T) {
 }
 
 func TestDownloadDatasetFailures(t *testing.T) {
-	needDownloader(t)
+	scripttest.NeedDownloader(t)
 	for _, tc := range []struct {
 		name  string
 		setup func(s *r2Server)
@@ -222,7 +195,7 @@ func TestDownloadDatasetFailures(t *testing.T) {
 }
 
 func TestDownloadModel(t *testing.T) {
-	needDownloader(t)
+	scripttest.NeedDownloader(t)
 	const name = "llama-2-70b-chat-hf"
 	config := `{
   "architectures": ["LlamaForCausalLM"],

@@ -4,35 +4,18 @@ import (
 	"bytes"
 	"crypto/md5"
 	"encoding/hex"
+	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 )
 
-// runScript runs a shell script of this package with extra environment and
-// returns its combined output and whether it succeeded.
-func runScript(t *testing.T, script string, env []string, args ...string) (string, bool) {
-	t.Helper()
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not installed")
-	}
-	cmd := exec.Command("bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err == nil
-}
-
 func TestDownloadModel(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		if _, err := exec.LookPath("wget"); err != nil {
-			t.Skip("neither curl nor wget installed")
-		}
-	}
+	scripttest.NeedDownloader(t)
 	body := []byte("not really an onnx file, but bytes with a known MD5")
 	sum := md5.Sum(body)
 	goodMD5 := hex.EncodeToString(sum[:])
@@ -70,7 +53,7 @@ func TestDownloadModel(t *testing.T) {
 			if tc.md5 != "" {
 				env = append(env, "RESNET50_MODEL_MD5="+tc.md5)
 			}
-			out, ok := runScript(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
+			out, ok := scripttest.Run(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
 			if ok != tc.ok || !strings.Contains(out, tc.message) {
 				t.Fatalf("ok=%v, want %v; output:\n%s", ok, tc.ok, out)
 			}
@@ -94,7 +77,7 @@ func TestDownloadModel(t *testing.T) {
 			}
 			// A second run finds the file and does not download again.
 			before := hits.Load()
-			out, ok = runScript(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
+			out, ok = scripttest.Run(t, "download_model.sh", env, append([]string{"-d", dir}, tc.args...)...)
 			if !ok || !strings.Contains(out, "already present") || hits.Load() != before {
 				t.Fatalf("second run: ok=%v, hits %d→%d:\n%s", ok, before, hits.Load(), out)
 			}
