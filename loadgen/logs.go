@@ -518,6 +518,14 @@ func (lw *logWriter) results(r *Result, e *effective) {
 			lw.log("result_tokens_per_second", r.TokensPerSec)
 		}
 	}
+	if e.req.InferTokenLatencies {
+		switch e.scenario {
+		case Server:
+			lw.log("result_inferred_completed_tokens_per_second", r.InferredTokensPerSec)
+		case Offline:
+			lw.log("result_inferred_tokens_per_second", r.InferredTokensPerSec)
+		}
+	}
 	lw.log("num_errors", lw.errors)
 	lw.writeSummary(r, e)
 }
@@ -599,6 +607,14 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 		fmt.Fprintf(w, "Samples per second: %s\n", formatDouble(r.SamplesPerSec))
 		if r.hasTokenMetrics {
 			fmt.Fprintf(w, "Tokens per second: %s\n", formatDouble(r.TokensPerSec))
+		}
+	}
+	if e.req.InferTokenLatencies {
+		switch e.scenario {
+		case Offline:
+			fmt.Fprintf(w, "Tokens per second (inferred): %s\n", formatDouble(r.InferredTokensPerSec))
+		case Server:
+			fmt.Fprintf(w, "Completed tokens per second (inferred): %.2f\n", r.InferredTokensPerSec)
 		}
 	}
 	validity := "INVALID"

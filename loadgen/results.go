@@ -98,6 +98,10 @@ type Result struct {
 	TokensPerSec    float64
 	TPSWithOverhead float64 // SingleStream: tokens / last issue time
 	TPSNoOverhead   float64 // SingleStream: tokens / (mean latency × samples)
+	// InferredTokensPerSec is token_latency_scaling_factor × the samples
+	// per second (Offline) or completed samples per second (Server) when
+	// infer_token_latencies is set; 0 otherwise.
+	InferredTokensPerSec float64
 	TTFT, TPOT      LatencyStats
 	hasTokenMetrics bool
 
@@ -231,6 +235,15 @@ func (r *Result) evaluate(e *effective) {
 	case Offline:
 		if r.Latency.Max > 0 {
 			r.SamplesPerSec = n / secs(r.Latency.Max)
+		}
+	}
+	if e.req.InferTokenLatencies {
+		f := float64(e.req.TokenLatencyScalingFactor)
+		switch e.scenario {
+		case Offline:
+			r.InferredTokensPerSec = f * r.SamplesPerSec
+		case Server:
+			r.InferredTokensPerSec = f * r.CompletedPerSec
 		}
 	}
 	if r.hasTokenMetrics && e.scenario == SingleStream {

@@ -119,3 +119,19 @@ func TestTokenEarlyStoppingUsesTTFTAndTPOTBounds(t *testing.T) {
 		t.Errorf("detail log: the TPOT result should be one line with LoadGen's spacing")
 	}
 }
+
+// infer_token_latencies: LoadGen reports token_latency_scaling_factor ×
+// the samples per second as the inferred token throughput.
+func TestInferredTokenThroughput(t *testing.T) {
+	q := &loadgentest.MemQSL{Total: 20, Performance: 20}
+	s := settings(t, loadgen.Offline, loadgen.PerformanceOnly, "*.*.infer_token_latencies = 1\n*.*.token_latency_scaling_factor = 69\n*.*.min_duration = 10\n")
+	res, dir := run(t, &loadgentest.NullSUT{}, q, s)
+	if res.InferredTokensPerSec != 69*res.SamplesPerSec || res.InferredTokensPerSec <= 0 {
+		t.Fatalf("inferred %v tokens/s for %v samples/s, want 69×", res.InferredTokensPerSec, res.SamplesPerSec)
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "mlperf_log_summary.txt"))
+	detail, _ := os.ReadFile(filepath.Join(dir, "mlperf_log_detail.txt"))
+	if !strings.Contains(string(summary), "Tokens per second (inferred): ") || !strings.Contains(string(detail), `"result_inferred_tokens_per_second"`) {
+		t.Errorf("no inferred token throughput in the logs:\n%s", summary)
+	}
+}

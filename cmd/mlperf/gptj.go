@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -210,34 +208,7 @@ func runGPTJ(ctx context.Context, args []string) error {
 		},
 		synthetic: isSynthetic(f.Model),
 	})
-	if err != nil {
-		return err
-	}
-	if sps, ok := summarySamplesPerSecond(filepath.Join(f.Out, "mlperf_log_summary.txt")); ok {
-		fmt.Printf("Tokens per second (inferred, %d per sample as mlperf.conf's token_latency_scaling_factor): %.4g\n", gptj.TokenLatencyScaling, sps*gptj.TokenLatencyScaling)
-	}
-	return nil
-}
-
-// summarySamplesPerSecond reads the throughput line of a loadgen summary
-// ("Samples per second" for Offline, "Completed samples per second" for
-// Server).
-func summarySamplesPerSecond(path string) (float64, bool) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		k = strings.TrimSpace(k)
-		if ok && (k == "Samples per second" || k == "Completed samples per second") {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return x, err == nil
-		}
-	}
-	return 0, false
+	return err
 }
 
 func accuracyGPTJ(ctx context.Context, args []string) error {

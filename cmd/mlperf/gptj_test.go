@@ -65,7 +65,7 @@ func TestRunGPTJEndToEnd(t *testing.T) {
 		{"singlestream-accuracy", []string{"--scenario", "SingleStream", "--mode", "accuracy"},
 			[]string{"'gen_num': 2}"}},
 		{"offline-performance", []string{"--scenario", "Offline", "--min-queries", "2", "--duration", "1ms"},
-			[]string{"Samples per second", "Tokens per second (inferred, 69 per sample"}},
+			[]string{"Samples per second", "Tokens per second (inferred): "}},
 		{"singlestream-performance", []string{"--scenario", "SingleStream", "--min-queries", "2", "--duration", "1ms"},
 			[]string{"percentile latency (ns)"}},
 	} {

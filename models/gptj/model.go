@@ -22,9 +22,6 @@ const (
 	MaxNewTokens = 128
 	// MaxInputTokens is the prompt truncation length.
 	MaxInputTokens = 1919
-	// TokenLatencyScaling is mlperf.conf's token_latency_scaling_factor:
-	// the loadgen reports 69 tokens per sample (infer_token_latencies).
-	TokenLatencyScaling = 69
 )
 
 // Generation is the reference's beam search. mode chooses the length
