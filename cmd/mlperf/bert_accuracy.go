@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/accuracy"
 	"os"
 
 	"github.com/mlperf-go/inference/models/bert"
@@ -45,8 +46,8 @@ func accuracyBERT(ctx context.Context, args []string) error {
 	}
 	fmt.Println(line)
 	if *out != "" {
-		if err := os.WriteFile(*out, []byte(line+"\n"), 0o644); err != nil {
-			return fmt.Errorf("bert: %w", err)
+		if err := accuracy.WriteAccuracyFile(*out, []string{line}, ""); err != nil {
+			return err
 		}
 	}
 	return nil
