@@ -102,8 +102,8 @@ type Result struct {
 	// per second (Offline) or completed samples per second (Server) when
 	// infer_token_latencies is set; 0 otherwise.
 	InferredTokensPerSec float64
-	TTFT, TPOT      LatencyStats
-	hasTokenMetrics bool
+	TTFT, TPOT           LatencyStats
+	hasTokenMetrics      bool
 
 	PeakQPS float64 // FindPeakPerformance: the highest passing QPS
 	LogDir  string  // where the logs were written
