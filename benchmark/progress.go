@@ -1,0 +1,82 @@
+package benchmark
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Progress prints a progress line (done/total, percentage, rate, elapsed
+// seconds) at most every interval: rewritten in place on a terminal
+// (every 250 ms), one line every 5 s otherwise. It is safe for concurrent
+// use.
+type Progress struct {
+	w        io.Writer
+	what     string
+	unit     string
+	tty      bool
+	interval time.Duration
+
+	mu      sync.Mutex
+	start   time.Time
+	last    time.Time
+	printed bool
+}
+
+// NewProgress returns a Progress writing to w about what ("loading
+// samples") counted in unit ("images").
+func NewProgress(w io.Writer, what, unit string) *Progress {
+	p := &Progress{w: w, what: what, unit: unit, interval: 5 * time.Second, start: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty, p.interval = true, 250*time.Millisecond
+		}
+	}
+	p.last = p.start
+	return p
+}
+
+// Update reports done of total (total ≤ 0: unknown). A call with done ≤ 1
+// and a known total starts a new series (one LoadSamples call, say).
+func (p *Progress) Update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if done <= 1 && total > 0 {
+		p.start, p.last = now, now
+	}
+	if now.Sub(p.last) < p.interval && (total <= 0 || done < total) {
+		return
+	}
+	p.last = now
+	el := now.Sub(p.start).Seconds()
+	rate := 0.0
+	if el > 0 {
+		rate = float64(done) / el
+	}
+	line := fmt.Sprintf("%s: %d %s", p.what, done, p.unit)
+	if total > 0 {
+		line = fmt.Sprintf("%s: %d/%d %s (%.0f%%)", p.what, done, total, p.unit, 100*float64(done)/float64(total))
+		if rate > 0 && done < total {
+			line += fmt.Sprintf(", ETA %.0fs", float64(total-done)/rate)
+		}
+	}
+	line += fmt.Sprintf(", %.1f/s, %.0fs", rate, el)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+	p.printed = true
+}
+
+// Done ends the progress line.
+func (p *Progress) Done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.printed {
+		fmt.Fprintln(p.w)
+	}
+}

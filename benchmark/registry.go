@@ -1,0 +1,159 @@
+package benchmark
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+)
+
+var (
+	mu         sync.RWMutex
+	benchmarks = map[string]*Benchmark{}
+	datasets   = map[string]*Dataset{}
+)
+
+// Register adds b to the registry. It is meant for init functions: it
+// panics on a descriptor without a name, Open or Score, and on a name
+// (or conf name) registered twice, since both are programming errors.
+func Register(b *Benchmark) {
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case b.Name == "":
+		panic("benchmark: Register of a benchmark without a Name")
+	case b.Open == nil || b.Score == nil:
+		panic("benchmark: " + b.Name + " registered without Open or Score")
+	case len(b.ConfNames) == 0 || len(b.Scenarios) == 0:
+		panic("benchmark: " + b.Name + " registered without ConfNames or Scenarios")
+	}
+	for _, n := range append([]string{b.Name}, b.ConfNames...) {
+		if o := lookupLocked(n); o != nil && o != b {
+			panic("benchmark: " + n + " registered twice (" + o.Name + ", " + b.Name + ")")
+		}
+	}
+	benchmarks[b.Name] = b
+}
+
+// Lookup finds a benchmark by its name or one of its mlperf.conf names,
+// case-insensitively. It is safe for concurrent use.
+func Lookup(name string) (*Benchmark, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	b := lookupLocked(name)
+	return b, b != nil
+}
+
+func lookupLocked(name string) *Benchmark {
+	name = strings.ToLower(name)
+	if b, ok := benchmarks[name]; ok {
+		return b
+	}
+	for _, b := range benchmarks {
+		for _, c := range b.ConfNames {
+			if strings.EqualFold(c, name) {
+				return b
+			}
+		}
+	}
+	return nil
+}
+
+// All returns the registered benchmarks sorted by name.
+func All() []*Benchmark {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Benchmark, 0, len(benchmarks))
+	for _, b := range benchmarks {
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b *Benchmark) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns the registered benchmarks' names, sorted.
+func Names() []string {
+	var n []string
+	for _, b := range All() {
+		n = append(n, b.Name)
+	}
+	return n
+}
+
+// Unknown returns the error for a benchmark name that is not registered,
+// listing the ones that are.
+func Unknown(name string) error {
+	return fmt.Errorf("benchmark: unknown benchmark %q; want one of %s (see mlperf list)", name, strings.Join(Names(), ", "))
+}
+
+// Dataset describes a data set's commands: `mlperf dataset synth|verify|
+// preprocess <name>`. A benchmark names the Dataset it reads.
+type Dataset struct {
+	// Name is the registry key, e.g. "imagenet", "openimages", "kits19".
+	Name string
+	// Summary is one line for `mlperf list`.
+	Summary string
+	// Synth writes a small data set in the real on-disk format (nil: not
+	// available).
+	Synth func(req *DatasetRequest) error
+	// Verify checks a data set (nil: not available).
+	Verify func(req *DatasetRequest) error
+	// Preprocess writes the preprocessed form the reference's harness
+	// reads (nil: not available).
+	Preprocess func(req *DatasetRequest) error
+	// Options are the data set's own flags for these commands.
+	Options []Option
+}
+
+// DatasetRequest carries the arguments of a dataset command.
+type DatasetRequest struct {
+	// Data is the data set to read (verify, preprocess).
+	Data string
+	// Out is where to write (synth, preprocess).
+	Out string
+	// N is the number of samples to synthesise (0: the data set's
+	// default); Seed their seed (0: the default).
+	N    int
+	Seed uint64
+	// Workers bounds parallel work (< 1: all cores).
+	Workers int
+	// Extra holds the values of the data set's Options.
+	Extra Extra
+	// Stdout receives the result lines, Stderr progress; never nil.
+	Stdout, Stderr io.Writer
+}
+
+// RegisterDataset adds d to the registry; like Register, it is meant for
+// init functions and panics on a duplicate name.
+func RegisterDataset(d *Dataset) {
+	mu.Lock()
+	defer mu.Unlock()
+	if d.Name == "" {
+		panic("benchmark: RegisterDataset without a Name")
+	}
+	if _, dup := datasets[d.Name]; dup {
+		panic("benchmark: dataset " + d.Name + " registered twice")
+	}
+	datasets[d.Name] = d
+}
+
+// LookupDataset finds a registered data set by name.
+func LookupDataset(name string) (*Dataset, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	d, ok := datasets[strings.ToLower(name)]
+	return d, ok
+}
+
+// AllDatasets returns the registered data sets sorted by name.
+func AllDatasets() []*Dataset {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Dataset, 0, len(datasets))
+	for _, d := range datasets {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b *Dataset) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
