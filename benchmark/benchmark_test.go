@@ -179,7 +179,9 @@ func TestRegistryLookup(t *testing.T) {
 
 func TestPerfCompareRefusesEmptySides(t *testing.T) {
 	zero := func(context.Context, time.Duration, float64) (int64, time.Duration, error) { return 0, 0, nil }
-	one := func(_ context.Context, d time.Duration, _ float64) (int64, time.Duration, error) { return 10, time.Second, nil }
+	one := func(_ context.Context, d time.Duration, _ float64) (int64, time.Duration, error) {
+		return 10, time.Second, nil
+	}
 	if _, err := PerfCompare(context.Background(), &bytes.Buffer{}, time.Second, zero, one); err == nil {
 		t.Error("a raw side with no samples gave no error (ratio would be +Inf)")
 	}
