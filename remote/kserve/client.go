@@ -1,0 +1,240 @@
+package kserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+)
+
+// Config says which remote model a Session runs.
+type Config struct {
+	// Endpoint is the server: "host:port" or an http(s) URL.
+	Endpoint string
+	// Model is the model name on the server; Version, if set, its version.
+	Model, Version string
+	// Timeout bounds one inference request (0: only the caller's context).
+	Timeout time.Duration
+	// MaxConns bounds the connections kept open to the server (0: 256).
+	MaxConns int
+	// Client, if set, replaces the pooled HTTP client Dial makes.
+	Client *http.Client
+}
+
+// Session is a model served over the Open Inference Protocol. It
+// implements backend.Session; Run is safe for concurrent use and each call
+// is one HTTP request over a pooled keep-alive connection.
+type Session struct {
+	cfg     Config
+	base    string // http://host:port
+	infer   string // the model's infer URL
+	client  *http.Client
+	meta    ModelMeta
+	inputs  []backend.Info
+	outputs []backend.Info
+}
+
+// Dial checks that the server is ready and reads the model's metadata.
+func Dial(ctx context.Context, cfg Config) (*Session, error) {
+	base, err := baseURL(cfg.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("kserve: no model name given (the server's name of the model, e.g. resnet50)")
+	}
+	client := cfg.Client
+	if client == nil {
+		n := cfg.MaxConns
+		if n <= 0 {
+			n = 256
+		}
+		client = &http.Client{Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        n,
+			MaxIdleConnsPerHost: n,
+			MaxConnsPerHost:     n,
+			IdleConnTimeout:     90 * time.Second,
+		}}
+	}
+	model := base + "/v2/models/" + url.PathEscape(cfg.Model)
+	if cfg.Version != "" {
+		model += "/versions/" + url.PathEscape(cfg.Version)
+	}
+	s := &Session{cfg: cfg, base: base, infer: model + "/infer", client: client}
+	if err := s.getJSON(ctx, model, &s.meta); err != nil {
+		return nil, err
+	}
+	if s.inputs, err = metaInfo(s.meta.Inputs); err != nil {
+		return nil, fmt.Errorf("%w (model %s at %s)", err, cfg.Model, base)
+	}
+	if s.outputs, err = metaInfo(s.meta.Outputs); err != nil {
+		return nil, fmt.Errorf("%w (model %s at %s)", err, cfg.Model, base)
+	}
+	return s, nil
+}
+
+// baseURL turns "host:port" or a URL into "scheme://host:port".
+func baseURL(endpoint string) (string, error) {
+	if endpoint == "" {
+		return "", errors.New("kserve: no endpoint given (--endpoint host:port)")
+	}
+	if !strings.Contains(endpoint, "://") {
+		endpoint = "http://" + endpoint
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("kserve: endpoint %q is not host:port or an http(s) URL", endpoint)
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimRight(u.Path, "/"), nil
+}
+
+// getJSON GETs url into v, turning HTTP and decoding errors into errors
+// that name the server.
+func (s *Session) getJSON(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fmt.Errorf("kserve: %w", err)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("kserve: %s: %w (is the server running?)", u, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("kserve: %s: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("kserve: %s: HTTP %d: %s", u, resp.StatusCode, errorText(body))
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("kserve: %s: the answer is not Open Inference Protocol JSON: %v", u, err)
+	}
+	return nil
+}
+
+func errorText(body []byte) string {
+	var e ErrorResponse
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	if len(body) > 200 {
+		body = body[:200]
+	}
+	return strings.TrimSpace(string(body))
+}
+
+// Inputs implements backend.Session (from the model metadata).
+func (s *Session) Inputs() []backend.Info { return s.inputs }
+
+// Outputs implements backend.Session (from the model metadata).
+func (s *Session) Outputs() []backend.Info { return s.outputs }
+
+// Meta returns the model metadata the server reported.
+func (s *Session) Meta() ModelMeta { return s.meta }
+
+// Name asks the server for its metadata (one network round trip) and
+// returns "name version at host:port".
+func (s *Session) Name(ctx context.Context) (string, error) {
+	var m ServerMeta
+	if err := s.getJSON(ctx, s.base+"/v2", &m); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s %s at %s", m.Name, m.Version, strings.TrimPrefix(strings.TrimPrefix(s.base, "http://"), "https://")), nil
+}
+
+// Run implements backend.Session: one inference request with binary
+// tensor data both ways.
+func (s *Session) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	out, _, err := s.RunTimed(ctx, in)
+	return out, err
+}
+
+// RunTimed is Run that also returns the server-side timings the server
+// reported (zero when it reports none).
+func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, Timings, error) {
+	meta, payloads, err := encodeTensors(in)
+	if err != nil {
+		return nil, Timings{}, err
+	}
+	req := InferRequest{Inputs: meta, Outputs: make([]RequestOutput, len(s.outputs))}
+	for i, o := range s.outputs {
+		req.Outputs[i] = RequestOutput{Name: o.Name, Parameters: map[string]any{"binary_data": true}}
+	}
+	body, jsonLen, err := encodeBody(req, payloads)
+	if err != nil {
+		return nil, Timings{}, err
+	}
+	if s.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
+		defer cancel()
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.infer, bytes.NewReader(body))
+	if err != nil {
+		return nil, Timings{}, fmt.Errorf("kserve: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/octet-stream")
+	hreq.Header.Set(HeaderLength, strconv.Itoa(jsonLen))
+	resp, err := s.client.Do(hreq)
+	if err != nil {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: %w", s.base, err)
+	}
+	defer resp.Body.Close()
+	rb, err := readBody(resp.Body, resp.ContentLength)
+	if err != nil {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: reading the answer: %w", s.base, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: HTTP %d: %s", s.base, resp.StatusCode, errorText(rb))
+	}
+	hl := int64(-1)
+	if h := resp.Header.Get(HeaderLength); h != "" {
+		if hl, err = strconv.ParseInt(h, 10, 64); err != nil || hl < 0 {
+			return nil, Timings{}, fmt.Errorf("kserve: infer on %s: bad %s %q", s.base, HeaderLength, h)
+		}
+	}
+	js, bin, err := splitBody(rb, hl)
+	if err != nil {
+		return nil, Timings{}, err
+	}
+	var ir InferResponse
+	if err := json.Unmarshal(js, &ir); err != nil {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: the answer is not Open Inference Protocol JSON: %v", s.base, err)
+	}
+	out, err := decodeTensors(ir.Outputs, bin)
+	if err != nil {
+		return nil, Timings{}, fmt.Errorf("%w (answer from %s)", err, s.base)
+	}
+	return out, timingsOf(ir.Parameters), nil
+}
+
+// readBody reads a response body, sized up front when the length is known.
+func readBody(r io.Reader, n int64) ([]byte, error) {
+	if n >= 0 && n < 1<<31 {
+		b := make([]byte, n)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	return io.ReadAll(r)
+}
+
+// Close implements backend.Session: it closes idle connections.
+func (s *Session) Close() error {
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+var _ backend.Session = (*Session)(nil)

@@ -1,0 +1,231 @@
+package kserve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+)
+
+// double is a model with input x float32 [-1,3] and outputs y = 2x
+// (float32, same shape) and n = the row count (int64 [1]).
+type double struct{ delay time.Duration }
+
+func (double) Inputs() []backend.Info {
+	return []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 3}}}
+}
+func (double) Outputs() []backend.Info {
+	return []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1, 3}}, {Name: "n", DType: backend.Int64, Shape: []int64{1}}}
+}
+func (d double) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	if d.delay > 0 {
+		select {
+		case <-time.After(d.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	x, ok := in[0].Data.([]float32)
+	if !ok || in[0].Name != "x" {
+		return nil, errors.New("want float32 x")
+	}
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = 2 * v
+	}
+	return []backend.Tensor{
+		{Name: "y", DType: backend.Float32, Shape: in[0].Shape, Data: y},
+		{Name: "n", DType: backend.Int64, Shape: []int64{1}, Data: []int64{in[0].Shape[0]}},
+	}, nil
+}
+func (double) Close() error { return nil }
+
+func serve(t *testing.T, sess backend.Session) (*Server, *httptest.Server) {
+	t.Helper()
+	s := NewServer("test-node", "1.0")
+	s.Add("double", sess, 2)
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return s, hs
+}
+
+func TestRoundTripBinary(t *testing.T) {
+	_, hs := serve(t, double{})
+	ctx := context.Background()
+	sess, err := Dial(ctx, Config{Endpoint: strings.TrimPrefix(hs.URL, "http://"), Model: "double"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if in := sess.Inputs(); len(in) != 1 || in[0].Name != "x" || in[0].DType != backend.Float32 || in[0].Shape[0] != -1 {
+		t.Fatalf("inputs from metadata: %+v", in)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := []float32{float32(g), 1.5, -3}
+			out, tm, err := sess.RunTimed(ctx, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 3}, Data: x}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			y := out[0].Data.([]float32)
+			if out[0].Name != "y" || len(y) != 3 || y[0] != 2*float32(g) || y[1] != 3 || y[2] != -6 {
+				t.Errorf("y = %+v", out[0])
+			}
+			if n := out[1].Data.([]int64); out[1].Name != "n" || n[0] != 1 {
+				t.Errorf("n = %+v", out[1])
+			}
+			if tm.Infer <= 0 {
+				t.Errorf("no server-side inference time reported: %+v", tm)
+			}
+		}()
+	}
+	wg.Wait()
+	name, err := sess.Name(ctx)
+	if err != nil || !strings.HasPrefix(name, "test-node 1.0 at 127.0.0.1:") {
+		t.Errorf("Name = %q, %v", name, err)
+	}
+}
+
+func TestServerAcceptsJSONData(t *testing.T) {
+	_, hs := serve(t, double{})
+	body := `{"inputs":[{"name":"x","shape":[2,3],"datatype":"FP32","data":[1,2,3,4,5,6]}]}`
+	resp, err := http.Post(hs.URL+"/v2/models/double/infer", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var b bytes.Buffer
+	b.ReadFrom(resp.Body)
+	hl := resp.Header.Get(HeaderLength)
+	var ir InferResponse
+	n := len(b.Bytes())
+	if hl != "" {
+		var l int
+		json.Unmarshal([]byte(hl), &l)
+		n = l
+	}
+	if err := json.Unmarshal(b.Bytes()[:n], &ir); err != nil {
+		t.Fatal(err)
+	}
+	out, err := decodeTensors(ir.Outputs, b.Bytes()[n:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y := out[0].Data.([]float32); y[5] != 12 {
+		t.Errorf("y = %v", y)
+	}
+}
+
+func TestErrorsNameTheCause(t *testing.T) {
+	_, hs := serve(t, double{})
+	ctx := context.Background()
+	ep := strings.TrimPrefix(hs.URL, "http://")
+	if _, err := Dial(ctx, Config{Endpoint: ep, Model: "resnet50"}); err == nil || !strings.Contains(err.Error(), `model "resnet50" is not served here`) {
+		t.Errorf("unknown model: %v", err)
+	}
+	if _, err := Dial(ctx, Config{Endpoint: "127.0.0.1:1", Model: "double"}); err == nil || !strings.Contains(err.Error(), "is the server running") {
+		t.Errorf("dead endpoint: %v", err)
+	}
+	if _, err := Dial(ctx, Config{Endpoint: "ftp://x", Model: "double"}); err == nil {
+		t.Error("ftp endpoint accepted")
+	}
+	sess, err := Dial(ctx, Config{Endpoint: ep, Model: "double"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wrong element count for the shape: refused by the client before sending.
+	if _, err := sess.Run(ctx, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{2, 3}, Data: []float32{1}}}); err == nil {
+		t.Error("a tensor with too few elements was sent")
+	}
+	// Wrong input name: the server's model fails and the client reports HTTP 500 with the reason.
+	if _, err := sess.Run(ctx, []backend.Tensor{{Name: "z", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}); err == nil || !strings.Contains(err.Error(), "HTTP 500") || !strings.Contains(err.Error(), "want float32 x") {
+		t.Errorf("failing model: %v", err)
+	}
+}
+
+func TestMalformedAnswersAndStalls(t *testing.T) {
+	ctx := context.Background()
+	var mode string
+	var mu sync.Mutex
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			json.NewEncoder(w).Encode(ModelMeta{Name: "m", Inputs: []TensorMeta{{Name: "x", Datatype: "FP32", Shape: []int64{1}}}, Outputs: []TensorMeta{{Name: "y", Datatype: "FP32", Shape: []int64{1}}}})
+			return
+		}
+		mu.Lock()
+		m := mode
+		mu.Unlock()
+		switch m {
+		case "garbage":
+			w.Write([]byte("<html>proxy error</html>"))
+		case "short":
+			w.Header().Set(HeaderLength, "40")
+			w.Write([]byte(`{"outputs":[{"name":"y","shape":[1],"datatype":"FP32","parameters":{"binary_data_size":4}}]}`))
+		case "stall":
+			// The server notices a closed connection only once the
+			// body is read.
+			io.Copy(io.Discard, r.Body)
+			<-r.Context().Done()
+		}
+	}))
+	defer fake.Close()
+	sess, err := Dial(ctx, Config{Endpoint: fake.URL, Model: "m", Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1}, Data: []float32{1}}}
+	for _, m := range []string{"garbage", "short", "stall"} {
+		mu.Lock()
+		mode = m
+		mu.Unlock()
+		start := time.Now()
+		_, err := sess.Run(ctx, x)
+		if err == nil {
+			t.Errorf("%s: no error", m)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%s: took %v", m, time.Since(start))
+		}
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	s, hs := serve(t, double{})
+	get := func(p string) int {
+		resp, err := http.Get(hs.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := get("/v2/health/ready"); c != 200 {
+		t.Errorf("ready: %d", c)
+	}
+	s.SetReady(false)
+	if c := get("/v2/health/ready"); c != 503 {
+		t.Errorf("draining server answers ready with %d", c)
+	}
+	if c := get("/v2/health/live"); c != 200 {
+		t.Errorf("live: %d", c)
+	}
+	if c := get("/v2/models/double/versions/2"); c != 404 {
+		t.Errorf("unknown version: %d", c)
+	}
+}
