@@ -1,0 +1,349 @@
+// Package openai drives an OpenAI-compatible completions server (vLLM,
+// TGI, SGLang, ollama, `mlperf serve`) as a loadgen SUT for the decoder
+// benchmarks: every sample is one streamed /v1/completions request with
+// greedy settings; the first streamed text is the sample's first token
+// (TTFT), the end of the stream its completion.
+//
+// Servers do not return generated token ids in the completions API (ollama
+// refuses them, vLLM only on request), so the response's token ids are the
+// benchmark's tokenizer over the returned text: Config.Encode. The run's
+// logs say so.
+//
+// API: https://platform.openai.com/docs/api-reference/completions (the
+// legacy completions endpoint with stream=true: server-sent events, one
+// JSON chunk per `data:` line, ending with `data: [DONE]`).
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// Config configures a SUT.
+type Config struct {
+	// Endpoint is the server's base URL or host:port; requests go to
+	// Endpoint/v1/completions.
+	Endpoint string
+	// Model is the served model's name ("model" in the request).
+	Model string
+	// APIKey, if set, is sent as a bearer token.
+	APIKey string
+	// MaxTokens is max_tokens of every request (the benchmark's limit).
+	MaxTokens int
+	// MaxInFlight bounds the requests in flight (and the connections);
+	// samples beyond it wait in a queue (0: 64).
+	MaxInFlight int
+	// Timeout bounds one request from send to the end of its stream (0:
+	// none beyond the run's context).
+	Timeout time.Duration
+	// Prompt returns the prompt text of a loaded sample.
+	Prompt func(i loadgen.SampleIndex) (string, error)
+	// Encode turns generated text into the benchmark's token ids, for the
+	// accuracy log and the token counts.
+	Encode func(text string) []int32
+	// Client, if set, replaces the pooled HTTP client New makes.
+	Client *http.Client
+}
+
+// SUT is a loadgen SUT over an OpenAI-compatible server. IssueQuery never
+// blocks: samples are queued and MaxInFlight workers send them. Close
+// stops the workers; samples still queued fail with ErrClosed.
+type SUT struct {
+	cfg    Config
+	url    string
+	base   string
+	client *http.Client
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []job
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type job struct {
+	ctx context.Context
+	s   loadgen.Sample
+	c   loadgen.Completer
+}
+
+// ErrClosed fails samples still queued when the SUT is closed.
+var ErrClosed = errors.New("openai: SUT closed")
+
+// New checks cfg and starts the workers.
+func New(cfg Config) (*SUT, error) {
+	if cfg.Endpoint == "" {
+		return nil, errors.New("openai: no endpoint given (--endpoint URL of an OpenAI-compatible server)")
+	}
+	ep := cfg.Endpoint
+	if !strings.Contains(ep, "://") {
+		ep = "http://" + ep
+	}
+	u, err := url.Parse(ep)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("openai: endpoint %q is not host:port or an http(s) URL", cfg.Endpoint)
+	}
+	if cfg.Prompt == nil || cfg.Encode == nil {
+		return nil, errors.New("openai: Config needs Prompt and Encode")
+	}
+	if cfg.MaxTokens < 1 {
+		return nil, fmt.Errorf("openai: max_tokens %d: want at least 1", cfg.MaxTokens)
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 64
+	}
+	base := u.Scheme + "://" + u.Host + strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
+	client := cfg.Client
+	if client == nil {
+		client = &http.Client{Transport: &http.Transport{
+			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:        cfg.MaxInFlight,
+			MaxIdleConnsPerHost: cfg.MaxInFlight,
+			MaxConnsPerHost:     cfg.MaxInFlight,
+			IdleConnTimeout:     90 * time.Second,
+		}}
+	}
+	s := &SUT{cfg: cfg, base: base, url: base + "/v1/completions", client: client}
+	s.cond = sync.NewCond(&s.mu)
+	for range cfg.MaxInFlight {
+		s.wg.Add(1)
+		go s.work()
+	}
+	return s, nil
+}
+
+// Name asks the server for its models (one network round trip) and
+// returns a description of the endpoint for the logs.
+func (s *SUT) Name() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/models", nil)
+	if err != nil {
+		return "OpenAI-compatible server at " + s.base
+	}
+	s.auth(req)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Sprintf("OpenAI-compatible server at %s (unreachable: %v)", s.base, err)
+	}
+	defer resp.Body.Close()
+	var m struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&m)
+	var ids []string
+	for _, d := range m.Data {
+		ids = append(ids, d.ID)
+	}
+	return fmt.Sprintf("OpenAI-compatible server at %s serving %s (model %s)", s.base, strings.Join(ids, ","), s.cfg.Model)
+}
+
+func (s *SUT) auth(r *http.Request) {
+	if s.cfg.APIKey != "" {
+		r.Header.Set("Authorization", "Bearer "+s.cfg.APIKey)
+	}
+}
+
+// IssueQuery implements loadgen.SUT: it queues the samples and returns.
+func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		for _, x := range samples {
+			c.Complete(loadgen.Response{ID: x.ID, Err: ErrClosed})
+		}
+		return
+	}
+	for _, x := range samples {
+		s.queue = append(s.queue, job{ctx: ctx, s: x, c: c})
+	}
+	s.mu.Unlock()
+	if len(samples) == 1 {
+		s.cond.Signal()
+	} else {
+		s.cond.Broadcast()
+	}
+}
+
+// Close stops the workers after their requests in flight end and fails
+// the samples still queued.
+func (s *SUT) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	q := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	s.cond.Broadcast()
+	for _, j := range q {
+		j.c.Complete(loadgen.Response{ID: j.s.ID, Err: ErrClosed})
+	}
+	s.wg.Wait()
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+func (s *SUT) work() {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && !s.closed {
+			s.cond.Wait()
+		}
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		j := s.queue[0]
+		s.queue[0] = job{}
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		s.run(j)
+	}
+}
+
+// run sends one sample and completes it.
+func (s *SUT) run(j job) {
+	ids, err := s.complete(j)
+	if err != nil {
+		j.c.Complete(loadgen.Response{ID: j.s.ID, Err: err})
+		return
+	}
+	j.c.Complete(loadgen.Response{ID: j.s.ID, Data: idsBytes(ids), Tokens: len(ids)})
+}
+
+// idsBytes is the accuracy log's form of token ids: little-endian int32.
+func idsBytes(ids []int32) []byte {
+	b := make([]byte, 0, 4*len(ids))
+	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint32(b, uint32(id))
+	}
+	return b
+}
+
+// request is the body of a completions request.
+type request struct {
+	Model       string  `json:"model"`
+	Prompt      string  `json:"prompt"`
+	MaxTokens   int     `json:"max_tokens"`
+	Temperature float64 `json:"temperature"`
+	TopP        float64 `json:"top_p"`
+	Stream      bool    `json:"stream"`
+}
+
+// chunk is one streamed event.
+type chunk struct {
+	Choices []struct {
+		Text         string  `json:"text"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// complete streams one completion and returns the generated ids.
+func (s *SUT) complete(j job) ([]int32, error) {
+	prompt, err := s.cfg.Prompt(j.s.Index)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(request{Model: s.cfg.Model, Prompt: prompt, MaxTokens: s.cfg.MaxTokens, Temperature: 0, TopP: 1, Stream: true})
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	ctx := j.ctx
+	if s.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	s.auth(req)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %s: %w", s.url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("openai: %s: HTTP %d: %s", s.url, resp.StatusCode, strings.TrimSpace(string(msg)))
+	}
+	var text strings.Builder
+	first, done := false, false
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		data, ok := bytes.CutPrefix(line, []byte("data:"))
+		if !ok {
+			continue // blank separators, comments, event: lines
+		}
+		data = bytes.TrimSpace(data)
+		if string(data) == "[DONE]" {
+			done = true
+			break
+		}
+		var ch chunk
+		if err := json.Unmarshal(data, &ch); err != nil {
+			return nil, fmt.Errorf("openai: %s: a streamed event is not a completion chunk: %q", s.url, truncate(data))
+		}
+		if ch.Error != nil {
+			return nil, fmt.Errorf("openai: %s: server error mid-stream: %s", s.url, ch.Error.Message)
+		}
+		for _, c := range ch.Choices {
+			text.WriteString(c.Text)
+		}
+		if !first && text.Len() > 0 {
+			if ids := s.cfg.Encode(text.String()); len(ids) > 0 {
+				first = true
+				if tc, ok := j.c.(loadgen.TokenCompleter); ok {
+					tc.FirstToken(j.s.ID, idsBytes(ids[:1]))
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("openai: %s: the stream broke: %w", s.url, err)
+	}
+	if !done {
+		return nil, fmt.Errorf("openai: %s: the stream ended without [DONE] (server died or cut the connection)", s.url)
+	}
+	ids := s.cfg.Encode(text.String())
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("openai: %s: empty completion", s.url)
+	}
+	if !first {
+		if tc, ok := j.c.(loadgen.TokenCompleter); ok {
+			tc.FirstToken(j.s.ID, idsBytes(ids[:1]))
+		}
+	}
+	return ids, nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + "..."
+	}
+	return string(b)
+}

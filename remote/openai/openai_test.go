@@ -1,0 +1,217 @@
+package openai
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// words encodes text as one id per space-separated word: id = len(word).
+func words(text string) []int32 {
+	var ids []int32
+	for _, w := range strings.Fields(text) {
+		ids = append(ids, int32(len(w)))
+	}
+	return ids
+}
+
+// recorder is a TokenCompleter that keeps what it is given.
+type recorder struct {
+	mu    sync.Mutex
+	first map[loadgen.ResponseID][]byte
+	order []string
+	done  map[loadgen.ResponseID]loadgen.Response
+	all   chan struct{}
+	want  int
+}
+
+func newRecorder(n int) *recorder {
+	return &recorder{first: map[loadgen.ResponseID][]byte{}, done: map[loadgen.ResponseID]loadgen.Response{}, all: make(chan struct{}), want: n}
+}
+
+func (r *recorder) FirstToken(id loadgen.ResponseID, data []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.first[id] = append([]byte(nil), data...)
+	r.order = append(r.order, fmt.Sprint("first ", id))
+}
+
+func (r *recorder) Complete(rs ...loadgen.Response) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range rs {
+		x.Data = append([]byte(nil), x.Data...)
+		r.done[x.ID] = x
+		r.order = append(r.order, fmt.Sprint("done ", x.ID))
+	}
+	if len(r.done) == r.want {
+		close(r.all)
+	}
+}
+
+func (r *recorder) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.all:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not every sample completed")
+	}
+}
+
+// fakeServer streams the words of "prompt reversed" one per event.
+func fakeServer(t *testing.T, mode func(prompt string) string) *httptest.Server {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
+			return
+		}
+		var req request
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/completions" || !req.Stream || req.Temperature != 0 || req.MaxTokens != 5 || req.Model != "tiny-llama" {
+			http.Error(w, fmt.Sprintf("bad request %+v %v", req, err), 400)
+			return
+		}
+		m := mode(req.Prompt)
+		if m == "500" {
+			http.Error(w, "overloaded", 500)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := w.(http.Flusher)
+		ws := strings.Fields(req.Prompt)
+		for i := len(ws) - 1; i >= 0; i-- {
+			if m == "garbage" {
+				io.WriteString(w, "data: {not json\n\n")
+				return
+			}
+			fmt.Fprintf(w, "data: {\"choices\":[{\"text\":%q,\"index\":0,\"finish_reason\":null}]}\n\n", ws[i]+" ")
+			f.Flush()
+			if m == "cut" {
+				return
+			}
+			if m == "stall" {
+				<-r.Context().Done()
+				return
+			}
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+func TestStreamsFirstTokenThenCompletion(t *testing.T) {
+	prompts := []string{"a bb ccc", "dddd e", "ff"}
+	hs := fakeServer(t, func(string) string { return "" })
+	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (string, error) { return prompts[i], nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := s.Name(); !strings.Contains(n, "tiny-llama") {
+		t.Errorf("Name = %q", n)
+	}
+	rec := newRecorder(3)
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 10, Index: 0}, {ID: 11, Index: 1}, {ID: 12, Index: 2}}, rec)
+	rec.wait(t)
+	for i, p := range prompts {
+		id := loadgen.ResponseID(10 + i)
+		r := rec.done[id]
+		ws := strings.Fields(p)
+		if r.Err != nil || r.Tokens != len(ws) || len(r.Data) != 4*len(ws) {
+			t.Fatalf("sample %d: %+v", i, r)
+		}
+		for k := range ws {
+			if got := int32(binary.LittleEndian.Uint32(r.Data[4*k:])); got != int32(len(ws[len(ws)-1-k])) {
+				t.Errorf("sample %d token %d = %d", i, k, got)
+			}
+		}
+		if f := rec.first[id]; len(f) != 4 || int32(binary.LittleEndian.Uint32(f)) != int32(len(ws[len(ws)-1])) {
+			t.Errorf("sample %d first token %v", i, f)
+		}
+	}
+	// Each sample's first token came before its completion.
+	pos := map[string]int{}
+	for i, e := range rec.order {
+		pos[e] = i
+	}
+	for i := range 3 {
+		if pos[fmt.Sprint("first ", 10+i)] > pos[fmt.Sprint("done ", 10+i)] {
+			t.Errorf("sample %d completed before its first token: %v", i, rec.order)
+		}
+	}
+}
+
+func TestServerFaultsFailSamplesAsData(t *testing.T) {
+	hs := fakeServer(t, func(p string) string { return strings.Fields(p)[0] })
+	s, err := New(Config{Endpoint: strings.TrimPrefix(hs.URL, "http://"), Model: "tiny-llama", MaxTokens: 5, Timeout: 300 * time.Millisecond,
+		Prompt: func(i loadgen.SampleIndex) (string, error) { return []string{"500 x", "garbage x", "cut x y", "stall x", "ok x y"}[i], nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := newRecorder(5)
+	var samples []loadgen.Sample
+	for i := range 5 {
+		samples = append(samples, loadgen.Sample{ID: loadgen.ResponseID(i), Index: loadgen.SampleIndex(i)})
+	}
+	start := time.Now()
+	s.IssueQuery(context.Background(), samples, rec)
+	rec.wait(t)
+	for i, want := range []string{"HTTP 500", "not a completion chunk", "without [DONE]", "deadline exceeded", ""} {
+		err := rec.done[loadgen.ResponseID(i)].Err
+		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("sample %d: err %v, want %q", i, err, want)
+		}
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("faults took %v", el)
+	}
+}
+
+func TestCloseFailsQueuedSamples(t *testing.T) {
+	hs := fakeServer(t, func(string) string { return "stall" })
+	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 1,
+		Prompt: func(loadgen.SampleIndex) (string, error) { return "x", nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecorder(3)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.IssueQuery(ctx, []loadgen.Sample{{ID: 0}, {ID: 1}, {ID: 2}}, rec)
+	time.Sleep(50 * time.Millisecond)
+	cancel() // ends the stalled request in flight
+	s.Close()
+	rec.wait(t)
+	for id, r := range rec.done {
+		if r.Err == nil {
+			t.Errorf("sample %d succeeded against a stalled server", id)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	ok := Config{Endpoint: "127.0.0.1:1", Model: "m", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (string, error) { return "", nil }, Encode: words}
+	for name, mut := range map[string]func(*Config){
+		"endpoint":   func(c *Config) { c.Endpoint = "" },
+		"scheme":     func(c *Config) { c.Endpoint = "ftp://x" },
+		"max tokens": func(c *Config) { c.MaxTokens = 0 },
+		"encode":     func(c *Config) { c.Encode = nil },
+	} {
+		c := ok
+		mut(&c)
+		if _, err := New(c); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
