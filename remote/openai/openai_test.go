@@ -155,7 +155,9 @@ func TestStreamsFirstTokenThenCompletion(t *testing.T) {
 func TestServerFaultsFailSamplesAsData(t *testing.T) {
 	hs := fakeServer(t, func(p string) string { return strings.Fields(p)[0] })
 	s, err := New(Config{Endpoint: strings.TrimPrefix(hs.URL, "http://"), Model: "tiny-llama", MaxTokens: 5, Timeout: 300 * time.Millisecond,
-		Prompt: func(i loadgen.SampleIndex) (string, error) { return []string{"500 x", "garbage x", "cut x y", "stall x", "ok x y"}[i], nil }, Encode: words})
+		Prompt: func(i loadgen.SampleIndex) (string, error) {
+			return []string{"500 x", "garbage x", "cut x y", "stall x", "ok x y"}[i], nil
+		}, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
