@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -227,5 +228,52 @@ func TestReadiness(t *testing.T) {
 	}
 	if c := get("/v2/models/double/versions/2"); c != 404 {
 		t.Errorf("unknown version: %d", c)
+	}
+}
+
+func TestPoolRoundRobinAndNetworkName(t *testing.T) {
+	ctx := context.Background()
+	var eps []string
+	servers := make([]*Server, 2)
+	for i := range 2 {
+		s := NewServer(fmt.Sprintf("node%d", i), "1.0")
+		s.Add("double", double{}, 1)
+		hs := httptest.NewServer(s)
+		t.Cleanup(hs.Close)
+		servers[i] = s
+		eps = append(eps, hs.URL)
+	}
+	p, err := DialPool(ctx, eps, Config{Model: "double"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	name, err := p.Name(ctx)
+	if err != nil || !strings.HasPrefix(name, "Network SUT: node0 1.0 at ") || !strings.Contains(name, "; node1 1.0 at ") {
+		t.Errorf("Name = %q, %v", name, err)
+	}
+	for range 4 {
+		if _, err := p.Run(ctx, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A node serving another contract is refused at dial time.
+	other := NewServer("odd", "1")
+	other.Add("double", &NullSession{In: []backend.Info{{Name: "q", DType: backend.Int64, Shape: []int64{1}}}}, 1)
+	ho := httptest.NewServer(other)
+	defer ho.Close()
+	if _, err := DialPool(ctx, []string{eps[0], ho.URL}, Config{Model: "double"}); err == nil || !strings.Contains(err.Error(), "different inputs or outputs") {
+		t.Errorf("mismatched nodes: %v", err)
+	}
+}
+
+func TestNullSessionShapes(t *testing.T) {
+	n := &NullSession{Out: []backend.Info{{Name: "ArgMax:0", DType: backend.Int64, Shape: []int64{-1}}, {Name: "p", DType: backend.Float32, Shape: []int64{-1, 4}}}}
+	out, err := n.Run(context.Background(), []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{8, 3}, Data: make([]float32, 24)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out[0].Data.([]int64)) != 8 || len(out[1].Data.([]float32)) != 32 {
+		t.Errorf("shapes %v %v", out[0].Shape, out[1].Shape)
 	}
 }
