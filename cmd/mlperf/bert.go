@@ -140,7 +140,7 @@ func parseBERTFlags(name string, d runFlags, args []string, extra func(fs *flag.
 	if extra != nil {
 		extra(fs)
 	}
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return nil, "", err
 	}
 	if err := f.check(); err != nil {
@@ -152,7 +152,7 @@ func parseBERTFlags(name string, d runFlags, args []string, extra func(fs *flag.
 	return f, *vocab, nil
 }
 
-func runBERT(ctx context.Context, args []string) error {
+func runBERT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, vocab, err := parseBERTFlags("run bert", bertDefaults(), args, nil)
 	if err != nil {
 		return err
@@ -220,7 +220,7 @@ func readSquadLog(path string, samples int) (map[int]bert.Logits, error) {
 	return out, nil
 }
 
-func perfBERT(ctx context.Context, args []string) error {
+func perfBERT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	d := bertDefaults()
 	d.Out = filepath.Join("out", "bert-perf")
 	var dur *time.Duration
@@ -302,12 +302,12 @@ func perfBERT(ctx context.Context, args []string) error {
 	return nil
 }
 
-func modelBuildBERT(ctx context.Context, args []string) error {
+func modelBuildBERT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("model build bert", flag.ContinueOnError)
 	size := fs.String("size", bert.SizeFull, "full (BERT-large, 334M parameters, 1.34 GB) or tiny (2 layers of width 64, 8 MB)")
 	out := fs.String("o", "", "output .onnx file (required)")
 	seed := fs.Uint64("seed", bert.ArchSeed, "weight seed (same size and seed, same bytes)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *out == "" {

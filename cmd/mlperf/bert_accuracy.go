@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/mlperf-go/inference/accuracy"
+	"io"
 	"os"
+
+	"github.com/mlperf-go/inference/accuracy"
 
 	"github.com/mlperf-go/inference/models/bert"
 )
@@ -17,14 +19,14 @@ func init() {
 // accuracyBERT is accuracy-squad.py: the logged logits of every feature go
 // through the reference's post-processing (n-best 20, max answer length 30,
 // get_final_text) and the official SQuAD v1.1 evaluation.
-func accuracyBERT(ctx context.Context, args []string) error {
+func accuracyBERT(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy bert", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json of a BERT accuracy run (required)")
 	data := fs.String("data", "", "the SQuAD v1.1 dev-v1.1.json the run used, or a folder holding it (required)")
 	vocab := fs.String("vocab", defaultVocab(), "uncased WordPiece vocab.txt the run used")
 	count := fs.Int("count", 0, "the --count the run used (0: every feature of the data set)")
 	out := fs.String("out", "", "also write the result line to this file (the submission checker's accuracy.txt)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *logPath == "" || *data == "" {

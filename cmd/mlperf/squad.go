@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -49,7 +50,7 @@ func defaultVocab() string {
 	return filepath.Join(deps, "bert", "vocab.txt")
 }
 
-func datasetSynthSquad(ctx context.Context, args []string) error {
+func datasetSynthSquad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dataset synth squad", flag.ContinueOnError)
 	out := fs.String("o", "", "output file, or folder to write "+squad.DevFileName+" into (required)")
 	size := fs.String("size", "small", "small (12 questions over 4 long paragraphs) or dev (the shape of dev-v1.1.json: 10570 questions, 2067 paragraphs)")
@@ -92,7 +93,7 @@ func datasetSynthSquad(ctx context.Context, args []string) error {
 	return nil
 }
 
-func datasetVerifySquad(ctx context.Context, args []string) error {
+func datasetVerifySquad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dataset verify squad", flag.ContinueOnError)
 	data := fs.String("data", "", "dev-v1.1.json, or the folder holding it (required)")
 	official := fs.Bool("official", false, "fail unless the file is the official dev-v1.1.json (by MD5)")
