@@ -356,3 +356,13 @@ func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run fu
 	<-finished
 	return res, err
 }
+
+// DepsPath is where `make setup` installs a benchmark's side files (a
+// vocabulary, a tokenizer): $MLPERF_DEPS/elem..., else .deps/elem....
+func DepsPath(elem ...string) string {
+	deps := os.Getenv("MLPERF_DEPS")
+	if deps == "" {
+		deps = ".deps"
+	}
+	return filepath.Join(append([]string{deps}, elem...)...)
+}

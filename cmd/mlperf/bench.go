@@ -48,14 +48,19 @@ func benchmarkArg(cmd string, args []string) (*benchmark.Benchmark, []string, er
 // optionFlags registers a benchmark's or data set's own flags; the
 // returned func collects their values.
 func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() benchmark.Extra {
-	vals := map[string]*string{}
+	vals := map[string]flag.Getter{}
 	for _, o := range opts {
-		vals[o.Name] = fs.String(o.Name, o.Default, o.Usage)
+		if o.Bool {
+			fs.Bool(o.Name, o.Default == "true", o.Usage)
+		} else {
+			fs.String(o.Name, o.Default, o.Usage)
+		}
+		vals[o.Name] = fs.Lookup(o.Name).Value.(flag.Getter)
 	}
 	return func() benchmark.Extra {
 		e := benchmark.Extra{}
 		for k, v := range vals {
-			e[k] = *v
+			e[k] = v.String()
 		}
 		return e
 	}
