@@ -140,6 +140,13 @@ type Options struct {
 	QPS        float64
 	// Extra holds the values of the benchmark's Options.
 	Extra Extra
+	// Endpoints are the remote servers of --backend kserve / openai
+	// (host:port or URLs); ServedModel their name of the model ("": the
+	// benchmark's name); APIKeyEnv names the environment variable holding
+	// a bearer token for them.
+	Endpoints   []string
+	ServedModel string
+	APIKeyEnv   string
 }
 
 // Env is what Open works with: the run's options, the resolved model, and
@@ -159,6 +166,10 @@ type Env struct {
 	CacheDir string
 	// Stderr receives progress and notes; never nil.
 	Stderr io.Writer
+
+	// remoteName is the remote engine's name for the logs, set when a
+	// remote backend is opened.
+	remoteName string
 }
 
 // Synthetic reports whether the run uses a synthetic (seeded-weights)

@@ -31,8 +31,11 @@ func (o *Options) Validate(b *Benchmark) error {
 		return UsageError("%s: scenario %s is not one of this benchmark's (%s)", b.Name, o.Scenario, scenarioList(b.Scenarios))
 	}
 	o.Backend = strings.ToLower(o.Backend)
-	if !slices.Contains(Backends, o.Backend) {
-		return UsageError("%s: unknown backend %q; want %s", b.Name, o.Backend, strings.Join(Backends, ", "))
+	if !slices.Contains(Backends, o.Backend) && !o.Remote() {
+		return UsageError("%s: unknown backend %q; want %s", b.Name, o.Backend, strings.Join(append(slices.Clone(Backends), RemoteBackends...), ", "))
+	}
+	if err := o.checkRemote(b); err != nil {
+		return err
 	}
 	if o.ModelName == "" {
 		o.ModelName = b.ConfNames[0]
@@ -46,7 +49,7 @@ func (o *Options) Validate(b *Benchmark) error {
 		return UsageError("%s: --threads, --workers, --count, --device and --min-queries take non-negative values", b.Name)
 	case o.Duration < 0, o.QPS < 0:
 		return UsageError("%s: --duration and --qps take non-negative values", b.Name)
-	case o.Model == "":
+	case o.Model == "" && !o.Remote():
 		return UsageError("%s: --model is required (a .onnx file, synthetic or synthetic:SIZE)", b.Name)
 	case o.Data == "":
 		return UsageError("%s: --data is required (a data set folder or synthetic)", b.Name)
@@ -194,6 +197,9 @@ func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
 		}
 	}
 	cache := CacheDir()
+	if o.Remote() {
+		return &Env{Options: o, Benchmark: b, CacheDir: cache, Stderr: stderr}, nil
+	}
 	path, size, err := ResolveModel(b, o.Model, cache, stderr)
 	if err != nil {
 		return nil, err
@@ -203,7 +209,15 @@ func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
 
 // OpenSession opens a model file with the run's engine settings
 // (--backend, --device, --threads), fetching only outputs (nil: all).
+// With --backend kserve it dials the --endpoint servers instead and path
+// is not used.
 func (e *Env) OpenSession(path string, outputs []string) (backend.Session, error) {
+	switch e.Backend {
+	case "kserve":
+		return e.dialKServe()
+	case "openai":
+		return nil, UsageError("%s: --backend openai serves decoders only (llama2); use --backend kserve for tensor models", e.Benchmark.Name)
+	}
 	s, err := ort.Open(path, ort.Options{
 		Provider:       e.Backend,
 		DeviceID:       e.Device,
@@ -230,6 +244,9 @@ func open(ctx context.Context, env *Env) (inst *Instance, sut loadgen.SUT, close
 	}
 	switch {
 	case inst.SUT != nil && inst.Model == nil:
+		if env.remoteName != "" {
+			return inst, namedSUT{inst.SUT, env.remoteName}, closeInst, nil
+		}
 		return inst, inst.SUT, closeInst, nil
 	case inst.Model != nil && inst.SUT == nil:
 	default:
@@ -245,6 +262,9 @@ func open(ctx context.Context, env *Env) (inst *Instance, sut loadgen.SUT, close
 	if err != nil {
 		closeInst()
 		return nil, nil, nil, err
+	}
+	if env.remoteName != "" {
+		s = namedSUT{s, env.remoteName}
 	}
 	return inst, s, func() { closeSUT(); closeInst() }, nil
 }

@@ -1,0 +1,119 @@
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
+)
+
+// RemoteBackends are the backends that run the model on remote serving
+// engines rather than in this process: "kserve" (Open Inference Protocol
+// over HTTP, for tensor models; several --endpoint values make this
+// process the Network division's LoadGen node, dispatching round-robin)
+// and "openai" (an OpenAI-compatible /v1/completions server, for the
+// decoders).
+var RemoteBackends = []string{"kserve", "openai"}
+
+// Remote reports whether the run's backend is a remote one (no local
+// model file is resolved or built).
+func (o *Options) Remote() bool { return slices.Contains(RemoteBackends, o.Backend) }
+
+// checkRemote validates the remote options.
+func (o *Options) checkRemote(b *Benchmark) error {
+	if !o.Remote() {
+		if len(o.Endpoints) > 0 {
+			return UsageError("%s: --endpoint needs --backend kserve or openai", b.Name)
+		}
+		return nil
+	}
+	if len(o.Endpoints) == 0 {
+		return UsageError("%s: --backend %s needs --endpoint host:port (the serving engine)", b.Name, o.Backend)
+	}
+	if o.Backend == "openai" && len(o.Endpoints) > 1 {
+		return UsageError("%s: --backend openai takes one --endpoint (put a load balancer in front of several servers)", b.Name)
+	}
+	if o.APIKeyEnv != "" && os.Getenv(o.APIKeyEnv) == "" {
+		return UsageError("%s: --api-key-env %s: that environment variable is empty", b.Name, o.APIKeyEnv)
+	}
+	return nil
+}
+
+// servedModel is the model name on the remote server.
+func (e *Env) servedModel() string {
+	if e.ServedModel != "" {
+		return e.ServedModel
+	}
+	return e.Benchmark.Name
+}
+
+// remoteTimeout is the per-request deadline of a remote backend: the
+// scenario's latency bound times ten, at least a minute (0 bounds: 10
+// minutes), so a stalled server fails samples instead of hanging the run.
+func (e *Env) remoteTimeout() time.Duration {
+	s, err := Settings(&e.Options)
+	if err != nil || s.ServerTargetLatencyNs == 0 {
+		return 10 * time.Minute
+	}
+	return max(time.Minute, 10*time.Duration(s.ServerTargetLatencyNs))
+}
+
+// dialKServe opens the kserve backend: every --endpoint, checked to serve
+// the same model contract.
+func (e *Env) dialKServe() (backend.Session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := kserve.DialPool(ctx, e.Endpoints, kserve.Config{Model: e.servedModel(), Timeout: e.remoteTimeout()})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
+	}
+	name, err := p.Name(ctx)
+	if err != nil {
+		p.Close()
+		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
+	}
+	e.remoteName = name
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Benchmark.Name, name)
+	return p, nil
+}
+
+// OpenAISUT returns the openai backend's SUT for a decoder benchmark:
+// prompt gives a sample's prompt text, encode the benchmark's token ids of
+// generated text, maxTokens the generation limit. The caller closes it.
+func (e *Env) OpenAISUT(prompt func(loadgen.SampleIndex) (string, error), encode func(string) []int32, maxTokens int) (*openai.SUT, error) {
+	key := ""
+	if e.APIKeyEnv != "" {
+		key = os.Getenv(e.APIKeyEnv)
+	}
+	s, err := openai.New(openai.Config{
+		Endpoint: e.Endpoints[0], Model: e.servedModel(), APIKey: key, MaxTokens: maxTokens,
+		MaxInFlight: max(e.Workers, e.Batch), Timeout: e.remoteTimeout(), Prompt: prompt, Encode: encode,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
+	}
+	e.remoteName = s.Name()
+	fmt.Fprintf(e.Stderr, "%s: %s; token ids are this benchmark's tokenizer over the returned text\n", e.Benchmark.Name, e.remoteName)
+	return s, nil
+}
+
+// namedSUT gives a SUT the remote engine's name for the logs, passing
+// Flush through.
+type namedSUT struct {
+	loadgen.SUT
+	name string
+}
+
+func (n namedSUT) Name() string { return n.name }
+
+func (n namedSUT) Flush() {
+	if f, ok := n.SUT.(loadgen.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,92 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/loadgen"
+	_ "github.com/mlperf-go/inference/models/resnet50"
+	"github.com/mlperf-go/inference/serve"
+)
+
+func needORT(t *testing.T) {
+	t.Helper()
+	if err := ort.Init(); err != nil {
+		if errors.Is(err, ort.ErrNoLibrary) {
+			t.Skipf("ONNX Runtime not available: %v", err)
+		}
+		t.Fatal(err)
+	}
+}
+
+// TestResNet50OverTwoNodesMatchesLocal runs resnet50 in accuracy mode once
+// locally and once through two `mlperf serve` nodes (the same synthetic
+// model) with this process as the LoadGen node, and checks that the
+// accuracy logs and scores are the same and the SUT name is a Network
+// SUT's.
+func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
+	needORT(t)
+	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
+	b, ok := benchmark.Lookup("resnet50")
+	if !ok {
+		t.Fatal("resnet50 is not registered")
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var eps []string
+	for i := range 2 {
+		addrc := make(chan string, 1)
+		go func() {
+			err := serve.Main(ctx, []string{"resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", []string{"node-a", "node-b"}[i]},
+				&addrWriter{c: addrc}, &bytes.Buffer{})
+			if err != nil {
+				addrc <- "error: " + err.Error()
+			}
+		}()
+		a := <-addrc
+		if strings.HasPrefix(a, "error: ") {
+			t.Fatal(a)
+		}
+		eps = append(eps, a)
+	}
+	run := func(o benchmark.Options) (string, []byte) {
+		o.Scenario, o.Mode, o.Data, o.Count, o.Out = loadgen.Offline, loadgen.AccuracyOnly, "synthetic", 16, t.TempDir()
+		var stdout, stderr bytes.Buffer
+		if _, err := benchmark.Run(ctx, b, o, &stdout, &stderr); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		acc, err := os.ReadFile(filepath.Join(o.Out, "accuracy.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		detail, _ := os.ReadFile(filepath.Join(o.Out, "mlperf_log_detail.txt"))
+		return string(acc), detail
+	}
+	local, _ := run(benchmark.Options{Model: "synthetic:tiny", Backend: "cpu", Threads: 1})
+	remote, detail := run(benchmark.Options{Backend: "kserve", Endpoints: eps})
+	if local != remote {
+		t.Errorf("accuracy through two nodes %q, locally %q", remote, local)
+	}
+	if !bytes.Contains(detail, []byte(`Network SUT: node-a`)) || !bytes.Contains(detail, []byte(`; node-b`)) {
+		t.Errorf("the detail log's sut_name does not name both nodes as a Network SUT")
+	}
+}
+
+// addrWriter passes the address `serve` prints once listening.
+type addrWriter struct{ c chan string }
+
+func (w *addrWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	if i := strings.Index(s, "http://"); i >= 0 {
+		rest := s[i+len("http://"):]
+		w.c <- rest[:strings.Index(rest, "/")]
+	}
+	return len(p), nil
+}
