@@ -57,6 +57,11 @@ type Benchmark struct {
 	// Options are the benchmark's own flags of run, perf and accuracy
 	// (e.g. --tokenizer); their values reach Open and Score in Extra.
 	Options []Option
+	// Check, when set, validates the run's options the benchmark has its
+	// own rules for (Extra values, --max-new-tokens) before anything is
+	// built or loaded; Options.Validate calls it. Errors should be
+	// UsageError.
+	Check func(o *Options) error
 	// Open resolves the data set, opens the model and returns what the
 	// loadgen runs. It is called once per run or perf measurement.
 	Open func(ctx context.Context, env *Env) (*Instance, error)

@@ -59,6 +59,11 @@ func (o *Options) Validate(b *Benchmark) error {
 			return UsageError("%s: %s %s: file not found", b.Name, p.flag, p.path)
 		}
 	}
+	if b.Check != nil {
+		if err := b.Check(o); err != nil {
+			return err
+		}
+	}
 	if o.Workers == 0 {
 		o.Workers = 1
 		if o.Backend != "cpu" {
