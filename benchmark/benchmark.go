@@ -164,6 +164,8 @@ type Env struct {
 	CacheDir string
 	// Stderr receives progress and notes; never nil.
 	Stderr io.Writer
+	// Stdout receives results (Instance.After's reports); never nil.
+	Stdout io.Writer
 }
 
 // Synthetic reports whether the run uses a synthetic (seeded-weights)

@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(SquadDataset)
 }
 
@@ -30,9 +30,9 @@ func init() {
 var vocabOption = benchmark.Option{Name: "vocab", Default: benchmark.DepsPath("bert", "vocab.txt"),
 	Usage: "uncased WordPiece vocab.txt (the MLPerf one; `make setup` installs it)"}
 
-// Benchmark is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
+// Descriptor is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
 // tensor model in the generic harness.
-var Benchmark = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       Name,
 	Summary:    "BERT-large question answering (SQuAD v1.1, F1)",
 	ConfNames:  []string{Name},

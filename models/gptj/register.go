@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(CNNDM)
 }
 
@@ -31,9 +31,9 @@ func init() {
 var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("gptj"),
 	Usage: "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)"}
 
-// Benchmark is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
+// Descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
 // registry runs it: the decoder as a tensor model in the generic harness.
-var Benchmark = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       Name,
 	Summary:    "GPT-J 6B summarisation (CNN-DailyMail, beam search 4, ROUGE)",
 	ConfNames:  []string{Name},

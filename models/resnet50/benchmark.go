@@ -122,13 +122,13 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 func DefaultCacheDir(dataDir string) string { return filepath.Clean(dataDir) }
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(Imagenet)
 }
 
-// Benchmark is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
+// Descriptor is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
 // runs it: a tensor model in the generic harness.
-var Benchmark = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       Name,
 	Summary:    "ResNet50-v1.5 image classification (ImageNet 2012, top-1)",
 	ConfNames:  []string{Name},
