@@ -241,8 +241,10 @@ func TestConvertRejects(t *testing.T) {
 		mutate func(dir string)
 		want   string
 	}{
-		"no metadata":  {func(dir string) { os.Remove(filepath.Join(dir, SnapshotMetadataFile)) }, "download_model.sh"},
-		"yaml":         {func(dir string) { os.WriteFile(filepath.Join(dir, SnapshotMetadataFile), []byte("version: 0.0.3\nmanifest: {}\n"), 0o644) }, "YAML"},
+		"no metadata": {func(dir string) { os.Remove(filepath.Join(dir, SnapshotMetadataFile)) }, "download_model.sh"},
+		"yaml": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, SnapshotMetadataFile), []byte("version: 0.0.3\nmanifest: {}\n"), 0o644)
+		}, "YAML"},
 		"missing file": {func(dir string) { os.Remove(filepath.Join(dir, "batched", "0")) }, "no such file"},
 		"short table": {func(dir string) {
 			os.WriteFile(filepath.Join(dir, "sharded", "model", "model.sparse_arch.embedding_bag_collection.embedding_bags.t_cat_2.weight_0_0"), []byte{1, 2, 3}, 0o644)
