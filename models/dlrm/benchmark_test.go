@@ -13,6 +13,7 @@ import (
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -61,5 +62,44 @@ func TestRunTinyAccuracy(t *testing.T) {
 		if !strings.HasPrefix(string(trace), "0, 200, 200\n200, 400, 200\n") || strings.Count(string(trace), "\n") != 40 {
 			t.Errorf("trace file starts %q, %d lines", trace[:min(len(trace), 40)], strings.Count(string(trace), "\n"))
 		}
+	}
+}
+
+func TestTraceForOptions(t *testing.T) {
+	tr, err := TraceFor(benchmark.Extra{OptAggregateFix: "300"}, 1000)
+	if err != nil || tr.Len() != 4 || tr.Offsets[3] != 900 {
+		t.Errorf("fix 300 over 1000 rows: %v, %v", tr, err)
+	}
+	tr, err = TraceFor(nil, criteo.ValidationRows)
+	if err != nil || tr.Len() != criteo.AggregatedSamples {
+		t.Errorf("the reference's trace: %d samples, %v; want %d", tr.Len(), err, criteo.AggregatedSamples)
+	}
+	q := filepath.Join(t.TempDir(), "q.txt")
+	os.WriteFile(q, []byte("5, 5\n"), 0o644)
+	if tr, err = TraceFor(benchmark.Extra{OptQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
+		t.Errorf("quantile file of fives: %v, %v", tr, err)
+	}
+	for _, x := range []benchmark.Extra{{OptAggregateFix: "x"}, {OptNumpySeed: "-1"}, {OptNumpySeed: "4294967296"}, {OptQuantileFile: filepath.Join(t.TempDir(), "none")}} {
+		if _, err := TraceFor(x, 100); err == nil {
+			t.Errorf("TraceFor(%v) accepted it", x)
+		}
+	}
+}
+
+// TestRunRejectsBadData checks that a run on a damaged data set ends in
+// the reader's error, naming the file.
+func TestRunRejectsBadData(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 50}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, criteo.DenseFile))
+	os.WriteFile(filepath.Join(dir, criteo.DenseFile), b[:len(b)-4], 0o644)
+	var stdout, stderr bytes.Buffer
+	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: dir, Backend: "cpu", Out: t.TempDir()}
+	_, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), criteo.DenseFile+": truncated") {
+		t.Errorf("run on a truncated dense file: %v", err)
 	}
 }
