@@ -18,7 +18,7 @@ func TestDownloadModelScript(t *testing.T) {
 	scripttest.NeedDownloader(t)
 	files := map[string][]byte{
 		"dlrm_snapshot/" + SnapshotMetadataFile: []byte(`{"version": "0.1.0", "world_size": 1, "manifest": {}}`),
-		"dlrm_snapshot/0/model/x":                []byte("weights"),
+		"dlrm_snapshot/0/model/x":               []byte("weights"),
 	}
 	var url string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
