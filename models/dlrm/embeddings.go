@@ -230,11 +230,29 @@ func (e *Embeddings) Pool(k int, ids []byte, n, mh int, dst []float32, stride in
 				}
 				id %= rows
 			}
-			row := t[id*dim : id*dim+dim]
-			for d, v := range row {
-				acc[d] += v
-			}
+			addTo(acc, t[id*dim:id*dim+dim])
 		}
 	}
 	return nil
+}
+
+// addTo adds src to dst element-wise (len(src) ≥ len(dst)), eight at a
+// time without bounds checks in the loop body.
+func addTo(dst, src []float32) {
+	src = src[:len(dst)]
+	for len(dst) >= 8 {
+		d, s := dst[:8:8], src[:8:8]
+		d[0] += s[0]
+		d[1] += s[1]
+		d[2] += s[2]
+		d[3] += s[3]
+		d[4] += s[4]
+		d[5] += s[5]
+		d[6] += s[6]
+		d[7] += s[7]
+		dst, src = dst[8:], src[8:]
+	}
+	for i := range dst {
+		dst[i] += src[i]
+	}
 }
