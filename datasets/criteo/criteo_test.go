@@ -134,7 +134,10 @@ func TestOpenRejectsBadInputs(t *testing.T) {
 func TestVerifyReportsMD5s(t *testing.T) {
 	dir := synth(t, 11)
 	var out bytes.Buffer
-	err := Verify(dir, &out)
+	if err := Verify(dir, DayRows, &out); err == nil || !strings.Contains(err.Error(), "holds 11 rows, want 178274637") {
+		t.Errorf("Verify expecting the whole day: %v", err)
+	}
+	err := Verify(dir, 0, &out)
 	if err == nil || !strings.Contains(err.Error(), "differ from the published MD5s") {
 		t.Errorf("Verify of a synthetic set: %v", err)
 	}

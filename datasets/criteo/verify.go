@@ -34,16 +34,23 @@ func FileMD5(path string) (string, error) {
 }
 
 // Verify checks the data set in dir: the files open in the expected
-// format (see Open), then each file's MD5 is compared with the published
-// one. It writes one line per file to w and returns an error naming the
-// files that differ.
-func Verify(dir string, w io.Writer) error {
+// format (see Open) with rows rows (0: any), then each file's MD5 is
+// compared with the published one. It writes one line per file to w and
+// returns an error naming the files that differ.
+func Verify(dir string, rows int, w io.Writer) error {
 	ds, err := Open(dir, Options{WholeDay: true})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "criteo: %s: %d rows (%d evaluated), multi-hot sizes %v\n", dir, ds.FileRows, (ds.FileRows+1)/2, ds.MultiHot)
+	n, mh := ds.FileRows, ds.MultiHot
 	ds.Close()
+	if rows > 0 && n != rows {
+		return fmt.Errorf("criteo: verify: %s holds %d rows, want %d (day 23 has %d; -n 0 accepts any count)", dir, n, rows, DayRows)
+	}
+	if mh != MultiHot {
+		return fmt.Errorf("criteo: verify: multi-hot sizes %v, want the MLPerf data set's %v", mh, MultiHot)
+	}
 	var bad []string
 	for _, name := range []string{DenseFile, LabelsFile, SparseFile} {
 		sum, err := FileMD5(filepath.Join(dir, name))

@@ -91,7 +91,13 @@ var Dataset = &benchmark.Dataset{
 		fmt.Fprintf(req.Stdout, "criteo: synthetic day 23 in %s\n", req.Out)
 		return nil
 	},
-	Verify: func(req *benchmark.DatasetRequest) error { return criteo.Verify(req.Data, req.Stdout) },
+	Verify: func(req *benchmark.DatasetRequest) error {
+		rows := req.N
+		if !req.NSet {
+			rows = criteo.DayRows
+		}
+		return criteo.Verify(req.Data, rows, req.Stdout)
+	},
 }
 
 func init() {
