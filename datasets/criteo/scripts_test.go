@@ -2,6 +2,7 @@ package criteo
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,11 +17,11 @@ import (
 // the files' base URL, /metadata/NAME.md5 their MD5 list, /bucket/PATH
 // the files.
 func r2(t *testing.T, name string, files map[string][]byte) string {
-	var url string
+	files = maps.Clone(files) // the handler reads its own copy
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/metadata/" + name + ".uri":
-			fmt.Fprintf(w, "%s/bucket\n", url)
+			fmt.Fprintf(w, "http://%s/bucket\n", r.Host)
 			return
 		case "/metadata/" + name + ".md5":
 			for p, b := range files {
@@ -34,9 +35,8 @@ func r2(t *testing.T, name string, files map[string][]byte) string {
 		}
 		http.NotFound(w, r)
 	}))
-	url = srv.URL
 	t.Cleanup(srv.Close)
-	return url + "/metadata/" + name + ".uri"
+	return srv.URL + "/metadata/" + name + ".uri"
 }
 
 func TestDownloadAndVerifyScripts(t *testing.T) {
