@@ -78,6 +78,8 @@ var Desc = &benchmark.Benchmark{
 	},
 	Open:  Open,
 	Score: Score,
+	// mlcommons/inference compliance/TEST01/dlrm-v2/audit.config
+	Compliance: []string{"TEST01"},
 }
 
 // Dataset is the criteo data set's commands.
