@@ -59,6 +59,9 @@ var Desc = &benchmark.Benchmark{
 		},
 		Seed:  Seed,
 		Build: Build,
+		Convert: func(_ context.Context, src, out string, stderr io.Writer) error {
+			return Convert(src, out, ConvertOptions{Progress: stderr})
+		},
 	},
 	DefaultBatch: func(sc loadgen.Scenario, _ string) int {
 		if sc == loadgen.SingleStream {
