@@ -2,6 +2,7 @@ package dlrm
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -165,7 +166,8 @@ func TestConvertRoundTrip(t *testing.T) {
 	writeSnapshot(t, snap, sd)
 	out := t.TempDir()
 	var progress bytes.Buffer
-	if err := Convert(snap, out, ConvertOptions{Progress: &progress}); err != nil {
+	// Through the descriptor's hook, as `mlperf model convert dlrm` calls it.
+	if err := Desc.Model.Convert(context.Background(), snap, out, &progress); err != nil {
 		t.Fatal(err)
 	}
 	// The dense graph built from the same weights, transposed by hand.
