@@ -179,9 +179,9 @@ type Env struct {
 	// Stdout receives results (Instance.After's reports); never nil.
 	Stdout io.Writer
 
-	// remoteName is the remote engine's name for the logs, set when a
-	// remote backend is opened.
-	remoteName string
+	// remoteName asks the remote engine for its name (a network round
+	// trip), set when a remote backend is opened.
+	remoteName func() string
 }
 
 // Synthetic reports whether the run uses a synthetic (seeded-weights)

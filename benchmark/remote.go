@@ -78,7 +78,18 @@ func (e *Env) dialKServe() (backend.Session, error) {
 		p.Close()
 		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
 	}
-	e.remoteName = name
+	// The loadgen asks for the name again at the start of the run: each
+	// ask is a round trip to every node, as the Network division's Name
+	// rule requires.
+	e.remoteName = func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		n, err := p.Name(ctx)
+		if err != nil {
+			return "Network SUT: (the name round trip failed: " + err.Error() + ")"
+		}
+		return n
+	}
 	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Benchmark.Name, name)
 	return p, nil
 }
@@ -98,19 +109,19 @@ func (e *Env) OpenAISUT(prompt func(loadgen.SampleIndex) (string, error), encode
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
 	}
-	e.remoteName = s.Name()
-	fmt.Fprintf(e.Stderr, "%s: %s; token ids are this benchmark's tokenizer over the returned text\n", e.Benchmark.Name, e.remoteName)
+	e.remoteName = s.Name
+	fmt.Fprintf(e.Stderr, "%s: %s; token ids are this benchmark's tokenizer over the returned text\n", e.Benchmark.Name, s.Name())
 	return s, nil
 }
 
-// namedSUT gives a SUT the remote engine's name for the logs, passing
-// Flush through.
+// namedSUT gives a SUT the remote engine's name for the logs (asked of
+// the engine at each call), passing Flush through.
 type namedSUT struct {
 	loadgen.SUT
-	name string
+	name func() string
 }
 
-func (n namedSUT) Name() string { return n.name }
+func (n namedSUT) Name() string { return n.name() }
 
 func (n namedSUT) Flush() {
 	if f, ok := n.SUT.(loadgen.Flusher); ok {

@@ -203,6 +203,12 @@ func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
 	}
 	cache := CacheDir()
 	if o.Remote() {
+		// --model is not used: the model is the engine's.
+		served := o.ServedModel
+		if served == "" {
+			served = b.Name
+		}
+		o.Model = fmt.Sprintf("%s served at %s", served, strings.Join(o.Endpoints, ", "))
 		return &Env{Options: o, Benchmark: b, CacheDir: cache, Stderr: stderr, Stdout: io.Discard}, nil
 	}
 	path, size, err := ResolveModel(b, o.Model, cache, stderr)
@@ -249,7 +255,7 @@ func open(ctx context.Context, env *Env) (inst *Instance, sut loadgen.SUT, close
 	}
 	switch {
 	case inst.SUT != nil && inst.Model == nil:
-		if env.remoteName != "" {
+		if env.remoteName != nil {
 			return inst, namedSUT{inst.SUT, env.remoteName}, closeInst, nil
 		}
 		return inst, inst.SUT, closeInst, nil
@@ -268,7 +274,7 @@ func open(ctx context.Context, env *Env) (inst *Instance, sut loadgen.SUT, close
 		closeInst()
 		return nil, nil, nil, err
 	}
-	if env.remoteName != "" {
+	if env.remoteName != nil {
 		s = namedSUT{s, env.remoteName}
 	}
 	return inst, s, func() { closeSUT(); closeInst() }, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,6 +77,10 @@ func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	}
 	if !bytes.Contains(detail, []byte(`Network SUT: node-a`)) || !bytes.Contains(detail, []byte(`; node-b`)) {
 		t.Errorf("the detail log's sut_name does not name both nodes as a Network SUT")
+	}
+	// Name makes its round trip when the loadgen asks, not before.
+	if m := regexp.MustCompile(`"get_sut_name_duration_ns", "value": (\d+)`).FindSubmatch(detail); m == nil || string(m[1]) == "0" {
+		t.Errorf("get_sut_name_duration_ns is %q: the Name round trip did not happen in Name", m)
 	}
 }
 

@@ -77,7 +77,7 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 // Main is `mlperf serve <benchmark> [flags]`.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
-		return fmt.Errorf("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %v)", benchmark.Names())
+		return benchmark.UsageError("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %v)", benchmark.Names())
 	}
 	b, ok := benchmark.Lookup(args[0])
 	if !ok {
@@ -97,15 +97,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
 	if err := fs.Parse(args[1:]); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return benchmark.UsageError("serve: %v", err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+		return benchmark.UsageError("serve: unexpected argument %q", fs.Arg(0))
 	}
 	switch *sut {
 	case "model", "null":
 	default:
-		return fmt.Errorf("serve: --sut %q: want model or null", *sut)
+		return benchmark.UsageError("serve: --sut %q: want model or null", *sut)
 	}
 	cfg.Null = *sut == "null"
 	path, _, err := benchmark.ResolveModel(b, o.Model, benchmark.CacheDir(), stderr)

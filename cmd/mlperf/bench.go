@@ -20,6 +20,7 @@ import (
 	_ "github.com/mlperf-go/inference/benchmark/all"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
+	"github.com/mlperf-go/inference/serve"
 )
 
 func init() {
@@ -29,6 +30,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
+	handle("serve", "serve a benchmark's model over KServe v2 REST (and /v1/completions for llama2): serve <benchmark> --listen ADDR", serve.Main)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -83,7 +85,10 @@ func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) fun
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: "+strings.Join(benchmark.Backends, ", "))
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol REST, tensor models) or openai (/v1/completions, decoders)")
+	fs.Func("endpoint", "with --backend kserve|openai: a serving engine's host:port or URL (repeat for several kserve nodes)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: 1 on cpu, 2 on a GPU)")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,6 +88,10 @@ func TestRunFlagsParseAndValidate(t *testing.T) {
 		{"no model", []string{"--model", ""}, "--model is required"},
 		{"unknown model-name", []string{"--model-name", "bert"}, "--model-name"},
 		{"missing user.conf", []string{"--user-conf", "/nonexistent/user.conf"}, "file not found"},
+		{"endpoint without a remote backend", []string{"--endpoint", "127.0.0.1:8000"}, "--endpoint needs --backend kserve or openai"},
+		{"remote backend without an endpoint", []string{"--backend", "kserve"}, "needs --endpoint"},
+		{"openai with two endpoints", []string{"--backend", "openai", "--endpoint", "a:1", "--endpoint", "b:2"}, "takes one --endpoint"},
+		{"empty api key variable", []string{"--backend", "kserve", "--endpoint", "a:1", "--api-key-env", "MLPERF_TEST_NO_SUCH_VARIABLE"}, "is empty"},
 	} {
 		_, err := check(tc.args...)
 		if tc.err == "" {
@@ -102,6 +107,10 @@ func TestRunFlagsParseAndValidate(t *testing.T) {
 	o, err := check("--scenario", "singlestream", "--backend", "CUDA", "--mode", "acc")
 	if err != nil || o.Scenario != loadgen.SingleStream || o.Mode != loadgen.AccuracyOnly || o.Backend != "cuda" || o.Workers != 2 || o.Batch != 1 {
 		t.Fatalf("normalised %+v, %v", o, err)
+	}
+	o, err = check("--backend", "kserve", "--endpoint", "a:1", "--endpoint", "http://b:2", "--served-model", "rn50", "--model", "")
+	if err != nil || !slices.Equal(o.Endpoints, []string{"a:1", "http://b:2"}) || o.ServedModel != "rn50" || !o.Remote() {
+		t.Fatalf("remote options %+v, %v", o, err)
 	}
 	if o, _ := check(); o.Batch != 8 || o.ModelName != "resnet50" || o.Out != filepath.Join("out", "resnet50") {
 		t.Fatalf("defaults %+v", o)

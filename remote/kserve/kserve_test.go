@@ -265,6 +265,15 @@ func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 	if _, err := DialPool(ctx, []string{eps[0], ho.URL}, Config{Model: "double"}); err == nil || !strings.Contains(err.Error(), "different inputs or outputs") {
 		t.Errorf("mismatched nodes: %v", err)
 	}
+	// The same node twice has no unique name: Name refuses it.
+	twice, err := DialPool(ctx, []string{eps[0], eps[0]}, Config{Model: "double"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer twice.Close()
+	if n, err := twice.Name(ctx); err == nil || !strings.Contains(err.Error(), "unique name") {
+		t.Errorf("Name of one node twice = %q, %v", n, err)
+	}
 }
 
 func TestNullSessionShapes(t *testing.T) {

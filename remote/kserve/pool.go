@@ -76,13 +76,17 @@ func (p *Pool) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, 
 
 // Name asks every node for its name (a network round trip each, as the
 // Network division's Name rule requires) and returns
-// "Network SUT: node; node; ...".
+// "Network SUT: node; node; ...". Each node must have a unique name (the
+// same rule): a repeated one is an error.
 func (p *Pool) Name(ctx context.Context) (string, error) {
 	names := make([]string, len(p.nodes))
 	for i, n := range p.nodes {
 		s, err := n.Name(ctx)
 		if err != nil {
 			return "", err
+		}
+		if slices.Contains(names[:i], s) {
+			return "", fmt.Errorf("kserve: two SUT nodes are both %q (is an --endpoint given twice?); each node needs a unique name", s)
 		}
 		names[i] = s
 	}
