@@ -96,21 +96,27 @@ func (e *Env) dialKServe() (backend.Session, error) {
 
 // OpenAISUT returns the openai backend's SUT for a decoder benchmark:
 // prompt gives a sample's prompt text, encode the benchmark's token ids of
-// generated text, maxTokens the generation limit. The caller closes it.
-func (e *Env) OpenAISUT(prompt func(loadgen.SampleIndex) (string, error), encode func(string) []int32, maxTokens int) (*openai.SUT, error) {
+// generated text, chunk (if not nil) the ids of one streamed token's text
+// (see openai.Config), maxTokens the generation limit. The caller closes
+// it.
+func (e *Env) OpenAISUT(prompt func(loadgen.SampleIndex) (string, error), encode, chunk func(string) []int32, maxTokens int) (*openai.SUT, error) {
 	key := ""
 	if e.APIKeyEnv != "" {
 		key = os.Getenv(e.APIKeyEnv)
 	}
 	s, err := openai.New(openai.Config{
 		Endpoint: e.Endpoints[0], Model: e.servedModel(), APIKey: key, MaxTokens: maxTokens,
-		MaxInFlight: max(e.Workers, e.Batch), Timeout: e.remoteTimeout(), Prompt: prompt, Encode: encode,
+		MaxInFlight: max(e.Workers, e.Batch), Timeout: e.remoteTimeout(), Prompt: prompt, Encode: encode, Chunk: chunk,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
 	}
 	e.remoteName = s.Name
-	fmt.Fprintf(e.Stderr, "%s: %s; token ids are this benchmark's tokenizer over the returned text\n", e.Benchmark.Name, s.Name())
+	how := "this benchmark's tokenizer over the returned text"
+	if chunk != nil {
+		how = "this benchmark's vocabulary over each streamed token's text"
+	}
+	fmt.Fprintf(e.Stderr, "%s: %s; token ids are %s\n", e.Benchmark.Name, s.Name(), how)
 	return s, nil
 }
 

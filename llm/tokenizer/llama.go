@@ -147,7 +147,27 @@ func (t *Llama) Encode(text string, bos bool) []int32 {
 	if text == "" {
 		return out
 	}
-	s := spaceSymbol + strings.ReplaceAll(text, " ", spaceSymbol)
+	return append(out, t.encode(spaceSymbol+strings.ReplaceAll(text, " ", spaceSymbol))...)
+}
+
+// EncodeContinuation returns the ids of text as it reads inside a
+// sequence: no "▁" dummy prefix, spaces as "▁". It is how a streamed piece
+// of generated text ("ool", " world") maps back to ids.
+func (t *Llama) EncodeContinuation(text string) []int32 {
+	if text == "" {
+		return nil
+	}
+	return t.encode(strings.ReplaceAll(text, " ", spaceSymbol))
+}
+
+// PieceID returns the id of the vocabulary piece p ("▁world"), if any.
+func (t *Llama) PieceID(p string) (int32, bool) {
+	id, ok := t.ids[p]
+	return id, ok
+}
+
+// encode maps s (spaces already "▁") to pieces and applies the merges.
+func (t *Llama) encode(s string) []int32 {
 	syms := make([]int32, 0, len(s))
 	for i, r := range s {
 		w := utf8.RuneLen(r)
@@ -162,7 +182,7 @@ func (t *Llama) Encode(text string, bos bool) []int32 {
 			syms = append(syms, t.byteID[c])
 		}
 	}
-	return append(out, t.merges.apply(syms)...)
+	return t.merges.apply(syms)
 }
 
 // IsSpecial reports whether id is <unk>, <s> or </s>.

@@ -306,3 +306,23 @@ func BenchmarkLlamaEncodeArticle(b *testing.B) {
 		tok.Encode(string(text), true)
 	}
 }
+
+// A streamed completion arrives as the text of one token at a time; the
+// pieces map back to the ids they came from.
+func TestLlamaContinuationAndPieces(t *testing.T) {
+	tok := loadLlama(t)
+	for _, text := range []string{"Hello world", "The schoolhouse is réalisé\nat 3 o'clock.", "数学"} {
+		if got, want := tok.EncodeContinuation(" "+text), tok.Encode(text, false); !slices.Equal(got, want) {
+			t.Errorf("EncodeContinuation(%q) = %v, Encode gives %v", " "+text, got, want)
+		}
+	}
+	if id, ok := tok.PieceID("▁world"); !ok || id != 3186 {
+		t.Errorf("PieceID(▁world) = %d, %v; want 3186", id, ok)
+	}
+	if _, ok := tok.PieceID("▁no-such-piece-here"); ok {
+		t.Error("PieceID found a piece that is not in the vocabulary")
+	}
+	if got := tok.EncodeContinuation("ool"); len(got) != 1 || tok.Piece(got[0]) != "ool" {
+		t.Errorf("EncodeContinuation(ool) = %v: a dummy prefix was added", got)
+	}
+}

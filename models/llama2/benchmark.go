@@ -173,7 +173,7 @@ func (q *QSL) Prompt(i loadgen.SampleIndex) ([]int32, error) {
 // the other scenarios) and a count of completed samples and tokens.
 // IssueQuery is safe for concurrent use.
 type Benchmark struct {
-	sut     *generate.SUT
+	sut     closingSUT
 	offline bool
 	samples atomic.Int64
 	tokens  atomic.Int64
@@ -193,6 +193,13 @@ func NewBenchmark(ctx context.Context, m *generate.Model, cfg BenchmarkConfig) (
 		return nil, err
 	}
 	return &Benchmark{sut: s, offline: cfg.Offline}, nil
+}
+
+// closingSUT is a SUT that is closed after the run: the local decoder's or
+// a remote engine's.
+type closingSUT interface {
+	loadgen.SUT
+	Close() error
 }
 
 // counting passes responses on and counts them; it is a TokenCompleter

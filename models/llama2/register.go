@@ -123,6 +123,9 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 	if err != nil {
 		return nil, err
 	}
+	if env.Backend == "openai" {
+		return openRemote(env, maxNew)
+	}
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)
 	dataPath, err := dataFile(env.Data, env.CacheDir, tok, env.Stderr)

@@ -6,8 +6,12 @@
 //
 // Servers do not return generated token ids in the completions API (ollama
 // refuses them, vLLM only on request), so the response's token ids are the
-// benchmark's tokenizer over the returned text: Config.Encode. The run's
-// logs say so.
+// benchmark's tokenizer over the returned text. Servers stream one token
+// per chunk, so with Config.Chunk each chunk's text maps back to its ids
+// (a vocabulary lookup, as the reference's SUT_API.py maps streamed token
+// strings) and the first token reported is the first id of the response;
+// without it the whole text is encoded at the end (Config.Encode). The
+// run's logs say so.
 //
 // API: https://platform.openai.com/docs/api-reference/completions (the
 // legacy completions endpoint with stream=true: server-sent events, one
@@ -55,6 +59,10 @@ type Config struct {
 	// Encode turns generated text into the benchmark's token ids, for the
 	// accuracy log and the token counts.
 	Encode func(text string) []int32
+	// Chunk, if set, turns the text of one streamed chunk (one generated
+	// token's text, e.g. " world") into its ids; a sample's ids are then
+	// its chunks' ids in order, and Encode is not used.
+	Chunk func(text string) []int32
 	// Client, if set, replaces the pooled HTTP client New makes.
 	Client *http.Client
 }
@@ -125,6 +133,9 @@ func New(cfg Config) (*SUT, error) {
 	}
 	return s, nil
 }
+
+// MaxInFlight is the most requests in flight at once.
+func (s *SUT) MaxInFlight() int { return s.cfg.MaxInFlight }
 
 // Name asks the server for its models (one network round trip) and
 // returns a description of the endpoint for the logs.
@@ -290,6 +301,7 @@ func (s *SUT) complete(j job) ([]int32, error) {
 		return nil, fmt.Errorf("openai: %s: HTTP %d: %s", s.url, resp.StatusCode, strings.TrimSpace(string(msg)))
 	}
 	var text strings.Builder
+	var ids []int32 // with Chunk: the chunks' ids so far
 	first, done := false, false
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
@@ -313,12 +325,19 @@ func (s *SUT) complete(j job) ([]int32, error) {
 		}
 		for _, c := range ch.Choices {
 			text.WriteString(c.Text)
+			if s.cfg.Chunk != nil && c.Text != "" {
+				ids = append(ids, s.cfg.Chunk(c.Text)...)
+			}
 		}
 		if !first && text.Len() > 0 {
-			if ids := s.cfg.Encode(text.String()); len(ids) > 0 {
+			soFar := ids
+			if s.cfg.Chunk == nil {
+				soFar = s.cfg.Encode(text.String())
+			}
+			if len(soFar) > 0 {
 				first = true
 				if tc, ok := j.c.(loadgen.TokenCompleter); ok {
-					tc.FirstToken(j.s.ID, idsBytes(ids[:1]))
+					tc.FirstToken(j.s.ID, idsBytes(soFar[:1]))
 				}
 			}
 		}
@@ -329,7 +348,9 @@ func (s *SUT) complete(j job) ([]int32, error) {
 	if !done {
 		return nil, fmt.Errorf("openai: %s: the stream ended without [DONE] (server died or cut the connection)", s.url)
 	}
-	ids := s.cfg.Encode(text.String())
+	if s.cfg.Chunk == nil {
+		ids = s.cfg.Encode(text.String())
+	}
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("openai: %s: empty completion", s.url)
 	}

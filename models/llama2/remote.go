@@ -1,0 +1,209 @@
+package llama2
+
+// Llama 2 on a remote OpenAI-compatible serving engine (--backend openai):
+// the prompts go out as text, the generated text comes back and is
+// mapped back to Llama 2 ids here for the accuracy log, as the reference's
+// SUT_API.py does (mlcommons/inference language/llama2-70b/SUT_API.py).
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/openorca"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// TextQSL is the query sample library of a remote run: sample i is row
+// i's prompt text, read from the file when the loadgen loads it (one pass
+// over the column per LoadSamples call). The text is the `input` column,
+// the chat-formatted prompt tok_input was tokenized from (processorca.py);
+// a file without that column gives tok_input decoded with the tokenizer,
+// BOS dropped, which is what SUT_API.py sends (tokenizer.decode of the
+// ids). A server that adds BOS and reads the template's "<s>" as the
+// special token then sees tok_input's ids, less its trailing 29871.
+// Prompt is safe for concurrent use with itself; the loadgen never calls it
+// concurrently with LoadSamples or UnloadSamples.
+type TextQSL struct {
+	ds      *openorca.Dataset
+	tok     *tokenizer.Llama
+	total   int
+	prompts []string
+	loaded  []bool
+	n       atomic.Int64
+}
+
+// NewTextQSL returns the QSL of the first count rows of ds (count ≤ 0:
+// all); tok decodes tok_input where the file has no `input` column.
+func NewTextQSL(ds *openorca.Dataset, tok *tokenizer.Llama, count int) (*TextQSL, error) {
+	n := ds.Len()
+	if count > 0 {
+		n = min(n, count)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("llama2: %s has no rows", ds.Path())
+	}
+	return &TextQSL{ds: ds, tok: tok, total: n, prompts: make([]string, n), loaded: make([]bool, n)}, nil
+}
+
+// TotalSampleCount implements loadgen.QSL.
+func (q *TextQSL) TotalSampleCount() int { return q.total }
+
+// PerformanceSampleCount implements loadgen.QSL: every sample.
+func (q *TextQSL) PerformanceSampleCount() int { return q.total }
+
+// Loaded is the number of samples in memory.
+func (q *TextQSL) Loaded() int { return int(q.n.Load()) }
+
+// LoadSamples implements loadgen.QSL.
+func (q *TextQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+	var rows []int
+	for _, i := range idx {
+		if int(i) >= q.total {
+			return fmt.Errorf("llama2: sample %d outside the %d samples", i, q.total)
+		}
+		if !q.loaded[i] && !slices.Contains(rows, int(i)) {
+			rows = append(rows, int(i))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	texts := make([]string, len(rows))
+	if q.ds.HasColumn(openorca.ColInput) {
+		all, err := q.ds.Strings(openorca.ColInput)
+		if err != nil {
+			return err
+		}
+		for k, r := range rows {
+			texts[k] = all[r]
+		}
+	} else {
+		toks, err := q.ds.Tokens(openorca.ColTokInput, rows)
+		if err != nil {
+			return err
+		}
+		for k, t := range toks {
+			if len(t) > 0 && t[0] == tokenizer.LlamaBOSID {
+				t = t[1:] // the server adds its own
+			}
+			texts[k] = q.tok.Decode(t, tokenizer.DecodeOptions{})
+		}
+	}
+	for k, r := range rows {
+		if texts[k] == "" {
+			return fmt.Errorf("llama2: row %d of %s has an empty prompt", r, q.ds.Path())
+		}
+	}
+	for k, r := range rows {
+		q.prompts[r], q.loaded[r] = texts[k], true
+	}
+	q.n.Add(int64(len(rows)))
+	return nil
+}
+
+// UnloadSamples implements loadgen.QSL.
+func (q *TextQSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+	for _, i := range idx {
+		if int(i) < q.total && q.loaded[i] {
+			q.prompts[i], q.loaded[i] = "", false
+			q.n.Add(-1)
+		}
+	}
+	return nil
+}
+
+// Prompt returns the prompt text of a loaded sample.
+func (q *TextQSL) Prompt(i loadgen.SampleIndex) (string, error) {
+	if int(i) >= q.total || !q.loaded[i] {
+		return "", fmt.Errorf("llama2: sample %d is not loaded", i)
+	}
+	return q.prompts[i], nil
+}
+
+// StreamedIDs returns the ids of one streamed token's text: the
+// vocabulary piece it is (spaces as "▁"), as SUT_API.py looks streamed
+// token strings up in the vocabulary; text that is no single piece (bytes
+// of one character the server joined) is encoded as a continuation.
+func StreamedIDs(t *tokenizer.Llama) func(string) []int32 {
+	return func(text string) []int32 {
+		if id, ok := t.PieceID(strings.ReplaceAll(text, " ", "▁")); ok {
+			return []int32{id}
+		}
+		return t.EncodeContinuation(text)
+	}
+}
+
+// openRemote opens the openai backend: the data set's prompt texts sent to
+// the --endpoint server with greedy settings and max_tokens from
+// --max-new-tokens; the generated text is tokenized with the Llama 2
+// tokenizer (no BOS) for the accuracy log and the token counts.
+func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err error) {
+	tokPath := env.Extra["tokenizer"]
+	tok := lazyTokenizer(tokPath)
+	t, err := tok()
+	if err != nil {
+		return nil, fmt.Errorf("%w; --backend openai needs it to turn the generated text into token ids", err)
+	}
+	dataPath, err := dataFile(env.Data, env.CacheDir, tok, env.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := openorca.Open(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			ds.Close()
+		}
+	}()
+	qsl, err := NewTextQSL(ds, t, env.Count)
+	if err != nil {
+		return nil, err
+	}
+	encode := func(s string) []int32 { return t.Encode(s, false) }
+	sut, err := env.OpenAISUT(qsl.Prompt, encode, StreamedIDs(t), maxNew)
+	if err != nil {
+		return nil, err
+	}
+	if maxNew != MaxNewTokens {
+		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, MaxNewTokens)
+	}
+	bench := &Benchmark{sut: sut, offline: env.Scenario == loadgen.Offline}
+	return &benchmark.Instance{
+		SUT:  bench,
+		QSL:  qsl,
+		Done: func() int64 { n, _ := bench.Done(); return n },
+		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
+			env.Scenario, env.Mode, env.ModelName, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
+		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
+			r, err := Score(logPath, ds, t, accuracy.Int32)
+			if err != nil {
+				return nil, err
+			}
+			return &benchmark.Score{Lines: []string{r.Llama2String()}}, nil
+		},
+		After: func(ctx context.Context, res *loadgen.Result) error {
+			samples, tokens := bench.Done()
+			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens (Llama 2 tokenizer over the returned text)\n", samples, tokens)
+			if env.AuditConf == "" {
+				return nil
+			}
+			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
+		},
+		Close: func() error {
+			err := bench.Close()
+			if cerr := ds.Close(); err == nil {
+				err = cerr
+			}
+			return err
+		},
+	}, nil
+}

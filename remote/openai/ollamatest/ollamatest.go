@@ -1,0 +1,138 @@
+// Package ollamatest starts a real OpenAI-compatible serving engine for
+// tests: ollama (built by make setup into .deps/ollama) serving a tiny
+// Llama-architecture GGUF with seeded weights and the real Llama 2
+// vocabulary (package llm/gguf), on a loopback port. Tests skip, with the
+// reason, when ollama is not installed.
+package ollamatest
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mlperf-go/inference/llm/gguf"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+)
+
+// Model is the name the tiny model is served under.
+const Model = "tiny"
+
+// Binary finds ollama in the set-up folder ($MLPERF_DEPS, or the nearest
+// .deps folder at or above the working directory) or on PATH; "" if
+// neither has it.
+func Binary() string {
+	if p := filepath.Join(depsDir(), "ollama", "ollama"); fileExists(p) {
+		return p
+	}
+	if p, err := exec.LookPath("ollama"); err == nil {
+		return p
+	}
+	return ""
+}
+
+func depsDir() string {
+	if d := os.Getenv("MLPERF_DEPS"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ".deps"
+	}
+	for {
+		if fileExists(filepath.Join(dir, ".deps")) {
+			return filepath.Join(dir, ".deps")
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ".deps"
+		}
+		dir = up
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// Start serves the tiny model (Model) from a real ollama on a loopback
+// port with parallel request slots and returns its host:port. It skips t
+// when ollama is absent; the server stops at t's cleanup, and its log is
+// printed if t failed.
+func Start(t testing.TB, tok *tokenizer.Llama, parallel int) string {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		t.Skip("ollama is not installed (make setup installs it into .deps/ollama); skipping the real-engine test")
+	}
+	dir := t.TempDir()
+	f, err := gguf.Llama(gguf.TinyLlama, tok, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "tiny.gguf")
+	out, err := os.Create(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteTo(out); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	// TEMPLATE {{ .Prompt }}: the prompt goes to the model as sent, with no
+	// chat template around it.
+	mf := filepath.Join(dir, "Modelfile")
+	if err := os.WriteFile(mf, []byte("FROM "+model+"\nTEMPLATE {{ .Prompt }}\nPARAMETER num_ctx 1024\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	env := append(os.Environ(), "OLLAMA_HOST="+addr, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir,
+		"OLLAMA_NUM_PARALLEL="+strconv.Itoa(max(parallel, 1)), "OLLAMA_NOPRUNE=1")
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := exec.CommandContext(ctx, bin, "serve")
+	srv.Env = env
+	logPath := filepath.Join(dir, "serve.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stdout, srv.Stderr = logf, logf
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		srv.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("ollama serve log:\n%s", b)
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/api/version")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ollama serve did not answer on %s within 60 s", addr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	create := exec.Command(bin, "create", Model, "-f", mf)
+	create.Env = env
+	if b, err := create.CombinedOutput(); err != nil {
+		t.Fatalf("ollama create: %v\n%s", err, b)
+	}
+	return addr
+}
