@@ -217,3 +217,39 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// With Chunk, each streamed chunk maps to its own ids (the server's tokens)
+// and the whole text is never re-encoded, so the first token reported is
+// the response's first id.
+func TestChunkIDsPerStreamedToken(t *testing.T) {
+	hs := fakeServer(t, func(string) string { return "" })
+	var encoded int
+	var mu sync.Mutex
+	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5,
+		Prompt: func(i loadgen.SampleIndex) (string, error) { return "a bb ccc", nil },
+		Encode: func(string) []int32 { mu.Lock(); encoded++; mu.Unlock(); return []int32{99} },
+		Chunk:  func(text string) []int32 { return []int32{int32(10 * len(text)), 1} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := newRecorder(1)
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 7, Index: 0}}, rec)
+	rec.wait(t)
+	r := rec.done[7]
+	want := []int32{40, 1, 30, 1, 20, 1} // "ccc ", "bb ", "a "
+	if r.Err != nil || r.Tokens != len(want) || len(r.Data) != 4*len(want) {
+		t.Fatalf("response %+v", r)
+	}
+	for k, w := range want {
+		if got := int32(binary.LittleEndian.Uint32(r.Data[4*k:])); got != w {
+			t.Errorf("id %d = %d, want %d", k, got, w)
+		}
+	}
+	if f := rec.first[7]; len(f) != 4 || binary.LittleEndian.Uint32(f) != 40 {
+		t.Errorf("first token %v, want 40", f)
+	}
+	if encoded != 0 {
+		t.Errorf("Encode called %d times with Chunk set", encoded)
+	}
+}
