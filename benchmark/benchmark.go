@@ -23,6 +23,7 @@ import (
 
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/openai"
 )
 
 // Benchmark describes one benchmark. A Benchmark is registered once and
@@ -69,6 +70,10 @@ type Benchmark struct {
 	// does, for `mlperf accuracy <name>` and for runs whose Instance has
 	// no Score of its own.
 	Score func(ctx context.Context, req *ScoreRequest) (*Score, error)
+	// Generator, when set, opens the model of env as a text generator
+	// that `mlperf serve` serves over /v1/completions (the decoders); the
+	// returned func releases it once the requests in flight are done.
+	Generator func(ctx context.Context, env *Env) (openai.Generator, func() error, error)
 	// Compliance lists the compliance tests that apply (TEST01, TEST04,
 	// TEST06, ...), as the round's rules name them.
 	Compliance []string

@@ -1,7 +1,8 @@
 // Package serve is `mlperf serve`: it makes this process an SUT node that
 // serves a benchmark's model over the Open Inference Protocol (KServe v2
-// REST), so that `mlperf run B --backend kserve --endpoint ...` on another
-// machine (the LoadGen node) can drive it: the Network division's shape.
+// REST), or a decoder's text generation over OpenAI completions, so that
+// `mlperf run B --backend kserve|openai --endpoint ...` on another machine
+// (the LoadGen node) can drive it: the Network division's shape.
 package serve
 
 import (
@@ -17,7 +18,9 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
 )
 
 // Config is one serving node.
@@ -34,21 +37,35 @@ type Config struct {
 	Null bool
 	// Drain bounds how long a shutdown waits for requests in flight.
 	Drain time.Duration
+	// Completions, if set, serves the /v1/ paths (OpenAI completions of a
+	// decoder); the KServe paths stay for health and metadata.
+	Completions http.Handler
 }
 
-// Serve serves sess as model name until ctx ends, then drains gracefully.
-// ready, if not nil, receives the bound address once listening.
+// Serve serves sess as model name over KServe v2 REST (sess nil: no
+// tensor model, only health and metadata) and cfg.Completions under /v1/
+// until ctx ends, then drains gracefully. ready, if not nil, receives the
+// bound address once listening.
 func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, ready func(addr string)) error {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("serve: listen on %s: %w", cfg.Listen, err)
 	}
 	srv := kserve.NewServer(cfg.Name, version())
-	if cfg.Null {
+	if cfg.Null && sess != nil {
 		sess = &kserve.NullSession{In: sess.Inputs(), Out: sess.Outputs()}
 	}
-	srv.Add(name, sess, cfg.Slots)
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	if sess != nil {
+		srv.Add(name, sess, cfg.Slots)
+	}
+	var h http.Handler = srv
+	if cfg.Completions != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/", srv)
+		mux.Handle("/v1/", cfg.Completions)
+		h = mux
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {
@@ -96,6 +113,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: cpu, cuda or tensorrt")
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.IntVar(&o.Batch, "batch", 0, "decoders: sequences decoded together, continuous batching (0: the benchmark's default)")
+	extra := map[string]*string{}
+	for _, op := range b.Options {
+		if !op.Bool {
+			extra[op.Name] = fs.String(op.Name, op.Default, op.Usage)
+		}
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -111,11 +135,39 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return benchmark.UsageError("serve: --sut %q: want model or null", *sut)
 	}
 	cfg.Null = *sut == "null"
-	path, _, err := benchmark.ResolveModel(b, o.Model, benchmark.CacheDir(), stderr)
+	o.Extra = benchmark.Extra{}
+	for k, v := range extra {
+		o.Extra[k] = *v
+	}
+	if o.Batch == 0 {
+		o.Batch = 1
+		if b.DefaultBatch != nil {
+			o.Batch = b.DefaultBatch(loadgen.Server, o.Backend)
+		}
+	}
+	if b.Check != nil {
+		if err := b.Check(&o); err != nil {
+			return err
+		}
+	}
+	cache := benchmark.CacheDir()
+	path, size, err := benchmark.ResolveModel(b, o.Model, cache, stderr)
 	if err != nil {
 		return err
 	}
-	env := &benchmark.Env{Options: o, Benchmark: b, Stderr: stderr}
+	env := &benchmark.Env{Options: o, Benchmark: b, ModelPath: path, SyntheticSize: size, CacheDir: cache, Stderr: stderr, Stdout: stdout}
+	if b.Generator != nil && !cfg.Null {
+		// A decoder: /v1/completions over the local greedy decoder.
+		gen, closeGen, err := b.Generator(ctx, env)
+		if err != nil {
+			return err
+		}
+		defer closeGen()
+		cfg.Completions = openai.NewHandler(b.Name, gen)
+		return Serve(ctx, cfg, b.Name, nil, func(addr string) {
+			fmt.Fprintf(stdout, "serving %s (%s, continuous batching of %d) over OpenAI completions at http://%s/v1/completions\n", b.Name, path, o.Batch, addr)
+		})
+	}
 	sess, err := env.OpenSession(path, nil)
 	if err != nil {
 		return err

@@ -117,3 +117,16 @@ func TestRunLlama2OpenAIOllama(t *testing.T) {
 	addr := ollamatest.Start(t, tok, 4)
 	driveOpenAILlama2(t, addr, ollamatest.Model)
 }
+
+// TestRunLlama2OpenAIAgainstServe drives the openai backend against this
+// suite's own server: `mlperf serve llama2` (the tiny synthetic model,
+// greedy decoding with continuous batching, /v1/completions) in a child
+// process.
+func TestRunLlama2OpenAIAgainstServe(t *testing.T) {
+	needORT(t)
+	needLlamaTokenizer(t)
+	dir := t.TempDir()
+	addr := startServeChild(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")},
+		"llama2", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--batch", "4", "--max-new-tokens", "64")
+	driveOpenAILlama2(t, addr, "llama2")
+}

@@ -21,6 +21,11 @@ type Request struct {
 	// soon as it is known (the loadgen's FirstToken, for TTFT). It runs on
 	// the batcher's goroutine and must return quickly.
 	FirstToken func(tok int32)
+	// Token, when set, is called with every generated token as soon as it
+	// is known, the first included (after FirstToken) and EOS included
+	// when produced: a server streams them. It runs on the batcher's
+	// goroutine and must return quickly.
+	Token func(tok int32)
 	// Done is called exactly once, with the generated tokens (owned by the
 	// callee; EOS included when produced) or the error that stopped the
 	// sequence. It runs on the batcher's goroutine (or on Submit's, for a
@@ -200,6 +205,9 @@ func (b *Batcher) Run(ctx context.Context) error {
 				if s.r.FirstToken != nil {
 					s.r.FirstToken(tok)
 				}
+				if s.r.Token != nil {
+					s.r.Token(tok)
+				}
 				if done {
 					s.r.Done(s.row.toks, nil)
 					continue
@@ -237,7 +245,10 @@ func (b *Batcher) Run(ctx context.Context) error {
 		keep = keep[:0]
 		var next []*slot
 		for r, s := range live {
-			_, done := s.row.step(st.last()[r], &s.cfg)
+			tok, done := s.row.step(st.last()[r], &s.cfg)
+			if s.r.Token != nil {
+				s.r.Token(tok)
+			}
 			if done {
 				s.r.Done(s.row.toks, nil)
 				continue

@@ -14,6 +14,7 @@ type result struct {
 	toks   []int32
 	first  int32
 	nfirst int
+	stream []int32 // the tokens of Token, in order
 	err    error
 	done   int
 }
@@ -49,6 +50,11 @@ func TestBatcherMatchesReference(t *testing.T) {
 								res[i].first, res[i].nfirst = tok, res[i].nfirst+1
 								mu.Unlock()
 							},
+							Token: func(tok int32) {
+								mu.Lock()
+								res[i].stream = append(res[i].stream, tok)
+								mu.Unlock()
+							},
 							Done: func(toks []int32, err error) {
 								mu.Lock()
 								res[i].toks, res[i].err, res[i].done = toks, err, res[i].done+1
@@ -74,6 +80,9 @@ func TestBatcherMatchesReference(t *testing.T) {
 					}
 					if !slices.Equal(r.toks, want) || r.first != want[0] {
 						t.Errorf("request %d: got %v (first %d), want %v", i, r.toks, r.first, want)
+					}
+					if !slices.Equal(r.stream, want) {
+						t.Errorf("request %d: streamed %v, want %v", i, r.stream, want)
 					}
 				}
 				// closed: later requests fail at once

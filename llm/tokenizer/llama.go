@@ -260,3 +260,18 @@ func (t *Llama) spDecode(ids []int32) string {
 	}
 	return DecodeUTF8Replace(b)
 }
+
+// AppendPieceBytes appends the bytes id stands for inside a text to dst:
+// "▁" as a space, a byte piece <0xNN> as its byte, nothing for <unk>, <s>,
+// </s> and ids outside the vocabulary. A server streaming generated text
+// joins byte pieces until they make whole UTF-8 characters.
+func (t *Llama) AppendPieceBytes(dst []byte, id int32) []byte {
+	if id < 0 || int(id) >= len(t.pieces) || t.IsSpecial(id) {
+		return dst
+	}
+	p := t.pieces[id]
+	if v, ok := byteValue(p); ok {
+		return append(dst, v)
+	}
+	return append(dst, strings.ReplaceAll(p, spaceSymbol, " ")...)
+}

@@ -326,3 +326,15 @@ func TestLlamaContinuationAndPieces(t *testing.T) {
 		t.Errorf("EncodeContinuation(ool) = %v: a dummy prefix was added", got)
 	}
 }
+
+func TestLlamaAppendPieceBytes(t *testing.T) {
+	tok := loadLlama(t)
+	var b []byte
+	for _, id := range tok.Encode("Hello world\n数", false) {
+		b = tok.AppendPieceBytes(b, id)
+	}
+	b = tok.AppendPieceBytes(b, LlamaEOSID)
+	if string(b) != " Hello world\n数" {
+		t.Errorf("pieces read %q, want %q", b, " Hello world\n数")
+	}
+}

@@ -60,9 +60,10 @@ var Descriptor = &benchmark.Benchmark{
 	DefaultBatch: func(loadgen.Scenario, string) int { return DefaultBatch },
 	Options: []benchmark.Option{tokenizerOption,
 		{Name: "max-new-tokens", Default: strconv.Itoa(MaxNewTokens), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
-	Check: func(o *benchmark.Options) error { _, err := maxNewTokens(o.Extra); return err },
-	Open:  open,
-	Score: score,
+	Check:     func(o *benchmark.Options) error { _, err := maxNewTokens(o.Extra); return err },
+	Open:      open,
+	Score:     score,
+	Generator: openGenerator,
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are read from the
 	// parquet as they are.
@@ -152,33 +153,12 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 		return nil, err
 	}
 	closers = append(closers, ds.Close)
-	sess, err := env.OpenSession(env.ModelPath, nil)
+	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
+	m, spec, closeModel, err := loadDecoder(env, tok, accuracyRun)
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, sess.Close)
-	spec := SpecFromSession(sess)
-	if env.Synthetic() {
-		c, err := ConfigOf(env.SyntheticSize)
-		if err != nil {
-			return nil, err
-		}
-		spec = c.Spec()
-	}
-	m, err := NewFromSpec(sess, spec)
-	if err != nil {
-		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
-	}
-	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
-	if t, terr := tok(); terr == nil {
-		if err := tokenizer.CheckModelVocab(t, spec.Vocab); err != nil {
-			return nil, fmt.Errorf("llama2: %w (model %s, tokenizer %s)", err, env.ModelPath, tokPath)
-		}
-	} else if accuracyRun {
-		return nil, terr
-	} else {
-		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
-	}
+	closers = append(closers, closeModel)
 	qsl, err := NewQSL(ds, env.Count, spec, maxNew)
 	if err != nil {
 		return nil, err
@@ -224,6 +204,42 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 		},
 		Close: closeAll,
 	}, nil
+}
+
+// loadDecoder opens the run's model file as a greedy decoder and checks
+// its vocabulary against the tokenizer (a missing tokenizer is an error
+// only when needTok is set). Close the returned func after use.
+func loadDecoder(env *benchmark.Env, tok func() (*tokenizer.Llama, error), needTok bool) (*generate.Model, generate.Spec, func() error, error) {
+	sess, err := env.OpenSession(env.ModelPath, nil)
+	if err != nil {
+		return nil, generate.Spec{}, nil, err
+	}
+	fail := func(err error) (*generate.Model, generate.Spec, func() error, error) {
+		sess.Close()
+		return nil, generate.Spec{}, nil, err
+	}
+	spec := SpecFromSession(sess)
+	if env.Synthetic() {
+		c, err := ConfigOf(env.SyntheticSize)
+		if err != nil {
+			return fail(err)
+		}
+		spec = c.Spec()
+	}
+	m, err := NewFromSpec(sess, spec)
+	if err != nil {
+		return fail(fmt.Errorf("%w (model %s)", err, env.ModelPath))
+	}
+	if t, terr := tok(); terr == nil {
+		if err := tokenizer.CheckModelVocab(t, spec.Vocab); err != nil {
+			return fail(fmt.Errorf("llama2: %w (model %s, tokenizer %s)", err, env.ModelPath, env.Extra["tokenizer"]))
+		}
+	} else if needTok {
+		return fail(terr)
+	} else {
+		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
+	}
+	return m, spec, sess.Close, nil
 }
 
 // rawSide is perf's raw measurement: greedy decoding called directly,
