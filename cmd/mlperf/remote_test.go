@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,7 +17,16 @@ import (
 // must exit 0 (a graceful drain).
 func startServeChild(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	addr, _ := startServeChildIn(t, nil, env, args...)
+	return addr
+}
+
+// startServeChildIn is startServeChild with the child started through
+// prefix (e.g. ip netns exec NS); it also returns the child.
+func startServeChildIn(t *testing.T, prefix, env []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	argv := append(append(slices.Clone(prefix), os.Args[0], "serve"), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), "MLPERF_TEST_CHILD=1"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -51,6 +61,9 @@ func startServeChild(t *testing.T, env []string, args ...string) string {
 		t.Fatalf("mlperf serve did not listen within 2 minutes: %s", stderr.String())
 	}
 	t.Cleanup(func() {
+		if cmd.ProcessState != nil {
+			return // the test ended it
+		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -64,7 +77,7 @@ func startServeChild(t *testing.T, env []string, args ...string) string {
 			t.Errorf("mlperf serve did not exit within 30 s of SIGTERM")
 		}
 	})
-	return addr
+	return addr, cmd
 }
 
 // TestServeAndRunOverKServe is the CLI wiring of the Network division: a
