@@ -21,6 +21,10 @@ import (
 // decoders).
 var RemoteBackends = []string{"kserve", "openai"}
 
+// RemoteInFlight is the default number of requests in flight per remote
+// endpoint (--workers overrides the total).
+const RemoteInFlight = 16
+
 // Remote reports whether the run's backend is a remote one (no local
 // model file is resolved or built).
 func (o *Options) Remote() bool { return slices.Contains(RemoteBackends, o.Backend) }
@@ -81,6 +85,9 @@ func (e *Env) dialKServe() (backend.Session, error) {
 	// The loadgen asks for the name again at the start of the run: each
 	// ask is a round trip to every node, as the Network division's Name
 	// rule requires.
+	if e.Batch > 1 {
+		fmt.Fprintf(e.Stderr, "%s: --batch %d: this LoadGen node batches samples into one request, which the Network division does not allow of a QDL (the SUT node batches); not a conformant Network division run\n", e.Benchmark.Name, e.Batch)
+	}
 	e.remoteName = func() string {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -67,6 +67,16 @@ func (o *Options) Validate(b *Benchmark) error {
 			return err
 		}
 	}
+	if o.Remote() {
+		// Requests in flight, and no batching in the QDL (a Network
+		// division rule: the SUT node batches).
+		if o.Workers == 0 {
+			o.Workers = RemoteInFlight * len(o.Endpoints)
+		}
+		if o.Batch == 0 {
+			o.Batch = 1
+		}
+	}
 	if o.Workers == 0 {
 		o.Workers = 1
 		if o.Backend != "cpu" {

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/remote/kserve"
 )
 
@@ -16,7 +19,8 @@ import (
 // node on loopback with a ResNet50-sized input (3×224×224 float32) and
 // with a small one: through kserve.Session (the path `--backend kserve`
 // takes) and through a plain net/http loop posting the same bytes, to show
-// what the client costs over HTTP alone. Run with
+// what the client costs over HTTP alone. 8 goroutines per core send
+// (requests in flight), so ns/op is the inverse of throughput. Run with
 // `go test -run '^$' -bench NullRoundTrip -cpu 2 ./serve`.
 func BenchmarkNullRoundTrip(b *testing.B) {
 	for _, size := range []struct {
@@ -42,6 +46,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		}
 		b.Run(size.name+"/kserve", func(b *testing.B) {
 			b.SetBytes(n * 4)
+			b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := client.Run(ctx, in); err != nil {
@@ -57,6 +62,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 		b.Run(size.name+"/plain-http", func(b *testing.B) {
 			b.SetBytes(n * 4)
+			b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					r, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/v2/models/m/infer", bytes.NewReader(body))
@@ -84,4 +90,72 @@ func shapeJSON(s []int64) string {
 		out += strconv.FormatInt(d, 10)
 	}
 	return out + "]"
+}
+
+// nullModel sends each sample as one small request to a kserve session.
+type nullModel struct {
+	sess *kserve.Session
+	in   []backend.Tensor
+}
+
+func (m nullModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	for range idx {
+		if _, err := m.sess.Run(ctx, m.in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkServerScenarioNull runs the loadgen's Server scenario (resnet50's
+// settings: p99 within 15 ms) for 2 s at fixed target QPS against a null
+// node on loopback, one small tensor (16 float32) per query, through the
+// harness pool (32 workers) and kserve.Session: the LoadGen node's whole
+// path of `--backend kserve` less the data set. It reports the completed
+// queries/s, the p50 and p99 latency and valid=1 for a VALID run. Run with
+// `go test -run '^$' -bench ServerScenarioNull -benchtime 1x -cpu 2 ./serve`.
+func BenchmarkServerScenarioNull(b *testing.B) {
+	sess := &kserve.NullSession{
+		In:  []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 16}}},
+		Out: []backend.Info{{Name: "y", DType: backend.Int64, Shape: []int64{-1}}},
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	addrc := make(chan string, 1)
+	go Serve(ctx, Config{Listen: "127.0.0.1:0", Name: "null", Slots: 64, Null: true}, "m", sess, func(a string) { addrc <- a })
+	client, err := kserve.Dial(ctx, kserve.Config{Endpoint: <-addrc, Model: "m"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := nullModel{client, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 16}, Data: make([]float32, 16)}}}
+	for _, qps := range []float64{1000, 2000, 4000, 8000, 16000} {
+		b.Run(strconv.Itoa(int(qps))+"qps", func(b *testing.B) {
+			for range b.N {
+				s, err := loadgen.LoadConfigs("resnet50", loadgen.Server, loadgen.PerformanceOnly, "", "", "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.ServerTargetQPS, s.MinDurationMs, s.MinQueryCount = qps, 2000, 100
+				sut, closeSUT, err := harness.ForScenario("Server", m, harness.PoolConfig{Batch: 1, Workers: 32})
+				if err != nil {
+					b.Fatal(err)
+				}
+				logs := loadgen.DefaultLogSettings()
+				logs.OutDir = b.TempDir()
+				res, err := loadgen.Run(ctx, sut, &loadgentest.MemQSL{Total: 1024, Performance: 1024}, s, logs)
+				closeSUT()
+				if err != nil {
+					b.Fatal(err)
+				}
+				valid := 0.0
+				if res.Valid {
+					valid = 1
+				}
+				b.ReportMetric(res.CompletedPerSec, "completed/s")
+				b.ReportMetric(float64(res.Latency.Percentiles[0])/1e6, "p50-ms")
+				b.ReportMetric(float64(res.Latency.Percentiles[4])/1e6, "p99-ms")
+				b.ReportMetric(valid, "valid")
+			}
+		})
+	}
 }

@@ -173,19 +173,44 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 	for i, o := range s.outputs {
 		req.Outputs[i] = RequestOutput{Name: o.Name, Parameters: map[string]any{"binary_data": true}}
 	}
-	body, jsonLen, err := encodeBody(req, payloads)
+	js, err := json.Marshal(req)
 	if err != nil {
-		return nil, Timings{}, err
+		return nil, Timings{}, fmt.Errorf("kserve: encoding the request: %w", err)
+	}
+	jsonLen := len(js)
+	// Large tensors go to the connection as they are, not copied into one
+	// body first; a small body is one buffer (one write).
+	size := int64(len(js))
+	for _, p := range payloads {
+		size += int64(len(p))
+	}
+	if size <= 64<<10 {
+		one := make([]byte, 0, size)
+		one = append(one, js...)
+		for _, p := range payloads {
+			one = append(one, p...)
+		}
+		js, payloads = one, nil
+	}
+	newBody := func() io.Reader {
+		rs := make([]io.Reader, 0, 1+len(payloads))
+		rs = append(rs, bytes.NewReader(js))
+		for _, p := range payloads {
+			rs = append(rs, bytes.NewReader(p))
+		}
+		return io.MultiReader(rs...)
 	}
 	if s.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.infer, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.infer, newBody())
 	if err != nil {
 		return nil, Timings{}, fmt.Errorf("kserve: %w", err)
 	}
+	hreq.ContentLength = size
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(newBody()), nil }
 	hreq.Header.Set("Content-Type", "application/octet-stream")
 	hreq.Header.Set(HeaderLength, strconv.Itoa(jsonLen))
 	resp, err := s.client.Do(hreq)

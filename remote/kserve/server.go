@@ -158,11 +158,19 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 	if max <= 0 {
 		max = 1 << 30
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	if r.ContentLength > max {
+		writeError(w, http.StatusRequestEntityTooLarge, "the request's %d bytes exceed the server's limit of %d", r.ContentLength, max)
+		return
+	}
+	buf, err := readPooled(http.MaxBytesReader(w, r.Body, max), r.ContentLength)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "reading the request: %v", err)
 		return
 	}
+	// The tensors are copied out of the body: it goes back to the pool
+	// once they are decoded.
+	body := *buf
+	defer bodyPool.Put(buf)
 	hl := int64(-1)
 	if h := r.Header.Get(HeaderLength); h != "" {
 		if hl, err = strconv.ParseInt(h, 10, 64); err != nil || hl < 0 {
@@ -226,6 +234,27 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(HeaderLength, strconv.Itoa(jsonLen))
 	w.Header().Set("Content-Length", strconv.Itoa(len(rb)))
 	w.Write(rb)
+}
+
+// bodyPool holds request body buffers (*[]byte): a ResNet50 request is
+// 600 kB, and a fresh buffer per request costs more than the copy.
+var bodyPool sync.Pool
+
+// readPooled reads a body of n bytes (n < 0: unknown) into a pooled
+// buffer; the caller puts it back.
+func readPooled(r io.Reader, n int64) (*[]byte, error) {
+	if n < 0 || n >= 1<<31 {
+		b, err := io.ReadAll(r)
+		return &b, err
+	}
+	p, _ := bodyPool.Get().(*[]byte)
+	if p == nil || int64(cap(*p)) < n {
+		b := make([]byte, n)
+		p = &b
+	}
+	*p = (*p)[:n]
+	_, err := io.ReadFull(r, *p)
+	return p, err
 }
 
 // selectOutputs keeps the requested outputs in request order (none
