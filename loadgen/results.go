@@ -109,6 +109,7 @@ type Result struct {
 	LogDir  string  // where the logs were written
 
 	accuracy bool
+	failMsg  string // the first failed sample's error
 	lastDone int64 // ns from start of the last completion
 }
 
@@ -128,6 +129,9 @@ func (r *Result) Metric() (name string, value float64) {
 // measure turns the raw timestamps of a series into a Result.
 func (r *runState) measure(issued int, accuracy bool) *Result {
 	res := &Result{QueryCount: issued, SampleCount: issued * r.spq, FailedSamples: int(r.failed.Load()), accuracy: accuracy}
+	r.errMu.Lock()
+	res.failMsg = r.failMsg
+	r.errMu.Unlock()
 	n := res.SampleCount
 	lat := make([]int64, 0, n)
 	var lastDone int64
@@ -208,7 +212,14 @@ func mergeAccuracy(a, b *Result) *Result {
 // evaluate computes the metrics and the validity checks.
 func (r *Result) evaluate(e *effective) {
 	if r.FailedSamples > 0 {
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the SUT reported an error for %d samples", r.FailedSamples))
+		why := fmt.Sprintf("the SUT reported an error for %d samples", r.FailedSamples)
+		if m := r.failMsg; m != "" {
+			if len(m) > 240 {
+				m = m[:240] + "..."
+			}
+			why += " (the first: " + m + ")"
+		}
+		r.InvalidReasons = append(r.InvalidReasons, why)
 	}
 	if r.accuracy {
 		r.MinDurationMet, r.MinQueriesMet, r.PerfConstraintsMet, r.EarlyStoppingMet = true, true, true, true

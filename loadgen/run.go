@@ -237,6 +237,7 @@ type runState struct {
 	wake     chan struct{}
 	errMu    sync.Mutex
 	errMsgs  []string
+	failMsg  string // the first failed sample's error, for the summary
 }
 
 func (r *runState) now() int64 { return int64(time.Since(r.base)) + 1 }
@@ -256,6 +257,11 @@ func (r *runState) Complete(resps ...Response) {
 		if resp.Err != nil {
 			r.failed.Add(1)
 			r.recordErr(fmt.Sprintf("SUT reported an error for sample seq_id %d (qsl_idx %d): %v", resp.ID, r.q.Samples[id], resp.Err))
+			r.errMu.Lock()
+			if r.failMsg == "" {
+				r.failMsg = resp.Err.Error()
+			}
+			r.errMu.Unlock()
 		}
 		if r.tokens != nil {
 			atomic.StoreInt32(&r.tokens[id], int32(resp.Tokens))

@@ -313,6 +313,9 @@ func TestFailedSampleMakesRunInvalid(t *testing.T) {
 	if !strings.Contains(string(summary), "Result is : INVALID") || !strings.Contains(string(summary), "ERROR") {
 		t.Fatalf("summary does not report the failure:\n%s", summary)
 	}
+	if !strings.Contains(string(summary), "the SUT reported an error for 1 samples (the first: boom)") {
+		t.Errorf("summary does not give the cause:\n%s", summary)
+	}
 }
 
 func TestStuckSUTEndsRunAtCompletionTimeout(t *testing.T) {

@@ -187,7 +187,7 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 	t.Run("node killed", func(t *testing.T) {
 		out := filepath.Join(dir, "killed")
 		argv := append(append(in(lab.lg), os.Args[0], "run", "resnet50", "--count", "16", "--out", out, "--backend", "kserve",
-			"--scenario", "Server", "--qps", "40", "--duration", "3s", "--min-queries", "1"), eps...)
+			"--scenario", "Server", "--qps", "40", "--duration", "4s", "--min-queries", "1"), eps...)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = append(append(os.Environ(), "MLPERF_TEST_CHILD=1"), env...)
 		var log bytes.Buffer
@@ -195,9 +195,9 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Kill node 2 once the run has been issuing for a second.
+		// Kill node 2 about halfway through the run.
 		go func() {
-			time.Sleep(2500 * time.Millisecond)
+			time.Sleep(2 * time.Second)
 			nodes[1].Process.Kill()
 		}()
 		done := make(chan error, 1)
@@ -218,6 +218,9 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 			t.Fatalf("summary after a node was killed:\n%s\n%s", sum, log.String())
 		}
 		failed, _ := strconv.Atoi(m[1])
+		if !strings.Contains(sum, "(the first: ") || !strings.Contains(sum, lab.sutAddr(2)) {
+			t.Errorf("the summary does not give the cause (the failing node %s):\n%s", lab.sutAddr(2), sum)
+		}
 		det := readFile(filepath.Join(out, "mlperf_log_detail.txt"))
 		if !strings.Contains(det, "error_runtime") || !strings.Contains(det, lab.sutAddr(2)) {
 			t.Errorf("the detail log does not name the failing node %s", lab.sutAddr(2))
@@ -231,6 +234,6 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, "mlperf_log_accuracy.json")); err != nil {
 			t.Error(err)
 		}
-		t.Logf("node 2 killed 2.5 s into a Server run: %d samples failed; the run ended INVALID", failed)
+		t.Logf("node 2 killed 2 s into a 4 s Server run: %d samples failed; the run ended INVALID", failed)
 	})
 }
