@@ -110,7 +110,7 @@ type Result struct {
 
 	accuracy bool
 	failMsg  string // the first failed sample's error
-	lastDone int64 // ns from start of the last completion
+	lastDone int64  // ns from start of the last completion
 }
 
 // Metric returns the scenario's result metric, named as in the summary.
