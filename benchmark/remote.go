@@ -118,6 +118,12 @@ func (e *Env) OpenAISUT(prompt func(loadgen.SampleIndex) (string, error), encode
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Check(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
+	}
 	e.remoteName = s.Name
 	how := "this benchmark's tokenizer over the returned text"
 	if chunk != nil {

@@ -124,8 +124,11 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 	if err != nil {
 		return nil, err
 	}
-	if env.Backend == "openai" {
+	switch env.Backend {
+	case "openai":
 		return openRemote(env, maxNew)
+	case "kserve":
+		return nil, benchmark.UsageError("llama2: --backend kserve serves tensor models; a decoder runs remotely over --backend openai (e.g. against mlperf serve llama2)")
 	}
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)

@@ -192,7 +192,7 @@ func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err e
 		},
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
-			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens (Llama 2 tokenizer over the returned text)\n", samples, tokens)
+			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens (Llama 2 ids of the streamed text)\n", samples, tokens)
 			if env.AuditConf == "" {
 				return nil
 			}

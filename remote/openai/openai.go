@@ -137,6 +137,27 @@ func New(cfg Config) (*SUT, error) {
 // MaxInFlight is the most requests in flight at once.
 func (s *SUT) MaxInFlight() int { return s.cfg.MaxInFlight }
 
+// Check asks the server for its models (GET /v1/models): an unreachable
+// server or an error answer is an error, so a run fails at start rather
+// than sample by sample.
+func (s *SUT) Check(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/models", nil)
+	if err != nil {
+		return fmt.Errorf("openai: %w", err)
+	}
+	s.auth(req)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("openai: the server at %s does not answer: %w", s.base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("openai: %s/v1/models: HTTP %d: %s", s.base, resp.StatusCode, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
+
 // Name asks the server for its models (one network round trip) and
 // returns a description of the endpoint for the logs.
 func (s *SUT) Name() string {

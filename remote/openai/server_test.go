@@ -132,3 +132,28 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 		t.Errorf("/v1/models: %+v", models)
 	}
 }
+
+func TestCheckFailsForAnUnreachableServer(t *testing.T) {
+	hs := httptest.NewServer(NewHandler("rev", reverser{}))
+	cfg := Config{Endpoint: hs.URL, Model: "rev", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (string, error) { return "", nil }, Encode: words}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Check(context.Background()); err != nil {
+		t.Errorf("Check against a live server: %v", err)
+	}
+	hs.Close()
+	if err := s.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "does not answer") {
+		t.Errorf("Check against a closed server: %v", err)
+	}
+	nf := httptest.NewServer(http.NotFoundHandler())
+	defer nf.Close()
+	cfg.Endpoint = nf.URL
+	s2, _ := New(cfg)
+	defer s2.Close()
+	if err := s2.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("Check against a server without /v1/models: %v", err)
+	}
+}
