@@ -193,6 +193,11 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 		js, payloads = one, nil
 	}
 	newBody := func() io.Reader {
+		if len(payloads) == 0 {
+			// net/http sends a *bytes.Reader body with the header in one
+			// write.
+			return bytes.NewReader(js)
+		}
 		rs := make([]io.Reader, 0, 1+len(payloads))
 		rs = append(rs, bytes.NewReader(js))
 		for _, p := range payloads {
