@@ -355,6 +355,10 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 			valid = "INVALID: " + strings.Join(res.InvalidReasons, "; ")
 		}
 		fmt.Fprintf(stderr, "%s %s: %s = %.4g (%s); logs in %s\n", env.ModelName, env.Scenario, name, v, valid, env.Out)
+		if l := res.IssueLag; l.Count > 0 {
+			fmt.Fprintf(stderr, "%s %s: issue lag (IssueQuery call − scheduled time) p50 %.1f µs, p99 %.1f µs, max %.1f µs over %d queries\n",
+				env.ModelName, env.Scenario, float64(l.Percentiles[0])/1e3, float64(l.Percentiles[4])/1e3, float64(l.Max)/1e3, l.Count)
+		}
 	}
 	return res, nil
 }

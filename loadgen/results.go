@@ -75,7 +75,10 @@ type Result struct {
 	SampleCount   int // samples issued
 	FailedSamples int // samples the SUT completed with an error
 
-	Latency      LatencyStats // per sample, completion - scheduled
+	Latency LatencyStats // per sample, completion - scheduled
+	// IssueLag (Server) is, per query, the time IssueQuery was called
+	// minus the query's scheduled time: how late the loadgen issued.
+	IssueLag     LatencyStats
 	QueryLatency LatencyStats // per query (MultiStream)
 
 	DurationNs      int64 // last issue (SS/MS) or last schedule (Server) or max latency (Offline), from the start
@@ -145,6 +148,9 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 	}
 	if lastDone > 0 {
 		res.lastDone = lastDone - r.start
+	}
+	if r.lag != nil {
+		res.IssueLag = newLatencyStats(slices.Clone(r.lag[:min(issued, len(r.lag))]), 0.99)
 	}
 	if r.e.scenario == MultiStream {
 		ql := make([]int64, 0, issued)

@@ -224,6 +224,7 @@ type runState struct {
 	seqBase  uint64    // seq_id of sample 0 of this series
 	start    int64     // ns: the first query's scheduled time
 	sched    []int64   // per query: scheduled time (ns since base)
+	lag      []int64   // Server, per query: IssueQuery call − scheduled time (ns)
 	done     []int64   // per sample: completion time (ns since base), 0 while outstanding
 	first    []int64   // per sample: first-token time, token latencies only
 	tokens   []int32   // per sample: n_tokens, token latencies only
@@ -439,6 +440,7 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 	for qi := 0; qi < nq; qi++ {
 		r.sched[qi] = r.start + r.q.Scheduled[qi]
 	}
+	r.lag = make([]int64, nq)
 	issued := 0
 	for issued < nq {
 		if ctx.Err() != nil {
@@ -457,6 +459,10 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			for q := issued; q < end; q++ {
 				hook(q, r.sched[q]-r.start, samples[q*spq:(q+1)*spq])
 			}
+		}
+		now := r.now()
+		for q := issued; q < end; q++ {
+			r.lag[q] = now - r.sched[q]
 		}
 		sut.IssueQuery(ctx, samples[issued*spq:end*spq], c)
 		issued = end

@@ -267,6 +267,10 @@ func TestServerIssueOrderMatchesLoadGen(t *testing.T) {
 	if !res.MinDurationMet || !res.MinQueriesMet {
 		t.Fatalf("duration or query count not met: %v", res.InvalidReasons)
 	}
+	// One issue lag per query; the loadgen never issues early.
+	if l := res.IssueLag; l.Count != res.QueryCount || l.Min < 0 || l.Max < l.Percentiles[4] {
+		t.Errorf("issue lag %+v for %d queries", l, res.QueryCount)
+	}
 }
 
 func TestAccuracyLogSamplingMatchesLoadGen(t *testing.T) {

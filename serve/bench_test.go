@@ -112,7 +112,8 @@ func (m nullModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out [
 // node on loopback, one small tensor (16 float32) per query, through the
 // harness pool (32 workers) and kserve.Session: the LoadGen node's whole
 // path of `--backend kserve` less the data set. It reports the completed
-// queries/s, the p50 and p99 latency and valid=1 for a VALID run. Run with
+// queries/s, the p50 and p99 latency, valid=1 for a VALID run and the p99
+// issue lag (IssueQuery call − scheduled time). Run with
 // `go test -run '^$' -bench ServerScenarioNull -benchtime 1x -cpu 2 ./serve`.
 func BenchmarkServerScenarioNull(b *testing.B) {
 	sess := &kserve.NullSession{
@@ -155,6 +156,7 @@ func BenchmarkServerScenarioNull(b *testing.B) {
 				b.ReportMetric(float64(res.Latency.Percentiles[0])/1e6, "p50-ms")
 				b.ReportMetric(float64(res.Latency.Percentiles[4])/1e6, "p99-ms")
 				b.ReportMetric(valid, "valid")
+				b.ReportMetric(float64(res.IssueLag.Percentiles[4])/1e3, "lag-p99-us")
 			}
 		})
 	}
