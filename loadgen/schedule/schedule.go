@@ -6,7 +6,7 @@
 // Every golden sequence of the C++ LoadGen is reproduced (see the tests).
 // The TEST04 paths (performance_issue_unique / _same) follow LoadGen's
 // GenerateQueries; the equal-issue (sample_concatenate_permutation) order
-// follows the spec's description and has no golden sequence yet.
+// is checked against C++ LoadGen event traces (loadgen/testdata/cpptrace).
 package schedule
 
 import (
@@ -61,7 +61,11 @@ func LoadableSets(p Params) [][]uint64 {
 		end := min(start+p.PerformanceSampleCount, count)
 		set := append([]uint64(nil), idx[start:end]...)
 		if p.Scenario == MultiStream && p.SamplesPerQuery > 1 {
-			set = append(set, set[:min(p.SamplesPerQuery-1, len(set))]...)
+			// LoadGen appends set[i] for i < spq-1 one at a time, so a set
+			// shorter than the padding repeats its own padding.
+			for i := range p.SamplesPerQuery - 1 {
+				set = append(set, set[i])
+			}
 		}
 		sets = append(sets, set)
 	}
@@ -116,13 +120,19 @@ func Generate(p Params, loaded []uint64) Queries {
 		rng.Shuffle(s, g)
 		return s
 	}
+	// LoadGen's SampleDistributionEqualIssue shuffles one vector in place
+	// again and again, so each permutation is a shuffle of the previous one
+	// (not of 0..L-1).
 	var equal []uint64
 	if L > 0 && p.MinQueryCount > 0 {
+		cur := make([]uint64, L)
+		for i := range cur {
+			cur[i] = uint64(i)
+		}
 		for range (p.MinQueryCount + L - 1) / L {
+			rng.Shuffle(cur, g)
 			if p.EqualIssue {
-				equal = append(equal, perm()...)
-			} else {
-				perm()
+				equal = append(equal, cur...)
 			}
 		}
 	}
