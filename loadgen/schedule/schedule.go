@@ -10,6 +10,8 @@
 package schedule
 
 import (
+	"context"
+
 	"github.com/mlperf-go/inference/loadgen/rng"
 )
 
@@ -81,13 +83,24 @@ type Queries struct {
 
 // Generate returns the queries of one IssueQueries call over the loaded set.
 func Generate(p Params, loaded []uint64) Queries {
+	q, _ := GenerateContext(context.Background(), p, loaded)
+	return q
+}
+
+// ctxCheckEvery is how many queries (or Offline samples) GenerateContext
+// builds between two looks at its context.
+const ctxCheckEvery = 1 << 16
+
+// GenerateContext is Generate that gives up, returning ctx's error, when
+// ctx is cancelled while a long schedule is being built.
+func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, error) {
 	spq := max(p.SamplesPerQuery, 1)
 	setSize := len(loaded)
 	if p.Scenario == MultiStream {
 		setSize -= spq - 1
 	}
 	if setSize <= 0 {
-		return Queries{SamplesPerQuery: spq}
+		return Queries{SamplesPerQuery: spq}, nil
 	}
 	g := rng.New(p.SampleIndexSeed)
 	stride := 1
@@ -149,7 +162,7 @@ func Generate(p Params, loaded []uint64) Queries {
 				// the rest as sample 0, which may not be loaded; every slot
 				// gets the chosen sample here.
 				for range spq {
-					q.Samples = append(q.Samples, loaded[p.IssueSameIndex%L])
+					q.Samples = append(q.Samples, loaded[p.IssueSameIndex])
 				}
 			case p.EqualIssue:
 				// LoadGen pads the query to a multiple of the loaded set
@@ -164,22 +177,28 @@ func Generate(p Params, loaded []uint64) Queries {
 					for _, i := range perm() {
 						q.Samples = append(q.Samples, loaded[i])
 					}
+					if err := ctx.Err(); err != nil {
+						return Queries{}, err
+					}
 				}
 			default:
 				for i := 0; i < spq; i++ {
+					if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+						return Queries{}, ctx.Err()
+					}
 					q.Samples = append(q.Samples, loaded[i%len(loaded)])
 				}
 			}
 		}
 		q.Scheduled = []int64{0}
-		return q
+		return q, nil
 	}
 	if p.Accuracy {
 		for _, pos := range accOrder {
 			q.Samples = append(q.Samples, loaded[pos:pos+uint64(spq)]...)
 			q.Scheduled = append(q.Scheduled, 0)
 		}
-		return q
+		return q, nil
 	}
 	sg := rng.New(p.ScheduleSeed)
 	horizon := p.TargetDurationNs
@@ -208,6 +227,9 @@ func Generate(p Params, loaded []uint64) Queries {
 	for n := uint64(0); ; n++ {
 		if !(prev < horizon || n < minQueries) {
 			break
+		}
+		if n%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return Queries{}, ctx.Err()
 		}
 		prev = t
 		var start uint64
@@ -238,5 +260,5 @@ func Generate(p Params, loaded []uint64) Queries {
 			minQueries += L
 		}
 	}
-	return q
+	return q, nil
 }

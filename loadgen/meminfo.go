@@ -1,0 +1,35 @@
+package loadgen
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// physicalMemory returns the machine's total memory in bytes from
+// /proc/meminfo, or 0 where that cannot be read (not Linux).
+func physicalMemory() uint64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseUint(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb * 1024
+	}
+	return 0
+}
