@@ -46,12 +46,13 @@ func TestConfValuesOutOfRangeAreRefused(t *testing.T) {
 
 // Valid values keep LoadGen's meaning (hex, octal, floats for floats).
 func TestConfValidValuesKeepLoadGenMeaning(t *testing.T) {
+	pct := 99.9 // LoadGen scales at run time: 99.9 * 0.01 in float64
 	s := DefaultSettings()
 	conf := "*.*.min_query_count = 0x10\n*.*.max_query_count = 010\n*.SingleStream.target_latency_percentile = 99.9\n*.*.min_duration = 1.5e3\n*.Server.target_qps = 0\n"
 	if err := s.ApplyConf([]byte(conf), "user.conf", "resnet50", UserConfKind); err != nil {
 		t.Fatal(err)
 	}
-	if s.MinQueryCount != 16 || s.MaxQueryCount != 8 || s.SingleStreamTargetLatencyPercentile != 99.9*0.01 || s.MinDurationMs != 1500 || s.ServerTargetQPS != 0 {
+	if s.MinQueryCount != 16 || s.MaxQueryCount != 8 || s.SingleStreamTargetLatencyPercentile != pct*0.01 || s.MinDurationMs != 1500 || s.ServerTargetQPS != 0 {
 		t.Fatalf("%+v", s)
 	}
 	if len(s.Warnings()) != 0 {
