@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/mlperf-go/inference/internal/sysmem"
 )
 
 // ErrSettings marks settings LoadGen cannot run.
@@ -252,12 +254,7 @@ func (e *effective) scheduleCost() ScheduleCost {
 // defaultScheduleLimit is the schedule memory allowed when
 // Settings.MaxScheduleBytes is 0: half of the machine's memory (from
 // /proc/meminfo), or 8 GiB where that cannot be read.
-func defaultScheduleLimit() float64 {
-	if total := physicalMemory(); total > 0 {
-		return float64(total) / 2
-	}
-	return 8 << 30
-}
+func defaultScheduleLimit() float64 { return float64(sysmem.Budget()) }
 
 // checkScheduleCost refuses a schedule above the memory limit, with the
 // arithmetic in the message.
