@@ -218,3 +218,15 @@ func TestVerifyWithoutManifest(t *testing.T) {
 		t.Errorf("malformed manifest: %v", err)
 	}
 }
+
+func TestValMapLabelOutsideImageNetIsRefused(t *testing.T) {
+	for _, l := range []string{"5000", "1000", "-1"} {
+		_, err := ParseValMap(strings.NewReader("a.JPEG 3\nb.JPEG "+l+"\n"), 0)
+		if !errors.Is(err, ErrBadValMap) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "0 to 999") {
+			t.Errorf("label %s: err = %v", l, err)
+		}
+	}
+	if s, err := ParseValMap(strings.NewReader("a.JPEG 999\nb.JPEG 0\n"), 0); err != nil || len(s) != 2 {
+		t.Fatalf("valid labels: %v %v", s, err)
+	}
+}

@@ -195,3 +195,22 @@ func TestDownloadScript(t *testing.T) {
 		t.Fatalf("second download: %v\n%s", err, out)
 	}
 }
+
+// Questions without a question and decoder errors in Go terms are refused
+// with the file's terms and the fix.
+func TestReadRefusesMissingFieldsClearly(t *testing.T) {
+	for name, c := range map[string]struct{ doc, want string }{
+		"no question": {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[{"id":"q1","answers":[]}]}]}]}`, `(id "q1") has no "question"`},
+		"no context":  {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"qas":[{"id":"q1","question":"why?","answers":[]}]}]}]}`, `no "context"`},
+		"data array":  {`{"version":"1.1","data":{"title":"t"}}`, "data holds a JSON object where SQuAD has an array"},
+		"top array":   {`[1,2]`, "the top level holds a JSON array where SQuAD has an object"},
+	} {
+		_, err := Read(strings.NewReader(c.doc))
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want ErrFormat mentioning %q", name, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "Go value") {
+			t.Errorf("%s: message leaks decoder internals: %v", name, err)
+		}
+	}
+}
