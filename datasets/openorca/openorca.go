@@ -65,6 +65,9 @@ const (
 // Columns lists every column of the reference's data frame, in its order.
 var Columns = []string{ColID, ColSystemPrompt, ColQuestion, ColOutput, ColInput, ColTokInput, ColTokOutput, ColOrigin, ColTokInputLength, ColTokOutputLength}
 
+// fixHint says how to replace a damaged data set file.
+const fixHint = "re-download it with datasets/openorca/download_dataset.sh (or re-create it with 'mlperf dataset synth openorca') and check it with 'mlperf dataset verify openorca'"
+
 // ErrFormat is wrapped by errors about a file that is not the preprocessed
 // OpenOrca data set.
 var ErrFormat = errors.New("openorca: not the preprocessed OpenOrca format")
@@ -96,7 +99,7 @@ func Open(path string) (*Dataset, error) {
 		if strings.HasSuffix(path, ".pkl") || strings.HasSuffix(path, ".pkl.gz") {
 			return nil, fmt.Errorf("%w: %s is a pandas pickle; convert it once to parquet (see datasets/openorca/README.md): %v", ErrFormat, path, err)
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
+		return nil, fmt.Errorf("%w: %s is damaged or not a parquet file (%v); %s", ErrFormat, path, err, fixHint)
 	}
 	d := &Dataset{path: path, f: f, pf: pf}
 	if _, err := d.listLeaf(ColTokInput); err != nil {
@@ -222,7 +225,7 @@ func (d *Dataset) scan(l parquet.LeafColumn, fn func(row int, v parquet.Value) e
 			}
 		}()
 		if err != nil {
-			return fmt.Errorf("%w: %s: column %s: %v", ErrFormat, d.path, l.Path[0], err)
+			return fmt.Errorf("%w: %s: column %s is damaged (%v); %s", ErrFormat, d.path, l.Path[0], err, fixHint)
 		}
 	}
 	if row+1 != d.Len() {
