@@ -136,3 +136,34 @@ func TestDerivedCompletionTimeout(t *testing.T) {
 		}
 	}
 }
+
+// The conf parser never panics; what it accepts stays within each key's
+// range once applied.
+func FuzzApplyConf(f *testing.F) {
+	f.Add([]byte("*.*.min_duration = 10\n"), uint8(1))
+	f.Add([]byte("\ufeffresnet50.Offline.target_qps = 1e3 # c\n"), uint8(1))
+	f.Add([]byte("*.*.performance_issue_same_index = 0x10\n*.*.mode = 3\n"), uint8(2))
+	f.Add([]byte("*.SingleStream.target_latency_percentile = 99.9\n*.*.min_query_count = 010\n"), uint8(0))
+	f.Add([]byte("a.b.c.d = 1\n*.*.accuracy_log_sampling_target = 5"), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		s := DefaultSettings()
+		k := ConfKind(kind % 3)
+		if err := s.ApplyConf(data, "fuzz.conf", "resnet50", k); err != nil {
+			if !errors.Is(err, ErrConfig) {
+				t.Fatalf("error without ErrConfig: %v", err)
+			}
+			return
+		}
+		if s.MinDurationMs > maxConfMs || s.MaxDurationMs > maxConfMs || s.Mode < 0 || s.Mode > FindPeakPerformance {
+			t.Fatalf("out of range: %+v", s)
+		}
+		for _, p := range []float64{s.SingleStreamTargetLatencyPercentile, s.MultiStreamTargetLatencyPercentile, s.ServerTargetLatencyPercentile} {
+			if !(p > 0 && p <= 1) {
+				t.Fatalf("percentile %v", p)
+			}
+		}
+		if s.MinQueryCount >= 1<<63 || s.ServerTargetQPS < 0 {
+			t.Fatalf("%+v", s)
+		}
+	})
+}

@@ -230,3 +230,23 @@ func TestValMapLabelOutsideImageNetIsRefused(t *testing.T) {
 		t.Fatalf("valid labels: %v %v", s, err)
 	}
 }
+
+func FuzzParseValMap(f *testing.F) {
+	f.Add("ILSVRC2012_val_00000001.JPEG 65\nILSVRC2012_val_00000002.JPEG 970\n", 0)
+	f.Add("a 1\n\n b\t2 \n", 1)
+	f.Add("a 5000\n", 0)
+	f.Fuzz(func(t *testing.T, text string, count int) {
+		s, err := ParseValMap(strings.NewReader(text), count)
+		if err != nil {
+			if !errors.Is(err, ErrBadValMap) {
+				t.Fatalf("error without ErrBadValMap: %v", err)
+			}
+			return
+		}
+		for _, x := range s {
+			if x.Label < 0 || x.Label >= NumClasses || x.Path == "" {
+				t.Fatalf("accepted %+v", x)
+			}
+		}
+	})
+}

@@ -301,3 +301,37 @@ func TestDamagedFileSaysHowToFixIt(t *testing.T) {
 		t.Fatalf("only %d of 4 damaged files were noticed", damaged)
 	}
 }
+
+// Any bytes given as the data set file open or fail with ErrFormat; none
+// panics.
+func FuzzOpen(f *testing.F) {
+	type row struct {
+		TokInput []int64 `parquet:"tok_input,list"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[row](&buf)
+	if _, err := w.Write([]row{{[]int64{1, 2, 29871}}, {[]int64{7}}}); err != nil {
+		f.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte("PAR1"))
+	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(t.TempDir(), "x.parquet")
+		os.WriteFile(p, b, 0o644)
+		d, err := Open(p)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error without ErrFormat: %v", err)
+			}
+			return
+		}
+		defer d.Close()
+		if _, err := d.Tokens(ColTokInput, nil); err != nil && !errors.Is(err, ErrFormat) {
+			t.Fatalf("error without ErrFormat: %v", err)
+		}
+	})
+}

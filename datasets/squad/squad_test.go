@@ -214,3 +214,30 @@ func TestReadRefusesMissingFieldsClearly(t *testing.T) {
 		}
 	}
 }
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[{"id":"q1","question":"why?","answers":[{"text":"c","answer_start":0}]}]}]}]}`))
+	f.Add([]byte(`{"version":"1.1","data":{}}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ds, err := Read(bytes.NewReader(b))
+		if err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrVersion) {
+				t.Fatalf("error outside ErrFormat/ErrVersion: %v", err)
+			}
+			if strings.Contains(err.Error(), "Go value") {
+				t.Fatalf("message leaks decoder internals: %v", err)
+			}
+			return
+		}
+		for _, a := range ds.Data {
+			for _, p := range a.Paragraphs {
+				for _, q := range p.QAs {
+					if q.ID == "" || q.Question == "" || p.Context == "" {
+						t.Fatalf("accepted an incomplete question %+v", q)
+					}
+				}
+			}
+		}
+	})
+}
