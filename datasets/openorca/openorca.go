@@ -25,6 +25,7 @@
 package openorca
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -93,6 +94,13 @@ func Open(path string) (*Dataset, error) {
 		f.Close()
 		return nil, fmt.Errorf("openorca: %w", err)
 	}
+	if err := checkFooter(f, st.Size()); err != nil {
+		f.Close()
+		if strings.HasSuffix(path, ".pkl") || strings.HasSuffix(path, ".pkl.gz") {
+			return nil, fmt.Errorf("%w: %s is a pandas pickle; convert it once to parquet (see datasets/openorca/README.md): %v", ErrFormat, path, err)
+		}
+		return nil, fmt.Errorf("%w: %s is damaged or not a parquet file (%v); %s", ErrFormat, path, err, fixHint)
+	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		f.Close()
@@ -107,6 +115,26 @@ func Open(path string) (*Dataset, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// checkFooter checks the parquet trailer (footer length, "PAR1") before
+// the parquet reader trusts it: a damaged length would make the reader
+// allocate up to 4 GiB for the footer.
+func checkFooter(f *os.File, size int64) error {
+	if size < 12 {
+		return fmt.Errorf("%d bytes, too short for parquet", size)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("no parquet magic at the end")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("footer of %d bytes in a file of %d bytes", n, size)
+	}
+	return nil
 }
 
 // Path is the file name given to Open.

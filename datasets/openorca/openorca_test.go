@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -334,4 +335,24 @@ func FuzzOpen(f *testing.F) {
 			t.Fatalf("error without ErrFormat: %v", err)
 		}
 	})
+}
+
+// A damaged footer length is refused before the parquet reader allocates
+// it (it would allocate up to 4 GiB).
+func TestHugeFooterLengthIsRefusedCheaply(t *testing.T) {
+	b := append([]byte("PAR1"), make([]byte, 100)...)
+	b = append(b, 0x00, 0x94, 0x35, 0x77) // 2e9, little-endian
+	b = append(b, "PAR1"...)
+	p := filepath.Join(t.TempDir(), "x.parquet")
+	os.WriteFile(p, b, 0o644)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Open(p)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "footer of 2000000000 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Fatalf("refusing allocated %d MB", d>>20)
+	}
 }
