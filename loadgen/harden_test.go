@@ -207,3 +207,17 @@ func TestLoadFailureIsInTheLogs(t *testing.T) {
 		t.Fatal("detail log lacks the load error")
 	}
 }
+
+// FindPeakPerformance widens its upper bound while runs pass; a SUT that
+// never fails must not widen it until the schedule exhausts memory.
+func TestFindPeakStopsAtTheScheduleBound(t *testing.T) {
+	// 10000 QPS for 0.1 s passes with a null SUT; the next probe, at
+	// 1e8 QPS, would need 1e7 queries (~600 MB).
+	s := settings(t, loadgen.Server, loadgen.FindPeakPerformance, "*.*.min_duration = 100\n*.*.min_query_count = 1\n*.Server.target_qps = 10000\n*.Server.target_latency = 1000\n")
+	s.MaxScheduleBytes = 64 << 20
+	s.ServerFindPeakQPSBoundaryStepSize = 1e4
+	_, err := loadgen.Run(context.Background(), &loadgentest.NullSUT{}, qsl1024(), s, loadgen.LogSettings{OutDir: t.TempDir()})
+	if !errors.Is(err, loadgen.ErrScheduleTooLarge) {
+		t.Fatalf("err = %v, want ErrScheduleTooLarge", err)
+	}
+}

@@ -214,6 +214,9 @@ func runFindPeak(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWri
 		pe := *e
 		pe.targetQPS = qps
 		pe.mode = PerformanceOnly
+		if err := pe.checkScheduleCost(); err != nil {
+			return nil, fmt.Errorf("loadgen: FindPeakPerformance probing %g QPS: %w", qps, err)
+		}
 		lw.message(fmt.Sprintf("FindPeakPerformance: probing %g QPS", qps))
 		return runPerformance(ctx, sut, qsl, &pe, lw)
 	}
