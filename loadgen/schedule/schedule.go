@@ -158,9 +158,9 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 			q.Samples = make([]uint64, 0, spq)
 			switch {
 			case p.IssueSame:
-				// LoadGen fills only the first len(loaded) slots and leaves
-				// the rest as sample 0, which may not be loaded; every slot
-				// gets the chosen sample here.
+				// Every slot gets the chosen loaded sample, as LoadGen's
+				// std::fill; the caller checks IssueSameIndex < len(loaded)
+				// (LoadGen checks it against performance_sample_count only).
 				for range spq {
 					q.Samples = append(q.Samples, loaded[p.IssueSameIndex])
 				}
