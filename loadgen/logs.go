@@ -558,6 +558,9 @@ func (lw *logWriter) writeSummary(r *Result, e *effective) {
 		fmt.Fprintf(w, "SUT name : %s\n", lw.sutName)
 		fmt.Fprintf(w, "Scenario : %s\n", e.scenario)
 		fmt.Fprintf(w, "Mode     : %s\n", e.mode)
+		if r.Interrupted {
+			fmt.Fprintf(w, "Run was interrupted: INVALID; only the %d samples completed before it stopped are counted\n", r.CompletedSamples)
+		}
 		writeResultSummary(w, r, e)
 		fmt.Fprintln(w)
 		fmt.Fprint(w, rule+"Test Parameters Used\n"+rule)

@@ -74,6 +74,13 @@ type Result struct {
 	QueryCount    int // queries issued
 	SampleCount   int // samples issued
 	FailedSamples int // samples the SUT completed with an error
+	// CompletedSamples are the samples completed without an error; the
+	// latencies and throughputs count only these (they equal SampleCount
+	// in a run that ends normally).
+	CompletedSamples int
+	// Interrupted is set when the run's context was cancelled before it
+	// ended (Run then also returns an error wrapping ErrInterrupted).
+	Interrupted bool
 
 	Latency      LatencyStats // per sample, completion - scheduled
 	QueryLatency LatencyStats // per query (MultiStream)
@@ -133,12 +140,13 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 	var lastDone int64
 	for i := 0; i < n; i++ {
 		d := r.done[i]
-		if d == 0 {
+		if d == 0 || r.failedAt(i) {
 			continue
 		}
 		lat = append(lat, d-r.sched[i/r.spq])
 		lastDone = max(lastDone, d)
 	}
+	res.CompletedSamples = len(lat)
 	if lastDone > 0 {
 		res.lastDone = lastDone - r.start
 	}
@@ -147,8 +155,8 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 		for q := 0; q < issued; q++ {
 			var last int64
 			ok := true
-			for _, d := range r.done[q*r.spq : (q+1)*r.spq] {
-				if d == 0 {
+			for i, d := range r.done[q*r.spq : (q+1)*r.spq] {
+				if d == 0 || r.failedAt(q*r.spq+i) {
 					ok = false
 					break
 				}
@@ -166,7 +174,7 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 		for i := 0; i < n; i++ {
 			tok := int64(r.tokens[i])
 			res.Tokens += tok
-			if r.first[i] == 0 || r.done[i] == 0 {
+			if r.first[i] == 0 || r.done[i] == 0 || r.failedAt(i) {
 				continue
 			}
 			ttft = append(ttft, r.first[i]-r.sched[i/r.spq])
@@ -194,6 +202,11 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 	return res
 }
 
+// failedAt says whether sample i of the series was completed with an error.
+func (r *runState) failedAt(i int) bool {
+	return r.failMask != nil && r.failMask[i/64]&(1<<(i%64)) != 0
+}
+
 func mergeAccuracy(a, b *Result) *Result {
 	if a == nil {
 		return b
@@ -201,6 +214,8 @@ func mergeAccuracy(a, b *Result) *Result {
 	a.QueryCount += b.QueryCount
 	a.SampleCount += b.SampleCount
 	a.FailedSamples += b.FailedSamples
+	a.CompletedSamples += b.CompletedSamples
+	a.Interrupted = a.Interrupted || b.Interrupted
 	a.InvalidReasons = append(a.InvalidReasons, b.InvalidReasons...)
 	return a
 }
@@ -216,6 +231,10 @@ func (r *Result) evaluate(e *effective) {
 		return
 	}
 	n := float64(r.SampleCount)
+	if r.CompletedSamples < r.SampleCount {
+		// Interrupted, failed or timed-out samples are not throughput.
+		n = float64(r.CompletedSamples)
+	}
 	secs := func(ns int64) float64 { return float64(ns) / 1e9 }
 	switch e.scenario {
 	case SingleStream:

@@ -402,7 +402,7 @@ func TestFindPeakPerformanceBracketsCapacity(t *testing.T) {
 		t.Fatalf("mode %v", res.Mode)
 	}
 	if res.PeakQPS < 200 || res.PeakQPS > 700 {
-		t.Fatalf("peak %v QPS for a SUT of about 500 samples/s", res.PeakQPS)
+		t.Fatalf("peak %v QPS for a SUT of about 500 samples/s (%v)", res.PeakQPS, res.InvalidReasons)
 	}
 }
 
