@@ -1,0 +1,50 @@
+//go:build cgo
+
+package sdxl
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// `mlperf run sdxl --model synthetic:tiny --data synthetic --mode accuracy`
+// end to end: the loadgen run, the FID / CLIP line, accuracy.txt and the
+// review images' captions.
+func TestRunAccuracyTinyEndToEnd(t *testing.T) {
+	needORT(t)
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic",
+		Backend: "cpu", Threads: 1, Out: out, Extra: benchmark.Extra{optWarmup: "1"}}
+	if _, err := benchmark.Run(context.Background(), Benchmark, o, &stdout, &stderr); err != nil {
+		t.Fatalf("Run: %v\n%s", err, stderr.String())
+	}
+	line := regexp.MustCompile(`Accuracy Results: \{'FID_SCORE': '([0-9.e+-]+)', 'CLIP_SCORE': '(-?[0-9.e+-]+)'\}`)
+	m := line.FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("no FID/CLIP line in:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), benchmark.SyntheticNote) {
+		t.Error("no synthetic note")
+	}
+	acc, err := os.ReadFile(filepath.Join(out, "accuracy.txt"))
+	if err != nil || !strings.Contains(string(acc), m[0]) {
+		t.Errorf("accuracy.txt %q, %v", acc, err)
+	}
+	if !strings.Contains(stderr.String(), "3 steps, not the reference's 20") {
+		t.Errorf("the run does not state the tiny model's steps:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "images", "captions.txt")); err != nil {
+		t.Error(err)
+	}
+	t.Log(m[0])
+}
