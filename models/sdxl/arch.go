@@ -109,7 +109,7 @@ var Configs = map[string]Config{
 	SizeTiny: {
 		Text1: TextConfig{Vocab: 0, Hidden: 32, Layers: 2, Heads: 2, Inter: 64, MaxPos: 77, QuickGelu: true},
 		Text2: TextConfig{Vocab: 0, Hidden: 64, Layers: 2, Heads: 2, Inter: 128, MaxPos: 77, Projection: 64},
-		UNet: UNetConfig{Channels: []int64{32, 32, 64}, Heads: []int64{1, 1, 2}, TLayers: []int64{1, 1, 2},
+		UNet: UNetConfig{Channels: []int64{32, 32, 64}, Heads: []int64{1, 1, 2}, TLayers: []int64{1, 1, 1},
 			LayersPerBlock: 2, CrossDim: 96, TextEmbedDim: 64, TimeIDDim: 8, Groups: 8},
 		VAE:            VAEConfig{Channels: []int64{16, 16, 32, 32}, LayersPerBlock: 2, Groups: 8, ScalingFactor: 0.13025},
 		LatentChannels: 4, LatentSize: 8, Steps: 3,

@@ -117,13 +117,18 @@ func OpenPipeline(ctx context.Context, cfg PipelineConfig) (_ *Pipeline, err err
 		}
 		return s, nil
 	}
+	// The UNet first: a model that cannot take the latents fails before
+	// the other parts load.
+	if p.unet, err = open("unet"); err != nil {
+		return nil, err
+	}
+	if err := p.checkLatents(); err != nil {
+		return nil, err
+	}
 	if p.te1, err = open("text_encoder"); err != nil {
 		return nil, err
 	}
 	if p.te2, err = open("text_encoder_2"); err != nil {
-		return nil, err
-	}
-	if p.unet, err = open("unet"); err != nil {
 		return nil, err
 	}
 	if p.vae, err = open("vae_decoder"); err != nil {
@@ -161,15 +166,6 @@ func (p *Pipeline) check() error {
 			return fmt.Errorf("sdxl: unet has no input %q (inputs %s; want sample, timestep, encoder_hidden_states, text_embeds, time_ids)", want, names(p.unet.Inputs()))
 		}
 	}
-	s, _ := find(p.unet.Inputs(), InSample)
-	if len(s.Shape) != 4 || (s.Shape[1] >= 0 && s.Shape[1] != p.c) {
-		return fmt.Errorf("sdxl: unet sample input %s does not take %d latent channels (the latents file is (1, %d, %d, %d))", backend.FormatShape(s.Shape), p.c, p.c, p.h, p.w)
-	}
-	for i, d := range []int64{p.h, p.w} {
-		if s.Shape[2+i] >= 0 && s.Shape[2+i] != d {
-			return fmt.Errorf("sdxl: unet sample input %s does not take %d×%d latents", backend.FormatShape(s.Shape), p.h, p.w)
-		}
-	}
 	e, _ := find(p.unet.Inputs(), InEncoderState)
 	if len(e.Shape) != 3 || (e.Shape[2] >= 0 && e.Shape[2] != p.cross) {
 		return fmt.Errorf("sdxl: unet encoder_hidden_states %s, the text encoders give %d (%d+%d) features", backend.FormatShape(e.Shape), p.cross, w1, w2)
@@ -190,6 +186,23 @@ func (p *Pipeline) check() error {
 	}
 	if o, ok := find(p.vae.Outputs(), OutImage); !ok || len(o.Shape) != 4 || (o.Shape[1] >= 0 && o.Shape[1] != 3) {
 		return fmt.Errorf("sdxl: vae_decoder outputs %s; want sample [batch, 3, H, W]", names(p.vae.Outputs()))
+	}
+	return nil
+}
+
+// checkLatents checks the UNet's sample input against the latents.
+func (p *Pipeline) checkLatents() error {
+	s, ok := find(p.unet.Inputs(), InSample)
+	if !ok {
+		return fmt.Errorf("sdxl: unet has no input %q (inputs %s; want sample, timestep, encoder_hidden_states, text_embeds, time_ids)", InSample, names(p.unet.Inputs()))
+	}
+	if len(s.Shape) != 4 || (s.Shape[1] >= 0 && s.Shape[1] != p.c) {
+		return fmt.Errorf("sdxl: unet sample input %s does not take %d latent channels (the latents file is (1, %d, %d, %d))", backend.FormatShape(s.Shape), p.c, p.c, p.h, p.w)
+	}
+	for i, d := range []int64{p.h, p.w} {
+		if s.Shape[2+i] >= 0 && s.Shape[2+i] != d {
+			return fmt.Errorf("sdxl: unet sample input %s does not take %d×%d latents", backend.FormatShape(s.Shape), p.h, p.w)
+		}
 	}
 	return nil
 }

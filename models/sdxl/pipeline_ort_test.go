@@ -7,6 +7,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"strings"
+
+	"github.com/mlperf-go/inference/onnx"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -104,5 +108,78 @@ func TestTinyPipelineGenerates(t *testing.T) {
 	}
 	if len(distinct) < 16 {
 		t.Errorf("the image has %d distinct values; the pipeline saturates", len(distinct))
+	}
+}
+
+// copyDir copies the tiny model folder (regular files and the link).
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestPipelineBadInputs(t *testing.T) {
+	needORT(t)
+	dir := tinyModel(t)
+	lat, shape := testLatents(4, 8, 8)
+	openErr := func(dir string, lat []float32, shape []int) error {
+		p, err := OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+		if err == nil {
+			p.Close()
+		}
+		return err
+	}
+	// A folder missing a graph.
+	d := copyDir(t, dir)
+	os.Remove(PartPath(d, "vae_decoder"))
+	if err := openErr(d, lat, shape); err == nil || !strings.Contains(err.Error(), "lacks vae_decoder/model.onnx") {
+		t.Errorf("missing VAE: %v", err)
+	}
+	// A UNet taking 8 latent channels.
+	d = copyDir(t, dir)
+	c := Configs[SizeTiny]
+	c.Text1.Vocab, c.Text2.Vocab = 10, 10
+	c.LatentChannels = 8
+	if err := UNet(c, 1).WriteFile(PartPath(d, "unet"), onnx.FileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := openErr(d, lat, shape); err == nil || !strings.Contains(err.Error(), "does not take 4 latent channels") {
+		t.Errorf("8-channel UNet: %v", err)
+	}
+	// Latents of the wrong shape.
+	if err := openErr(dir, lat, []int{4, 8, 8}); err == nil || !strings.Contains(err.Error(), "(1, 4, 128, 128)") {
+		t.Errorf("3-D latents: %v", err)
+	}
+	l3, s3 := testLatents(3, 8, 8)
+	if err := openErr(dir, l3, s3); err == nil || !strings.Contains(err.Error(), "latent channels") {
+		t.Errorf("3-channel latents: %v", err)
+	}
+	// Not a model folder at all.
+	if _, err := ModelDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "optimum") {
+		t.Errorf("empty folder: %v", err)
+	}
+	if got, err := ModelDir(filepath.Join(dir, "model.onnx")); err != nil || got != dir {
+		t.Errorf("ModelDir(model.onnx) = %q, %v", got, err)
 	}
 }
