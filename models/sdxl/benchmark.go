@@ -143,7 +143,7 @@ func intOpt(x benchmark.Extra, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("sdxl: --%s %q: want a non-negative integer", name, v)
+		return 0, benchmark.UsageError("sdxl: --%s %q: want a non-negative integer", name, v)
 	}
 	return n, nil
 }
@@ -158,7 +158,7 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 		return nil, err
 	}
 	if steps > 0 && env.Mode == loadgen.SubmissionRun {
-		return nil, fmt.Errorf("sdxl: --steps is for diagnosis only; a submission run uses the reference's %d steps", Steps)
+		return nil, benchmark.UsageError("sdxl: --steps is for diagnosis only; a submission run uses the reference's %d steps", Steps)
 	}
 	warm, err := intOpt(env.Extra, optWarmup, Warmups)
 	if err != nil {
@@ -307,7 +307,7 @@ func scoreLog(ctx context.Context, req *benchmark.ScoreRequest, synthetic bool, 
 	fid, clip := req.Extra[optFIDModel], req.Extra[optCLIPModel]
 	if fid == "" || clip == "" {
 		if !synthetic {
-			return nil, fmt.Errorf("sdxl: --%s and --%s are required to score a real model (pytorch-fid InceptionV3 and open_clip ViT-B/32 as ONNX; see models/sdxl/README.md)", optFIDModel, optCLIPModel)
+			return nil, benchmark.UsageError("sdxl: --%s and --%s are required to score a real model (pytorch-fid InceptionV3 and open_clip ViT-B/32 as ONNX; see models/sdxl/README.md)", optFIDModel, optCLIPModel)
 		}
 		dir := filepath.Join(req.CacheDir, "sdxl-scorers-synthetic-"+size)
 		synthMu.Lock()
