@@ -156,10 +156,12 @@ func TestPipelineBadInputs(t *testing.T) {
 	if err := openErr(d, lat, shape); err == nil || !strings.Contains(err.Error(), "lacks vae_decoder/model.onnx") {
 		t.Errorf("missing VAE: %v", err)
 	}
-	// A UNet taking 8 latent channels.
+	// A UNet taking 8 latent channels (a two-block UNet: only its input
+	// matters, and it loads fast).
 	d = copyDir(t, dir)
 	c := Configs[SizeTiny]
-	c.Text1.Vocab, c.Text2.Vocab = 10, 10
+	c.UNet = UNetConfig{Channels: []int64{8, 8}, Heads: []int64{1, 1}, TLayers: []int64{1, 1}, LayersPerBlock: 1,
+		CrossDim: c.UNet.CrossDim, TextEmbedDim: c.UNet.TextEmbedDim, TimeIDDim: 8, Groups: 4}
 	c.LatentChannels = 8
 	if err := UNet(c, 1).WriteFile(PartPath(d, "unet"), onnx.FileOptions{}); err != nil {
 		t.Fatal(err)
@@ -172,7 +174,7 @@ func TestPipelineBadInputs(t *testing.T) {
 		t.Errorf("3-D latents: %v", err)
 	}
 	l3, s3 := testLatents(3, 8, 8)
-	if err := openErr(dir, l3, s3); err == nil || !strings.Contains(err.Error(), "latent channels") {
+	if err := openErr(d, l3, s3); err == nil || !strings.Contains(err.Error(), "does not take 3 latent channels") {
 		t.Errorf("3-channel latents: %v", err)
 	}
 	// Not a model folder at all.
