@@ -18,12 +18,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/width"
 )
 
 // Special tokens of CLIP's vocabulary.
@@ -150,15 +152,23 @@ func tokenText(raw json.RawMessage) string {
 // token).
 var pattern = regexp.MustCompile(`(?i)<\|startoftext\|>|<\|endoftext\|>|'s|'t|'re|'ve|'m|'ll|'d|\p{L}+|\p{N}|[^\s\p{L}\p{N}]+`)
 
-// quotes are what ftfy.fix_text's uncurl_quotes straightens.
-var quotes = strings.NewReplacer("\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",
-	"\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u201f", `"`)
+// fixes are what ftfy.fix_text's uncurl_quotes and fix_latin_ligatures
+// replace.
+var fixes = strings.NewReplacer("\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",
+	"\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u201f", `"`,
+	"\ufb00", "ff", "\ufb01", "fi", "\ufb02", "fl", "\ufb03", "ffi", "\ufb04", "ffl", "\ufb05", "ſt", "\ufb06", "st")
 
-// Clean is the text clean-up before splitting: ftfy.fix_text's parts that
-// change well-formed text (NFC normalisation, curly quotes straightened),
-// whitespace runs collapsed to one space and trimmed, lower case.
+// Clean is the text clean-up before splitting: the parts of ftfy.fix_text
+// (ftfy 6 defaults) that change well-formed text — HTML entities decoded
+// when the text has no "<" (unescape_html "auto"), full- and half-width
+// forms folded (fix_character_width), ligatures split, curly quotes
+// straightened, NFC — then whitespace runs collapsed to one space and
+// trimmed, and lower case. Mojibake repair is not done.
 func Clean(text string) string {
-	text = quotes.Replace(norm.NFC.String(text))
+	if !strings.Contains(text, "<") {
+		text = html.UnescapeString(text)
+	}
+	text = norm.NFC.String(fixes.Replace(width.Fold.String(text)))
 	return strings.ToLower(strings.Join(strings.Fields(text), " "))
 }
 

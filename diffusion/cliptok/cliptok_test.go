@@ -37,6 +37,12 @@ func TestCleanAndSplit(t *testing.T) {
 	if got := Clean("Cafe\u0301"); got != "caf\u00e9" {
 		t.Errorf("Clean does not NFC-normalise: %q", got)
 	}
+	if got := Clean("Fish &amp; chips \uff21\uff22 \ufb01ne"); got != "fish & chips ab fine" {
+		t.Errorf("Clean (entities, full width, ligature) = %q", got)
+	}
+	if got := Clean("a <b> &amp;"); got != "a <b> &amp;" {
+		t.Errorf("Clean unescaped entities of text with '<': %q", got)
+	}
 	got := pattern.FindAllString(Clean("It's 42 CATS!!"), -1)
 	if want := []string{"it", "'s", "4", "2", "cats", "!!"}; !slices.Equal(got, want) {
 		t.Errorf("pieces %q, want %q (one digit per piece, contractions apart)", got, want)
