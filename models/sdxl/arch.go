@@ -81,15 +81,20 @@ type Config struct {
 	// Steps is the number of inference steps the pipeline runs with this
 	// model (the reference's 20; fewer for tiny, which says so).
 	Steps int
+	// Float16IO makes every float input and output float16, as in a
+	// half-precision export (the graphs still compute in float32).
+	Float16IO bool
 }
 
 // Model sizes.
 const (
 	SizeFull = "full"
-	// SizeTiny keeps every block of the architecture with widths of 32–64,
-	// one or two transformer layers, 8×8 latents (64×64 images) and 3
+	// SizeTiny keeps every block of the architecture with widths of 16–96,
+	// one transformer layer per block, 8×8 latents (64×64 images) and 3
 	// denoising steps, for tests.
 	SizeTiny = "tiny"
+	// SizeTinyFP16 is tiny with float16 inputs and outputs.
+	SizeTinyFP16 = "tiny-fp16"
 )
 
 // Configs are the synthetic sizes: full as the SDXL base 1.0 config.json
@@ -121,6 +126,10 @@ var Configs = map[string]Config{
 // models take the synthetic tokenizer's).
 func ConfigOf(size string, vocab int64) (Config, error) {
 	c, ok := Configs[size]
+	if size == SizeTinyFP16 {
+		c, ok = Configs[SizeTiny], true
+		c.Float16IO = true
+	}
 	if !ok {
 		return c, fmt.Errorf("sdxl: no synthetic size %q (want full or tiny)", size)
 	}
@@ -156,6 +165,33 @@ func HiddenStates(i int) string { return "hidden_states." + strconv.Itoa(i) }
 // builder adds the layers common to the graphs.
 type builder struct{ *onnx.Graph }
 
+// ioType is the float type of a graph's inputs and outputs.
+func ioType(half bool) onnx.DType {
+	if half {
+		return onnx.Float16
+	}
+	return onnx.Float
+}
+
+// floatIn declares a float input of type dt and returns it as float32.
+func (b builder) floatIn(name string, dt onnx.DType, shape ...onnx.Dim) string {
+	x := b.Input(name, dt, shape...)
+	if dt != onnx.Float {
+		x = b.Cast(x, onnx.Float)
+	}
+	return x
+}
+
+// floatOut declares x (float32) as the output name of type dt.
+func (b builder) floatOut(x, name string, dt onnx.DType, shape ...onnx.Dim) {
+	if dt != onnx.Float {
+		x = b.Cast(x, dt)
+	} else {
+		x = b.Identity(x)
+	}
+	b.Output(b.Rename(x, name), dt, shape...)
+}
+
 func (b builder) ones(name string, n int64) string {
 	return b.Param(name, onnx.Float, []int64{n}, onnx.Constant(1))
 }
@@ -189,8 +225,9 @@ func (b builder) conv(prefix, x string, in, out, k, stride int64) string {
 // input_ids [batch, sequence] int64; outputs (first encoder)
 // last_hidden_state, pooler_output, hidden_states.0…L, or (with a
 // projection) text_embeds, last_hidden_state, hidden_states.0…L.
-func TextEncoder(c TextConfig, seed uint64) *onnx.Graph {
+func TextEncoder(c TextConfig, half bool, seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "text_encoder", Seed: seed})}
+	dt := ioType(half)
 	B, L := onnx.Sym("batch_size"), onnx.Sym("sequence_length")
 	ids := g.Input(InInputIDs, onnx.Int64, B, L)
 	H := c.Hidden
@@ -226,22 +263,16 @@ func TextEncoder(c TextConfig, seed uint64) *onnx.Graph {
 	// highest id of CLIP's vocabulary.
 	am := g.ArgMax(g.Cast(ids, onnx.Float), 1, true) // [B, 1]
 	pooled := g.Op("GatherND", []string{last, am}, onnx.IntAttr("batch_dims", 1))
-	hs := make([]string, len(hidden))
-	for i, h := range hidden {
-		hs[i] = g.Rename(g.Identity(h), HiddenStates(i))
-	}
-	last = g.Rename(g.Identity(last), OutLastHidden)
 	if c.Projection > 0 {
 		w := g.Param("text_projection.weight", onnx.Float, []int64{H, c.Projection}, onnx.Xavier(H, c.Projection))
-		te := g.Rename(g.MatMul(pooled, w), OutTextEmbeds)
-		g.Output(te, onnx.Float, B, onnx.Fix(c.Projection))
-		g.Output(last, onnx.Float, B, L, onnx.Fix(H))
+		g.floatOut(g.MatMul(pooled, w), OutTextEmbeds, dt, B, onnx.Fix(c.Projection))
+		g.floatOut(last, OutLastHidden, dt, B, L, onnx.Fix(H))
 	} else {
-		g.Output(last, onnx.Float, B, L, onnx.Fix(H))
-		g.Output(g.Rename(g.Identity(pooled), OutPooler), onnx.Float, B, onnx.Fix(H))
+		g.floatOut(last, OutLastHidden, dt, B, L, onnx.Fix(H))
+		g.floatOut(pooled, OutPooler, dt, B, onnx.Fix(H))
 	}
-	for _, h := range hs {
-		g.Output(h, onnx.Float, B, L, onnx.Fix(H))
+	for i, h := range hidden {
+		g.floatOut(h, HiddenStates(i), dt, B, L, onnx.Fix(H))
 	}
 	return g.Graph
 }
@@ -323,13 +354,14 @@ func (b builder) transformer(p, x, ctx string, c, heads, layers, cross, groups i
 func UNet(cfg Config, seed uint64) *onnx.Graph {
 	c := cfg.UNet
 	g := builder{onnx.NewGraph(onnx.Config{Name: "unet", Seed: seed})}
+	dt := ioType(cfg.Float16IO)
 	B, Hs, Ws := onnx.Sym("batch_size"), onnx.Sym("height"), onnx.Sym("width")
 	lc := cfg.LatentChannels
-	sample := g.Input(InSample, onnx.Float, B, onnx.Fix(lc), Hs, Ws)
-	ts := g.Input(InTimestep, onnx.Float, onnx.Sym("steps"))
-	ctx := g.Input(InEncoderState, onnx.Float, B, onnx.Sym("sequence_length"), onnx.Fix(c.CrossDim))
-	te := g.Input(InTextEmbeds, onnx.Float, B, onnx.Fix(c.TextEmbedDim))
-	tid := g.Input(InTimeIDs, onnx.Float, B, onnx.Fix(6))
+	sample := g.floatIn(InSample, dt, B, onnx.Fix(lc), Hs, Ws)
+	ts := g.floatIn(InTimestep, dt, onnx.Sym("steps"))
+	ctx := g.floatIn(InEncoderState, dt, B, onnx.Sym("sequence_length"), onnx.Fix(c.CrossDim))
+	te := g.floatIn(InTextEmbeds, dt, B, onnx.Fix(c.TextEmbedDim))
+	tid := g.floatIn(InTimeIDs, dt, B, onnx.Fix(6))
 	ch0 := c.Channels[0]
 	tdim := 4 * ch0
 	temb := g.mlp2("time_embedding", g.timeProj(ts, ch0), ch0, tdim)
@@ -391,7 +423,7 @@ func UNet(cfg Config, seed uint64) *onnx.Graph {
 	x = g.SiLU(g.gn("conv_norm_out", x, ch0, c.Groups, 1e-5))
 	w := g.Param("conv_out.weight", onnx.Float, []int64{lc, ch0, 3, 3}, onnx.Uniform(-0.02, 0.02))
 	x = g.Conv(x, w, g.zeros("conv_out.bias", lc), onnx.ConvOpts{Pads: []int64{1, 1, 1, 1}})
-	g.Output(g.Rename(x, OutSample), onnx.Float, B, onnx.Fix(lc), Hs, Ws)
+	g.floatOut(x, OutSample, dt, B, onnx.Fix(lc), Hs, Ws)
 	return g.Graph
 }
 
@@ -405,7 +437,8 @@ func VAEDecoder(cfg Config, seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "vae_decoder", Seed: seed})}
 	B := onnx.Sym("batch_size")
 	lc := cfg.LatentChannels
-	z := g.Input(InLatentSample, onnx.Float, B, onnx.Fix(lc), onnx.Sym("latent_height"), onnx.Sym("latent_width"))
+	dt := ioType(cfg.Float16IO)
+	z := g.floatIn(InLatentSample, dt, B, onnx.Fix(lc), onnx.Sym("latent_height"), onnx.Sym("latent_width"))
 	z = g.conv("post_quant_conv", z, lc, lc, 1, 1)
 	nb := len(c.Channels)
 	top := c.Channels[nb-1]
@@ -434,7 +467,7 @@ func VAEDecoder(cfg Config, seed uint64) *onnx.Graph {
 	}
 	x = g.SiLU(g.gn("decoder.conv_norm_out", x, c.Channels[0], c.Groups, 1e-6))
 	x = g.conv("decoder.conv_out", x, c.Channels[0], 3, 3, 1)
-	g.Output(g.Rename(x, OutImage), onnx.Float, B, onnx.Fix(3), onnx.Sym("height"), onnx.Sym("width"))
+	g.floatOut(x, OutImage, dt, B, onnx.Fix(3), onnx.Sym("height"), onnx.Sym("width"))
 	return g.Graph
 }
 

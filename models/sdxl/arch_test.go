@@ -25,8 +25,8 @@ func TestFullSizeParameterCounts(t *testing.T) {
 		g    interface{ ParamCount() int64 }
 		want float64
 	}{
-		"text_encoder":   {TextEncoder(c.Text1, 1), 123060480},
-		"text_encoder_2": {TextEncoder(c.Text2, 1), 694659840},
+		"text_encoder":   {TextEncoder(c.Text1, false, 1), 123060480},
+		"text_encoder_2": {TextEncoder(c.Text2, false, 1), 694659840},
 		"unet":           {UNet(c, 1), 2567463684},
 		"vae_decoder":    {VAEDecoder(c, 1), 49490199 + 20},
 	} {

@@ -57,6 +57,7 @@ var Benchmark = &benchmark.Benchmark{
 		Sizes: []benchmark.Size{
 			{Name: SizeFull, Summary: "SDXL base 1.0 shapes: text encoders 123M + 695M, UNet 2.57B, VAE decoder 49M parameters (about 14 GB fp32)"},
 			{Name: SizeTiny, Summary: "every block at widths 16–96, 8×8 latents (64×64 images), 3 steps"},
+			{Name: SizeTinyFP16, Summary: "tiny with float16 inputs and outputs, as a half-precision export"},
 		},
 		Seed:  ArchSeed,
 		Build: Build,
@@ -130,7 +131,7 @@ func dataDir(data, cache string, latent, dim int64) (string, error) {
 // scorerSize is the synthetic scorer size for a model size and data:
 // tiny only for a tiny model on synthetic data (narrow features).
 func scorerSize(modelSize, data string) string {
-	if modelSize == SizeTiny && data == "synthetic" {
+	if (modelSize == SizeTiny || modelSize == SizeTinyFP16) && data == "synthetic" {
 		return SizeTiny
 	}
 	return SizeFull

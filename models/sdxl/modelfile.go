@@ -68,8 +68,8 @@ func Build(path, size string, seed uint64) error {
 		return err
 	}
 	graphs := map[string]func() *onnx.Graph{
-		"text_encoder":   func() *onnx.Graph { return TextEncoder(cfg.Text1, seed) },
-		"text_encoder_2": func() *onnx.Graph { return TextEncoder(cfg.Text2, seed+1) },
+		"text_encoder":   func() *onnx.Graph { return TextEncoder(cfg.Text1, cfg.Float16IO, seed) },
+		"text_encoder_2": func() *onnx.Graph { return TextEncoder(cfg.Text2, cfg.Float16IO, seed+1) },
 		"unet":           func() *onnx.Graph { return UNet(cfg, seed+2) },
 		"vae_decoder":    func() *onnx.Graph { return VAEDecoder(cfg, seed+3) },
 	}

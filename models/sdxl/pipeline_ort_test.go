@@ -53,6 +53,27 @@ func tinyModel(t *testing.T) string {
 	return tinyDir
 }
 
+var (
+	tinyPipeOnce sync.Once
+	tinyPipe     *Pipeline
+	tinyPipeErr  error
+)
+
+// tinyPipeline opens the tiny model's pipeline once per test binary (on
+// the latents of testLatents(4, 8, 8)); it is never closed.
+func tinyPipeline(t *testing.T) *Pipeline {
+	t.Helper()
+	dir := tinyModel(t)
+	tinyPipeOnce.Do(func() {
+		lat, shape := testLatents(4, 8, 8)
+		tinyPipe, tinyPipeErr = OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+	})
+	if tinyPipeErr != nil {
+		t.Fatal(tinyPipeErr)
+	}
+	return tinyPipe
+}
+
 func testLatents(c, h, w int) ([]float32, []int) {
 	l := make([]float32, c*h*w)
 	for i := range l {
@@ -67,13 +88,7 @@ func cpuOpen(path string) (backend.Session, error) {
 
 func TestTinyPipelineGenerates(t *testing.T) {
 	needORT(t)
-	dir := tinyModel(t)
-	lat, shape := testLatents(4, 8, 8)
-	p, err := OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := tinyPipeline(t)
 	if p.Steps() != 3 || p.ImageH != 64 || p.ImageW != 64 {
 		t.Errorf("steps %d, image %d×%d; want 3, 64×64", p.Steps(), p.ImageH, p.ImageW)
 	}
@@ -184,4 +199,42 @@ func TestPipelineBadInputs(t *testing.T) {
 	if got, err := ModelDir(filepath.Join(dir, "model.onnx")); err != nil || got != dir {
 		t.Errorf("ModelDir(model.onnx) = %q, %v", got, err)
 	}
+}
+
+// A float16 export (tiny-fp16: the same weights with float16 inputs and
+// outputs) gives the float32 model's image up to float16 rounding.
+func TestTinyFP16PipelineMatchesFP32(t *testing.T) {
+	needORT(t)
+	full := tinyPipeline(t)
+	half := t.TempDir()
+	if err := Build(filepath.Join(half, "model.onnx"), SizeTinyFP16, ArchSeed); err != nil {
+		t.Fatal(err)
+	}
+	lat, shape := testLatents(4, 8, 8)
+	hp, err := OpenPipeline(context.Background(), PipelineConfig{Dir: half, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hp.Close()
+	var imgs [][]byte
+	for _, p := range []*Pipeline{full, hp} {
+		img, err := p.Generate(context.Background(), []Tokens{p.Tokenize("a red bus on the street")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		imgs = append(imgs, img[0])
+	}
+	sum, worst := 0, 0
+	for i := range imgs[0] {
+		d := int(imgs[0][i]) - int(imgs[1][i])
+		if d < 0 {
+			d = -d
+		}
+		sum += d
+		worst = max(worst, d)
+	}
+	if mean := float64(sum) / float64(len(imgs[0])); mean > 0.5 || worst > 8 {
+		t.Errorf("float16 vs float32 image: mean |diff| %.2f, worst %d levels", mean, worst)
+	}
+	t.Logf("float16 vs float32: mean |diff| %.3f, worst %d", float64(sum)/float64(len(imgs[0])), worst)
 }
