@@ -10,8 +10,9 @@
 // The vocabulary and merges are read from a Hugging Face tokenizer folder
 // (vocab.json, merges.txt, tokenizer_config.json) as a diffusers model
 // folder holds them; no registry package ships CLIP's
-// bpe_simple_vocab_16e6. A Tokenizer is immutable and safe for concurrent
-// use.
+// bpe_simple_vocab_16e6. Encode is tested against OpenAI's
+// clip/simple_tokenizer.py on the real vocabulary's ids and merge order
+// (testdata). A Tokenizer is immutable and safe for concurrent use.
 package cliptok
 
 import (

@@ -1,6 +1,7 @@
 package cliptok
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -118,5 +119,45 @@ func TestWriteLoadAndBadFiles(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "vocab.json") {
 		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// Encode equals OpenAI's CLIP tokenizer (clip/simple_tokenizer.py) on 300
+// COCO captions of the reference's selection, SDXL's prompts and edge
+// cases (testdata/make_golden.py), over the real vocabulary's ids and
+// merge order (the subset those texts use).
+func TestEncodeMatchesOpenAIGolden(t *testing.T) {
+	tk, err := Load("testdata/clip_subset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("testdata/clip_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden []struct {
+		Text string  `json:"text"`
+		IDs  []int32 `json:"ids"`
+	}
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	if len(golden) < 300 {
+		t.Fatalf("%d golden texts", len(golden))
+	}
+	bad := 0
+	for _, g := range golden {
+		if got := tk.Encode(g.Text); !slices.Equal(got, g.IDs) {
+			if bad++; bad <= 5 {
+				t.Errorf("Encode(%q) = %v, want %v", g.Text, got, g.IDs)
+			}
+		}
+	}
+	if bad > 5 {
+		t.Errorf("%d of %d texts differ", bad, len(golden))
+	}
+	// CLIP's ids: start 49406, end 49407, "a photo of a cat".
+	if ids := tk.Tokens("a photo of a cat"); !slices.Equal(ids[:7], []int32{49406, 320, 1125, 539, 320, 2368, 49407}) {
+		t.Errorf("Tokens(a photo of a cat) = %v", ids[:8])
 	}
 }
