@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+
+	"github.com/mlperf-go/inference/accuracy"
 	"testing"
 )
 
@@ -104,5 +106,26 @@ func TestToHWC(t *testing.T) {
 	want := []byte{0, 0, 128, 255, 255, 128, 191, 0, 128}
 	if !bytes.Equal(got, want) {
 		t.Errorf("ToHWC = %v, want %v", got, want)
+	}
+}
+
+// The printed line is what the submission checker parses, against the
+// reference's windows (CLIP ±0.2%, FID ±2% of 31.74981837 / 23.48046692).
+func TestScoreLineMeetsCheckerWindows(t *testing.T) {
+	for _, c := range []struct {
+		fid, clip float64
+		pass      bool
+	}{
+		{23.48046692, 31.74981837, true},
+		{23.95, 31.6864, true},
+		{23.96, 31.75, false},
+		{23.48, 31.68, false},
+		{22.9, 31.75, false},
+	} {
+		line := accuracy.SDXLResult{FID: c.fid, CLIP: c.clip}.String()
+		_, pass, err := accuracy.CheckText(CheckerID, line)
+		if err != nil || pass != c.pass {
+			t.Errorf("%s: pass %v, %v; want %v", line, pass, err, c.pass)
+		}
 	}
 }
