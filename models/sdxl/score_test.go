@@ -5,9 +5,9 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"testing"
 )
 
 func pattern(h, w int) []byte {
