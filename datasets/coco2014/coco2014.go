@@ -153,21 +153,29 @@ func ReadTSV(r io.Reader) ([]Caption, error) {
 	return caps, nil
 }
 
-// WriteTSV writes captions as pandas' to_csv(sep="\t", index=False) does.
+// WriteTSV writes captions as pandas' to_csv(sep="\t", index=False)
+// does: Python's csv QUOTE_MINIMAL (a field with a tab, a quote, \r or \n
+// is quoted, its quotes doubled), "\n" line ends.
 func WriteTSV(w io.Writer, caps []Caption) error {
-	cw := csv.NewWriter(w)
-	cw.Comma = '\t'
-	if err := cw.Write(Header); err != nil {
-		return err
-	}
-	for _, c := range caps {
-		if err := cw.Write([]string{strconv.FormatInt(c.ID, 10), strconv.FormatInt(c.ImageID, 10), c.Text,
-			strconv.Itoa(c.Height), strconv.Itoa(c.Width), c.FileName, c.URL}); err != nil {
-			return err
+	bw := bufio.NewWriter(w)
+	row := func(fields ...string) {
+		for i, f := range fields {
+			if i > 0 {
+				bw.WriteByte('\t')
+			}
+			if strings.ContainsAny(f, "\t\"\r\n") {
+				f = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
+			}
+			bw.WriteString(f)
 		}
+		bw.WriteByte('\n')
 	}
-	cw.Flush()
-	return cw.Error()
+	row(Header...)
+	for _, c := range caps {
+		row(strconv.FormatInt(c.ID, 10), strconv.FormatInt(c.ImageID, 10), c.Text,
+			strconv.Itoa(c.Height), strconv.Itoa(c.Width), c.FileName, c.URL)
+	}
+	return bw.Flush()
 }
 
 // LoadLatents reads a data set folder's latents.npy (or the .npy file

@@ -86,6 +86,29 @@ var Dataset = &benchmark.Dataset{
 		fmt.Fprintf(req.Stdout, "wrote a synthetic COCO-2014 captions data set to %s\n", req.Out)
 		return nil
 	},
+	// Preprocess is coco.py's selection: the captions of
+	// annotations_trainval2014.zip (or captions_val2014.json) in --data,
+	// the first --count (default 5000) of the seed-2023 shuffle (-seed),
+	// written as DIR/captions/captions.tsv (-o).
+	Preprocess: func(req *benchmark.DatasetRequest) error {
+		if req.Data == "" || req.Out == "" {
+			return benchmark.UsageError("coco2014: preprocess needs --data annotations_trainval2014.zip (or captions_val2014.json) and -o DIR")
+		}
+		max := coco2014.Samples
+		if req.Count > 0 {
+			max = req.Count
+		}
+		seed := uint32(coco2014.SelectSeed)
+		if req.Seed != 0 {
+			seed = uint32(req.Seed)
+		}
+		n, err := coco2014.SelectFile(req.Data, req.Out, max, seed)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(req.Stdout, "wrote %d captions (seed %d) to %s\n", n, seed, filepath.Join(req.Out, coco2014.CaptionsFile))
+		return nil
+	},
 	Verify: func(req *benchmark.DatasetRequest) error {
 		r := coco2014.Verify(req.Data)
 		for _, l := range r.Lines {
