@@ -238,3 +238,31 @@ func TestTinyFP16PipelineMatchesFP32(t *testing.T) {
 	}
 	t.Logf("float16 vs float32: mean |diff| %.3f, worst %d", float64(sum)/float64(len(imgs[0])), worst)
 }
+
+// BenchmarkTinyGenerate times one image of the tiny pipeline (3 UNet
+// steps at batch 2 with guidance, both text encoders, the VAE).
+func BenchmarkTinyGenerate(b *testing.B) {
+	needORT(b)
+	dir, err := mkTemp()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := Build(filepath.Join(dir, "model.onnx"), SizeTiny, ArchSeed); err != nil {
+		b.Fatal(err)
+	}
+	lat, shape := testLatents(4, 8, 8)
+	p, err := OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	tok := []Tokens{p.Tokenize("a red bus on the street")}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := p.Generate(context.Background(), tok); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/image")
+}
