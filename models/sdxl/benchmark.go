@@ -140,15 +140,34 @@ func dataDir(data, cache string, latent, dim int64) (string, error) {
 	if _, err := os.Stat(coco2014.StatsPath(dir)); err == nil {
 		return dir, nil
 	}
-	tmp := dir + ".tmp"
-	os.RemoveAll(tmp)
-	if err := coco2014.Synth(tmp, coco2014.SynthConfig{N: SynthSamples, LatentSize: int(latent), StatsDim: int(dim)}); err != nil {
-		return "", err
+	err := buildOnce(dir, func(tmp string) error {
+		return coco2014.Synth(tmp, coco2014.SynthConfig{N: SynthSamples, LatentSize: int(latent), StatsDim: int(dim)})
+	})
+	return dir, err
+}
+
+// buildOnce writes a cache folder with build into a fresh temporary
+// folder beside it and renames it into place; a folder another process
+// put there first is kept.
+func buildOnce(dir string, build func(tmp string) error) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("sdxl: cache folder: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+"-*")
+	if err != nil {
+		return fmt.Errorf("sdxl: cache folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := build(tmp); err != nil {
+		return err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("sdxl: %w", err)
+		if _, serr := os.Stat(dir); serr == nil {
+			return nil
+		}
+		return fmt.Errorf("sdxl: %w", err)
 	}
-	return dir, nil
+	return nil
 }
 
 // scorerSize is the synthetic scorer size for a model size and data:
@@ -336,14 +355,9 @@ func scoreLog(ctx context.Context, req *benchmark.ScoreRequest, synthetic bool, 
 		dir := filepath.Join(req.CacheDir, "sdxl-scorers-synthetic-"+size)
 		synthMu.Lock()
 		if _, err := os.Stat(filepath.Join(dir, InceptionFile)); err != nil {
-			os.RemoveAll(dir + ".tmp")
-			if err := BuildScorers(dir+".tmp", size, ArchSeed); err != nil {
+			if err := buildOnce(dir, func(tmp string) error { return BuildScorers(tmp, size, ArchSeed) }); err != nil {
 				synthMu.Unlock()
 				return nil, err
-			}
-			if err := os.Rename(dir+".tmp", dir); err != nil {
-				synthMu.Unlock()
-				return nil, fmt.Errorf("sdxl: %w", err)
 			}
 		}
 		synthMu.Unlock()
