@@ -50,3 +50,22 @@ func TestBuildTinyLayout(t *testing.T) {
 }
 
 func mkTemp() (string, error) { return os.MkdirTemp("", "sdxl-tiny-*") }
+
+// The full synthetic CLIP towers have open_clip ViT-B-32's parameter
+// counts (visual 87,849,216; text 63,428,096 with the 49408-token
+// vocabulary; with the logit scale, the model's 151,277,313), within the
+// graphs' constants.
+func TestCLIPParameterCounts(t *testing.T) {
+	c := CLIPConfigs[SizeFull]
+	for name, x := range map[string]struct {
+		got  int64
+		want float64
+	}{
+		"visual": {SyntheticCLIPImage(c, 1).ParamCount(), 87849216},
+		"text":   {SyntheticCLIPText(c, 49408, 1).ParamCount(), 63428096},
+	} {
+		if g := float64(x.got); g < x.want || g > x.want*1.0002 {
+			t.Errorf("%s: %d parameters, want %.0f (+0.02%%)", name, x.got, x.want)
+		}
+	}
+}

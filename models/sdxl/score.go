@@ -342,8 +342,9 @@ func savePNG(path string, hwc []byte, side int) error {
 	return f.Close()
 }
 
-// Synthetic scorer models: stand-ins with the contract's I/O (not the
-// InceptionV3 or ViT-B/32 architectures), seeded weights.
+// Synthetic scorer models, seeded weights: open_clip's ViT-B/32 towers
+// (the real architecture; tiny at narrow widths) and an FID stand-in with
+// the contract's I/O (not InceptionV3).
 
 // ScorerDims are the feature widths of the synthetic scorer models by
 // size (tiny keeps FID's covariance small).
@@ -363,32 +364,77 @@ func SyntheticInception(dim int64, seed uint64) *onnx.Graph {
 	return g.Graph
 }
 
-// SyntheticCLIPImage is the image tower stand-in: ViT-B/32's patch
-// embedding (32×32 stride-32 convolution), mean over patches, LayerNorm,
-// projection to dim.
-func SyntheticCLIPImage(width, dim int64, seed uint64) *onnx.Graph {
-	g := builder{onnx.NewGraph(onnx.Config{Name: "clip_visual_standin", Seed: seed})}
+// CLIPConfig is the architecture of open_clip's CLIP towers.
+type CLIPConfig struct {
+	Patch, VisionWidth, VisionLayers, VisionHeads int64
+	TextWidth, TextLayers, TextHeads              int64
+	Embed                                         int64 // joint embedding width
+}
+
+// CLIPConfigs: full is open_clip's ViT-B-32 (OpenAI weights: patch 32,
+// 768 wide, 12 layers, 12 heads; text 512 wide, 12 layers, 8 heads;
+// embedding 512; QuickGELU), tiny keeps the shapes at widths 32.
+var CLIPConfigs = map[string]CLIPConfig{
+	SizeFull: {Patch: 32, VisionWidth: 768, VisionLayers: 12, VisionHeads: 12, TextWidth: 512, TextLayers: 12, TextHeads: 8, Embed: 512},
+	SizeTiny: {Patch: 32, VisionWidth: 32, VisionLayers: 2, VisionHeads: 2, TextWidth: 32, TextLayers: 2, TextHeads: 2, Embed: 32},
+}
+
+// resblocks is open_clip's Transformer: layers of x += attn(ln_1(x)),
+// x += c_proj(QuickGELU(c_fc(ln_2(x)))), with an optional additive mask.
+func (b builder) resblocks(p, x string, width, heads, layers int64, mask string) string {
+	for i := range layers {
+		q := fmt.Sprintf("%s.resblocks.%d", p, i)
+		n := b.ln(q+".ln_1", x, width)
+		a := b.Attention(b.Linear(q+".attn.q_proj", n, width, width, true), b.Linear(q+".attn.k_proj", n, width, width, true),
+			b.Linear(q+".attn.v_proj", n, width, width, true), heads, width/heads, mask)
+		x = b.Add(x, b.Linear(q+".attn.out_proj", a, width, width, true))
+		n = b.ln(q+".ln_2", x, width)
+		x = b.Add(x, b.Linear(q+".mlp.c_proj", b.QuickGelu(b.Linear(q+".mlp.c_fc", n, width, 4*width, true)), 4*width, width, true))
+	}
+	return x
+}
+
+// SyntheticCLIPImage is open_clip's VisionTransformer with seeded weights:
+// patch embedding (stride-Patch convolution, no bias), class token,
+// positional embedding, ln_pre, the transformer, ln_post of the class
+// token, projection; pixel_values [N, 3, 224, 224] → image_embeds.
+func SyntheticCLIPImage(c CLIPConfig, seed uint64) *onnx.Graph {
+	g := builder{onnx.NewGraph(onnx.Config{Name: "clip_visual", Seed: seed})}
+	W := c.VisionWidth
+	grid := CLIPSide / c.Patch
 	x := g.Input(CLIPPixels, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(CLIPSide), onnx.Fix(CLIPSide))
-	p := g.Param("visual.conv1.weight", onnx.Float, []int64{width, 3, 32, 32}, onnx.Xavier(3*32*32, width))
-	x = g.Conv(x, p, "", onnx.ConvOpts{Strides: []int64{32, 32}})
-	x = g.Flatten(g.GlobalAveragePool(x), 1)
-	x = g.ln("visual.ln_post", x, width)
-	g.Output(g.Rename(g.Linear("visual.proj", x, width, dim, false), CLIPImageEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(dim))
+	w := g.Param("visual.conv1.weight", onnx.Float, []int64{W, 3, c.Patch, c.Patch}, onnx.Xavier(3*c.Patch*c.Patch, W))
+	x = g.Conv(x, w, "", onnx.ConvOpts{Strides: []int64{c.Patch, c.Patch}})
+	x = g.Transpose(g.ReshapeTo(x, 0, W, -1), 0, 2, 1) // [N, grid², W]
+	cls := g.ReshapeTo(g.Param("visual.class_embedding", onnx.Float, []int64{W}, onnx.Uniform(-0.05, 0.05)), 1, 1, W)
+	n := g.SliceConst(g.Shape(x), []int64{0}, []int64{1}, []int64{0})
+	cls = g.Expand(cls, g.Concat(0, n, g.Int64s(1, W)))
+	x = g.Concat(1, cls, x)
+	x = g.Add(x, g.Param("visual.positional_embedding", onnx.Float, []int64{grid*grid + 1, W}, onnx.Uniform(-0.02, 0.02)))
+	x = g.ln("visual.ln_pre", x, W)
+	x = g.resblocks("visual.transformer", x, W, c.VisionHeads, c.VisionLayers, "")
+	x = g.ln("visual.ln_post", g.Squeeze(g.SliceConst(x, []int64{0}, []int64{1}, []int64{1}), 1), W)
+	g.Output(g.Rename(g.Linear("visual.proj", x, W, c.Embed, false), CLIPImageEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(c.Embed))
 	return g.Graph
 }
 
-// SyntheticCLIPText is the text tower stand-in: token and position
-// embeddings, LayerNorm, the features at the end-of-text token (the
-// highest id), projection to dim.
-func SyntheticCLIPText(vocab, width, dim int64, seed uint64) *onnx.Graph {
-	g := builder{onnx.NewGraph(onnx.Config{Name: "clip_text_standin", Seed: seed})}
-	ids := g.Input(InInputIDs, onnx.Int64, onnx.Sym("N"), onnx.Fix(cliptok.ContextLength))
-	tok := g.Param("token_embedding.weight", onnx.Float, []int64{vocab, width}, onnx.Uniform(-0.1, 0.1))
-	pos := g.Param("positional_embedding", onnx.Float, []int64{cliptok.ContextLength, width}, onnx.Uniform(-0.01, 0.01))
-	x := g.ln("ln_final", g.Add(g.Gather(tok, ids, 0), pos), width)
+// SyntheticCLIPText is open_clip's text tower with seeded weights: token
+// and positional embeddings, the causal transformer, ln_final, the
+// features at the end-of-text token (the highest id), text_projection;
+// input_ids [N, 77] int64 → text_embeds.
+func SyntheticCLIPText(c CLIPConfig, vocab int64, seed uint64) *onnx.Graph {
+	g := builder{onnx.NewGraph(onnx.Config{Name: "clip_text", Seed: seed})}
+	W := c.TextWidth
+	L := int64(cliptok.ContextLength)
+	ids := g.Input(InInputIDs, onnx.Int64, onnx.Sym("N"), onnx.Fix(L))
+	tok := g.Param("token_embedding.weight", onnx.Float, []int64{vocab, W}, onnx.Uniform(-0.05, 0.05))
+	pos := g.Param("positional_embedding", onnx.Float, []int64{L, W}, onnx.Uniform(-0.01, 0.01))
+	x := g.Add(g.Gather(tok, ids, 0), pos)
+	x = g.resblocks("transformer", x, W, c.TextHeads, c.TextLayers, g.CausalMask(L))
+	x = g.ln("ln_final", x, W)
 	am := g.ArgMax(g.Cast(ids, onnx.Float), 1, true)
 	x = g.Op("GatherND", []string{x, am}, onnx.IntAttr("batch_dims", 1))
-	g.Output(g.Rename(g.Linear("text_projection", x, width, dim, false), CLIPTextEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(dim))
+	g.Output(g.Rename(g.Linear("text_projection", x, W, c.Embed, false), CLIPTextEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(c.Embed))
 	return g.Graph
 }
 
@@ -410,11 +456,11 @@ func BuildScorers(dir, size string, seed uint64) error {
 	if err := cliptok.Write(filepath.Join(dir, CLIPDir, "tokenizer"), vocab, merges, "!", cliptok.ContextLength); err != nil {
 		return err
 	}
-	clipDim := min(dim, 512)
+	cc := CLIPConfigs[size]
 	for p, g := range map[string]*onnx.Graph{
 		InceptionFile: SyntheticInception(dim, seed),
-		filepath.Join(CLIPDir, "visual", "model.onnx"): SyntheticCLIPImage(64, clipDim, seed+1),
-		filepath.Join(CLIPDir, "text", "model.onnx"):   SyntheticCLIPText(int64(len(vocab)), 64, clipDim, seed+2),
+		filepath.Join(CLIPDir, "visual", "model.onnx"): SyntheticCLIPImage(cc, seed+1),
+		filepath.Join(CLIPDir, "text", "model.onnx"):   SyntheticCLIPText(cc, int64(len(vocab)), seed+2),
 	} {
 		path := filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
