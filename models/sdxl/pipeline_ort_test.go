@@ -266,3 +266,42 @@ func BenchmarkTinyGenerate(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/image")
 }
+
+// The full synthetic FID network is pytorch-fid's FIDInceptionV3 up to
+// pool3: about 21.8 M values (convolutions and BatchNorm parameters and
+// running statistics, no AuxLogits or fc), 2048 non-negative features
+// per image.
+func TestSyntheticFIDInceptionRuns(t *testing.T) {
+	needORT(t)
+	g := SyntheticFIDInception(ArchSeed)
+	if n := g.ParamCount(); n < 21_700_000 || n > 21_900_000 {
+		t.Errorf("%d parameters, want about 21.8 M", n)
+	}
+	p := filepath.Join(t.TempDir(), "inception.onnx")
+	if err := g.WriteFile(p, onnx.FileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cpuOpen(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := make([]float32, 3*FIDSide*FIDSide)
+	FIDInput(in, pattern(64, 64), 64, 64)
+	out, err := run(context.Background(), s, []backend.Tensor{{Name: FIDInputName, DType: backend.Float32, Shape: []int64{1, 3, FIDSide, FIDSide}, Data: in}}, []string{FIDOutputName}, []int64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := 0
+	for _, v := range out[0] {
+		if !(v >= 0) || math.IsInf(float64(v), 0) {
+			t.Fatalf("feature %v", v)
+		}
+		if v > 0 {
+			pos++
+		}
+	}
+	if len(out[0]) != 2048 || pos < 100 {
+		t.Errorf("%d features, %d positive", len(out[0]), pos)
+	}
+}

@@ -343,14 +343,15 @@ func savePNG(path string, hwc []byte, side int) error {
 }
 
 // Synthetic scorer models, seeded weights: open_clip's ViT-B/32 towers
-// (the real architecture; tiny at narrow widths) and an FID stand-in with
-// the contract's I/O (not InceptionV3).
+// (the real architecture; tiny at narrow widths), pytorch-fid's
+// FIDInceptionV3 (inception.go) for the full size and, for tiny, a narrow
+// FID stand-in with the contract's I/O.
 
 // ScorerDims are the feature widths of the synthetic scorer models by
 // size (tiny keeps FID's covariance small).
 var ScorerDims = map[string]int64{SizeFull: 2048, SizeTiny: 64}
 
-// SyntheticInception builds the FID stand-in: two stride-2 3×3
+// SyntheticInception builds the tiny FID stand-in (not InceptionV3): two stride-2 3×3
 // convolutions with ReLU, a 1×1 convolution to dim channels with ReLU,
 // global average pooling.
 func SyntheticInception(dim int64, seed uint64) *onnx.Graph {
@@ -438,6 +439,15 @@ func SyntheticCLIPText(c CLIPConfig, vocab int64, seed uint64) *onnx.Graph {
 	return g.Graph
 }
 
+// inceptionFor is pytorch-fid's FIDInceptionV3 for the full size and the
+// narrow stand-in for tiny.
+func inceptionFor(size string, dim int64, seed uint64) *onnx.Graph {
+	if size == SizeFull {
+		return SyntheticFIDInception(seed)
+	}
+	return SyntheticInception(dim, seed)
+}
+
 // Scorer model layout in a folder.
 const (
 	InceptionFile = "inception/model.onnx"
@@ -458,7 +468,7 @@ func BuildScorers(dir, size string, seed uint64) error {
 	}
 	cc := CLIPConfigs[size]
 	for p, g := range map[string]*onnx.Graph{
-		InceptionFile: SyntheticInception(dim, seed),
+		InceptionFile: inceptionFor(size, dim, seed),
 		filepath.Join(CLIPDir, "visual", "model.onnx"): SyntheticCLIPImage(cc, seed+1),
 		filepath.Join(CLIPDir, "text", "model.onnx"):   SyntheticCLIPText(cc, int64(len(vocab)), seed+2),
 	} {
