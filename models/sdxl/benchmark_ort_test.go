@@ -5,9 +5,11 @@ package sdxl
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +47,23 @@ func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "images", "captions.txt")); err != nil {
 		t.Error(err)
+	}
+	// `mlperf accuracy sdxl` on the same log and data gives the same scores.
+	var acc2 bytes.Buffer
+	if _, err := benchmark.Accuracy(context.Background(), Benchmark, &benchmark.AccuracyRequest{
+		ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join(out, "mlperf_log_accuracy.json"), Data: "synthetic"}}, &acc2); err != nil {
+		t.Fatal(err)
+	}
+	m2 := line.FindStringSubmatch(acc2.String())
+	if m2 == nil {
+		t.Fatalf("mlperf accuracy printed %q", acc2.String())
+	}
+	for i := 1; i <= 2; i++ {
+		a, _ := strconv.ParseFloat(m[i], 64)
+		b, _ := strconv.ParseFloat(m2[i], 64)
+		if math.Abs(a-b) > 1e-4*math.Abs(a) {
+			t.Errorf("run scored %s, accuracy %s", m[i], m2[i])
+		}
 	}
 	t.Log(m[0])
 }
