@@ -211,10 +211,17 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 		warm = 0
 	}
 	latent := int64(128)
-	if m := readModelIndex(dir); m.LatentSize > 0 {
-		latent = m.LatentSize
+	idx := readModelIndex(dir)
+	if idx.LatentSize > 0 {
+		latent = idx.LatentSize
 	}
-	data, err := dataDir(env.Data, env.CacheDir, latent, ScorerDims[scorerSize(env.SyntheticSize, env.Data)])
+	// A synthetic model given as a folder (mlperf model build) counts as
+	// synthetic too.
+	synthSize := env.SyntheticSize
+	if synthSize == "" {
+		synthSize = idx.Size
+	}
+	data, err := dataDir(env.Data, env.CacheDir, latent, ScorerDims[scorerSize(synthSize, env.Data)])
 	if err != nil {
 		return nil, err
 	}
@@ -277,8 +284,8 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 			dir, p.Steps(), Guidance, p.ImageW, p.ImageH, ds.Len(), data, env.Batch, env.Workers),
 		Close: p.Close,
 	}
-	if env.Synthetic() && p.Steps() != Steps {
-		inst.Describe += fmt.Sprintf("; the synthetic %s model runs %d steps, not the reference's %d", env.SyntheticSize, p.Steps(), Steps)
+	if synthSize != "" && p.Steps() != Steps {
+		inst.Describe += fmt.Sprintf("; the synthetic %s model runs %d steps, not the reference's %d", synthSize, p.Steps(), Steps)
 	}
 	inst.Raw = func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
 		n := min(ds.Len(), env.Batch*4)
@@ -311,7 +318,7 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 			review = filepath.Join(env.Out, "images")
 		}
 		return scoreLog(ctx, &benchmark.ScoreRequest{Log: logPath, Data: data, Count: env.Count, Extra: env.Extra, CacheDir: env.CacheDir, Stderr: env.Stderr},
-			env.SyntheticSize != "", scorerSize(env.SyntheticSize, env.Data), review, env.OpenSession)
+			synthSize != "" || env.Data == "synthetic", scorerSize(synthSize, env.Data), review, env.OpenSession)
 	}
 	return inst, nil
 }
