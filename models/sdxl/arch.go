@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/mlperf-go/inference/onnx"
 )
@@ -490,12 +489,4 @@ func checkConfig(c Config) error {
 		return fmt.Errorf("sdxl: text encoder vocabulary not set")
 	}
 	return nil
-}
-
-// describe is a one-line summary of a size.
-func describe(c Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "text encoders %d×%d and %d×%d, UNet channels %v, VAE %v, latents %d×%d, %d steps",
-		c.Text1.Layers, c.Text1.Hidden, c.Text2.Layers, c.Text2.Hidden, c.UNet.Channels, c.VAE.Channels, c.LatentSize, c.LatentSize, c.Steps)
-	return b.String()
 }

@@ -8,15 +8,14 @@ import (
 	"errors"
 	"math"
 	"os"
-	"strings"
-
-	"github.com/mlperf-go/inference/onnx"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/onnx"
 )
 
 func needORT(t testing.TB) {
