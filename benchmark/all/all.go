@@ -8,6 +8,7 @@ package all
 
 import (
 	_ "github.com/mlperf-go/inference/models/bert"
+	_ "github.com/mlperf-go/inference/models/dlrm"
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
 	_ "github.com/mlperf-go/inference/models/resnet50"

@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 )
 
 func init() {
-	registerMetric("squad", "SQuAD v1.1 EM/F1 of predictions.json against dev-v1.1.json (evaluate_v1.1.py)", metricSquad)
+	Register("squad", "SQuAD v1.1 EM/F1 of predictions.json against dev-v1.1.json (evaluate_v1.1.py)", metricSquad)
 }
 
 func metricSquad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric squad", flag.ContinueOnError)
 	preds := fs.String("predictions", "", "predictions.json: {question id: answer text} (required)")
 	data := fs.String("data", "", "dev-v1.1.json (required)")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -48,5 +48,5 @@ func metricSquad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, id := range r.Unanswered {
 		lines = append(lines, fmt.Sprintf("Unanswered question %s will receive score 0.", id))
 	}
-	return mo.finish(stdout, append(lines, r.String()))
+	return mo.Finish(stdout, append(lines, r.String()))
 }

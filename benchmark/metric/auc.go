@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	registerMetric("auc", "DLRMv2 ROC AUC of an accuracy log or of (prediction, label) pairs (accuracy-dlrm.py)", metricAUC)
+	Register("auc", "DLRMv2 ROC AUC of an accuracy log or of (prediction, label) pairs (accuracy-dlrm.py)", metricAUC)
 }
 
 func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -20,8 +20,8 @@ func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pairs := fs.String("pairs", "", "instead of --log: an N×2 .npy of (prediction, label) rows")
 	dtype := fs.String("dtype", "float32", "response type of --log: float32 (the reference), int32 or int64")
 	samples := fs.Int("samples", 0, "with --log: the number of aggregated samples; a larger qsl_idx is an error (330067 for the full data set; 0: no check)")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -54,5 +54,5 @@ func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("%w (%s)", err, *pairs)
 		}
 	}
-	return mo.finish(stdout, []string{r.String()})
+	return mo.Finish(stdout, []string{r.String()})
 }

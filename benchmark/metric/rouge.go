@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	registerMetric("rouge", "ROUGE-1/2/L/Lsum of predictions against references (GPT-J evaluation.py, Llama 2 evaluate-accuracy.py)", metricRouge)
+	Register("rouge", "ROUGE-1/2/L/Lsum of predictions against references (GPT-J evaluation.py, Llama 2 evaluate-accuracy.py)", metricRouge)
 }
 
 func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -23,8 +23,8 @@ func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	refs := fs.String("references", "", "references, in the same form and order (required)")
 	tokens := fs.String("tokens", "", "optional JSON array of generated token counts (gen_tok_len, tokens_per_sample)")
 	format := fs.String("format", "", "print as gptj or llama2 (default: llama2 when --tokens is given, else gptj)")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -55,9 +55,9 @@ func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	switch f := *format; {
 	case f == "gptj" || (f == "" && counts == nil):
-		return mo.finish(stdout, []string{res.GPTJString()})
+		return mo.Finish(stdout, []string{res.GPTJString()})
 	case f == "llama2" || f == "":
-		return mo.finish(stdout, []string{res.Llama2String()})
+		return mo.Finish(stdout, []string{res.Llama2String()})
 	default:
 		return usageError("--format %q: want gptj or llama2", f)
 	}

@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	registerMetric("top1", "ImageNet top-1 of an accuracy log against val_map.txt (accuracy-imagenet.py)", metricTop1)
+	Register("top1", "ImageNet top-1 of an accuracy log against val_map.txt (accuracy-imagenet.py)", metricTop1)
 }
 
 func metricTop1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -22,8 +22,8 @@ func metricTop1(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json (required)")
 	labels := fs.String("labels", "", "val_map.txt: lines 'image label' in QSL order (required)")
 	dtype := fs.String("dtype", "float32", "response type: float32 (the reference), int32 or int64")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func metricTop1(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return mo.finish(stdout, []string{r.String()})
+	return mo.Finish(stdout, []string{r.String()})
 }
 
 // readValMap reads the labels of val_map.txt ("path label" per line), as

@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	registerMetric("coco", "COCO bbox mAP of a RetinaNet log (accuracy-openimages.py, pycocotools COCOeval)", metricCOCO)
+	Register("coco", "COCO bbox mAP of a RetinaNet log (accuracy-openimages.py, pycocotools COCOeval)", metricCOCO)
 }
 
 // metricCOCO is `mlperf accuracy --metric coco`: what

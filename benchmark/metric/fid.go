@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	registerMetric("fid", "FID between two feature sets or statistics files (SDXL tools/fid); with CLIP features, the full SDXL line", metricFID)
+	Register("fid", "FID between two feature sets or statistics files (SDXL tools/fid); with CLIP features, the full SDXL line", metricFID)
 }
 
 func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -22,8 +22,8 @@ func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sb := fs.String("stats-b", "", "instead of --features-b: .npz with mu and sigma")
 	img := fs.String("image-features", "", "optional: image features for the CLIP score (see --metric clip); prints the SDXL line")
 	txt := fs.String("text-features", "", "optional: text features for the CLIP score")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -49,13 +49,13 @@ func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError("--image-features and --text-features go together")
 	}
 	if *img == "" {
-		return mo.finish(stdout, []string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(fid))})
+		return mo.Finish(stdout, []string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(fid))})
 	}
 	_, clip, err := clipFromFiles(*img, *txt)
 	if err != nil {
 		return err
 	}
-	return mo.finish(stdout, []string{accuracy.SDXLResult{FID: fid, CLIP: clip}.String()})
+	return mo.Finish(stdout, []string{accuracy.SDXLResult{FID: fid, CLIP: clip}.String()})
 }
 
 // fidStats loads a feature matrix (mean and covariance computed) or an

@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 )
 
 func init() {
-	registerMetric("clip", "CLIP score of paired image and text feature vectors (SDXL tools/clip)", metricCLIP)
+	Register("clip", "CLIP score of paired image and text feature vectors (SDXL tools/clip)", metricCLIP)
 }
 
 func metricCLIP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric clip", flag.ContinueOnError)
 	img := fs.String("image-features", "", "N×D float32 .npy of CLIP image embeddings (required)")
 	txt := fs.String("text-features", "", "N×D float32 .npy of the captions' text embeddings, same order (required)")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -31,7 +31,7 @@ func metricCLIP(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	return mo.finish(stdout, []string{fmt.Sprintf("{'CLIP_SCORE': '%s'}", pyRepr(mean))})
+	return mo.Finish(stdout, []string{fmt.Sprintf("{'CLIP_SCORE': '%s'}", pyRepr(mean))})
 }
 
 func clipFromFiles(imgPath, txtPath string) ([]float64, float64, error) {

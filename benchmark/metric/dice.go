@@ -1,4 +1,4 @@
-package main
+package metric
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	registerMetric("dice", "KiTS19 mean DICE of predicted label volumes or a 3D-UNet accuracy log (accuracy_kits.py)", metricDice)
+	Register("dice", "KiTS19 mean DICE of predicted label volumes or a 3D-UNet accuracy log (accuracy_kits.py)", metricDice)
 }
 
 func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -25,8 +25,8 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	logPath := fs.String("log", "", "instead of --pred: mlperf_log_accuracy.json, one entry per case; qsl_idx is the case's index in sorted order, the shape the ground truth's")
 	dtype := fs.String("dtype", "uint8", "response type of --log (accuracy_kits.py --output_dtype)")
 	csv := fs.String("summary", "", "also write summary.csv (per case and mean) here")
-	var mo metricOut
-	mo.flags(fs)
+	var mo Out
+	mo.Flags(fs)
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("accuracy: %w", err)
 		}
 	}
-	return mo.finish(stdout, []string{r.String()})
+	return mo.Finish(stdout, []string{r.String()})
 }
 
 // kitsSuffixes are the file forms of a case, in the order tried.
