@@ -98,8 +98,8 @@ func CLIPInput(dst []float32, img []byte, h, w int) {
 		nh = int(math.Floor(float64(CLIPSide) * float64(h) / float64(w)))
 	}
 	r := pilResize(img, h, w, nh, nw)
-	top := int(math.Round(float64(nh-CLIPSide) / 2))
-	left := int(math.Round(float64(nw-CLIPSide) / 2))
+	top := int(math.RoundToEven(float64(nh-CLIPSide) / 2)) // Python round()
+	left := int(math.RoundToEven(float64(nw-CLIPSide) / 2))
 	for c := range 3 {
 		for y := range CLIPSide {
 			for x := range CLIPSide {
