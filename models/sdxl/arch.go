@@ -2,8 +2,10 @@
 // captions (mlcommons/inference text_to_image/): the synthetic-weights
 // model builder for the four graphs of a Hugging Face optimum export
 // (arch.go), the pipeline that binds them to the diffusion package's
-// scheduler and loop (pipeline.go), the FID / CLIP score models and
-// scoring (score.go), and the benchmark descriptor (benchmark.go).
+// scheduler and loop (pipeline.go), the FID / CLIP scoring and its
+// synthetic networks (score.go, inception.go), the model folder layout
+// (modelfile.go) and the benchmark descriptor with the coco2014 data set
+// commands (benchmark.go).
 package sdxl
 
 import (
