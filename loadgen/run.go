@@ -216,27 +216,30 @@ func floorTo(v, scale float64) float64 {
 // runState is the shared state of one IssueQueries series: preallocated
 // per-sample slots written by the completer without locks.
 type runState struct {
-	e        *effective
-	lw       *logWriter
-	q        schedule.Queries
-	spq      int
-	base     time.Time // time zero: all timestamps are ns since base
-	seqBase  uint64    // seq_id of sample 0 of this series
-	start    int64     // ns: the first query's scheduled time
-	sched    []int64   // per query: scheduled time (ns since base)
-	done     []int64   // per sample: completion time (ns since base), 0 while outstanding
-	first    []int64   // per sample: first-token time, token latencies only
-	tokens   []int32   // per sample: n_tokens, token latencies only
-	remain   []int32   // per query: samples outstanding
-	logMask  []uint64  // per sample bit: log its response in performance mode
-	logAll   bool
-	complete atomic.Int64 // samples completed
-	failed   atomic.Int64 // samples completed with an error
-	extra    atomic.Int64 // completions of unknown or already completed IDs
-	waitQ    atomic.Int64 // query the issuer is waiting for
-	wake     chan struct{}
-	errMu    sync.Mutex
-	errMsgs  []string
+	e       *effective
+	lw      *logWriter
+	q       schedule.Queries
+	spq     int
+	base    time.Time // time zero: all timestamps are ns since base
+	seqBase uint64    // seq_id of sample 0 of this series
+	start   int64     // ns: the first query's scheduled time
+	sched   []int64   // per query: scheduled time (ns since base)
+	done    []int64   // per sample: completion time (ns since base), 0 while outstanding
+	first   []int64   // per sample: first-token time, token latencies only
+	tokens  []int32   // per sample: n_tokens, token latencies only
+	remain  []int32   // per query: samples outstanding
+	logMask []uint64  // per sample bit: log its response in performance mode
+	logAll  bool
+	// lastIssued is when the last query issued so far was handed to the
+	// SUT (ns since base); 0 where that is its scheduled time.
+	lastIssued int64
+	complete   atomic.Int64 // samples completed
+	failed     atomic.Int64 // samples completed with an error
+	extra      atomic.Int64 // completions of unknown or already completed IDs
+	waitQ      atomic.Int64 // query the issuer is waiting for
+	wake       chan struct{}
+	errMu      sync.Mutex
+	errMsgs    []string
 }
 
 func (r *runState) now() int64 { return int64(time.Since(r.base)) + 1 }
@@ -441,8 +444,9 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 		target := r.sched[issued]
 		r.sleepUntil(target)
 		end := issued + 1
+		r.lastIssued = r.now()
 		if e.req.ServerCoalesceQueries {
-			now := r.now()
+			now := r.lastIssued
 			for end < nq && r.sched[end] <= now {
 				end++
 			}
