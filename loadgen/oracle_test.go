@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/loadgen/schedule"
 )
 
 // The goldens under testdata/oracle come from the C++ LoadGen of
@@ -23,7 +25,17 @@ import (
 // LoadGen's TestSettings.
 func oracleCase(t *testing.T, name string) Settings {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "oracle", "cases", name+".txt"))
+	s, _, _ := oracleCaseFile(t, filepath.Join("testdata", "oracle", "cases", name+".txt"))
+	return s
+}
+
+// oracleCaseFile reads a case file into Settings and the QSL's total and
+// performance sample counts (1024 unless qsl_total, qsl_performance).
+func oracleCaseFile(t *testing.T, path string) (Settings, int, int) {
+	t.Helper()
+	name := filepath.Base(path)
+	total, perf := 1024, 1024
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +98,19 @@ func oracleCase(t *testing.T, name string) Settings {
 			s.InferTokenLatencies = u() != 0
 		case "token_latency_scaling_factor":
 			s.TokenLatencyScalingFactor = u()
+		case "sample_concatenate_permutation":
+			s.SampleConcatenatePermutation = u() != 0
+		case "qsl_total":
+			total = int(u())
+		case "qsl_performance":
+			perf = int(u())
 		default:
 			if !strings.HasPrefix(k, "sut_") {
 				t.Fatalf("%s: setting %s is not known to the test", name, k)
 			}
 		}
 	}
-	return s
+	return s, total, perf
 }
 
 // oracleSeries builds the run state of the series in NAME/series.csv:
@@ -217,10 +235,10 @@ func TestResultsMatchCLoadGen(t *testing.T) {
 	for _, c := range cases {
 		name := strings.TrimSuffix(filepath.Base(c), ".txt")
 		t.Run(name, func(t *testing.T) {
-			s := oracleCase(t, name)
+			s, total, perf := oracleCaseFile(t, c)
 			seen[s.Scenario] = true
 			tokenServer = tokenServer || (s.Scenario == Server && s.UseTokenLatencies)
-			e, err := deriveSettings(s, 1024, 1024)
+			e, err := deriveSettings(s, total, perf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,5 +303,47 @@ func TestResultsMatchCLoadGen(t *testing.T) {
 	}
 	if !tokenServer {
 		t.Error("no oracle case for a Server run with token latencies")
+	}
+}
+
+// TestEqualIssueMatchesCLoadGen compares, sample by sample, the issue order
+// of performance runs with sample_concatenate_permutation (equal issue)
+// with the C++ LoadGen's: testdata/oracle/equal_issue/NAME.csv is the
+// order the trace of a run with the settings of NAME.txt recorded
+// (issue_order.py), in full.
+func TestEqualIssueMatchesCLoadGen(t *testing.T) {
+	cases, err := filepath.Glob(filepath.Join("testdata", "oracle", "equal_issue", "*.txt"))
+	if err != nil || len(cases) < 4 {
+		t.Fatalf("want an equal-issue case per scenario: %v %v", cases, err)
+	}
+	for _, c := range cases {
+		name := strings.TrimSuffix(filepath.Base(c), ".txt")
+		t.Run(name, func(t *testing.T) {
+			s, total, perf := oracleCaseFile(t, c)
+			e, err := deriveSettings(s, total, perf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.equalIssue {
+				t.Fatal("the case does not turn equal issue on")
+			}
+			p := e.params(false)
+			q := schedule.Generate(p, schedule.LoadableSets(p)[0])
+			data, err := os.ReadFile(strings.TrimSuffix(c, ".txt") + ".csv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := strings.Split(strings.TrimSpace(string(data)), "\n")[1:]
+			if len(rows) > len(q.Samples) {
+				t.Fatalf("LoadGen issued %d samples, we generate %d", len(rows), len(q.Samples))
+			}
+			spq := max(q.SamplesPerQuery, 1)
+			for i, row := range rows {
+				f := strings.Split(row, ",")
+				if f[0] != strconv.Itoa(i) || f[1] != strconv.Itoa(i/spq) || f[2] != strconv.FormatUint(q.Samples[i], 10) {
+					t.Fatalf("sample %d: LoadGen seq,query,index %s; we issue query %d index %d", i, row, i/spq, q.Samples[i])
+				}
+			}
+		})
 	}
 }

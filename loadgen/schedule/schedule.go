@@ -107,6 +107,7 @@ func Generate(p Params, loaded []uint64) Queries {
 	unique := positions()
 	// The equal-issue helper: ceil(min_query_count / L) permutations of the
 	// L loaded positions (MultiStream padding included), built eagerly.
+	// perm is a fresh permutation of 0..L-1 (Offline's repetitions).
 	L := uint64(len(loaded))
 	perm := func() []uint64 {
 		s := make([]uint64, L)
@@ -116,13 +117,19 @@ func Generate(p Params, loaded []uint64) Queries {
 		rng.Shuffle(s, g)
 		return s
 	}
+	// LoadGen's SampleDistributionEqualIssue shuffles one vector again and
+	// again (each permutation starts from the previous one, not from
+	// 0..L-1); the draws consumed depend only on L.
 	var equal []uint64
 	if L > 0 && p.MinQueryCount > 0 {
+		cur := make([]uint64, L)
+		for i := range cur {
+			cur[i] = uint64(i)
+		}
 		for range (p.MinQueryCount + L - 1) / L {
+			rng.Shuffle(cur, g)
 			if p.EqualIssue {
-				equal = append(equal, perm()...)
-			} else {
-				perm()
+				equal = append(equal, cur...)
 			}
 		}
 	}

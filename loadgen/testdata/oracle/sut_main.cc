@@ -204,6 +204,8 @@ int main(int argc, char** argv) {
   ts.qsl_rng_seed = u64("qsl_rng_seed", 0);
   ts.sample_index_rng_seed = u64("sample_index_rng_seed", 0);
   ts.schedule_rng_seed = u64("schedule_rng_seed", 0);
+  ts.sample_concatenate_permutation =
+      u64("sample_concatenate_permutation", 0) != 0;
   ts.use_token_latencies = u64("use_token_latencies", 0) != 0;
   ts.server_ttft_latency = u64("server_ttft_latency", 100000000);
   ts.server_tpot_latency = u64("server_tpot_latency", 100000000);
