@@ -243,6 +243,9 @@ func TestResultsMatchCLoadGen(t *testing.T) {
 				t.Fatal(err)
 			}
 			r, nq := oracleSeries(t, name, e)
+			if s.Scenario == Offline && uint64(r.spq) != e.samplesPerQuery {
+				t.Errorf("LoadGen's Offline query has %d samples, we derive %d", r.spq, e.samplesPerQuery)
+			}
 			res := r.measure(nq, false)
 			res.evaluate(e)
 
