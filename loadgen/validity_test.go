@@ -22,7 +22,7 @@ type synthRun struct {
 
 // evaluateSynth computes the result of the series and writes its logs,
 // returning the result, the summary and the detail's result entries.
-func evaluateSynth(t *testing.T, sr synthRun) (*Result, string, map[string]string) {
+func evaluateSynth(t *testing.T, sr synthRun) (*Result, string, []detailEntry) {
 	t.Helper()
 	e, err := deriveSettings(sr.s, 1024, 1024)
 	if err != nil {
@@ -64,11 +64,7 @@ func evaluateSynth(t *testing.T, sr synthRun) (*Result, string, map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	detail := map[string]string{}
-	for _, en := range readDetail(t, filepath.Join(dir, "mlperf_log_detail.txt")) {
-		detail[en.key] = en.value
-	}
-	return res, string(sum), detail
+	return res, string(sum), readDetail(t, filepath.Join(dir, "mlperf_log_detail.txt"))
 }
 
 // TestValidityChecks makes each of LoadGen's validity checks fail on its
@@ -200,7 +196,11 @@ func TestValidityChecks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, sum, detail := evaluateSynth(t, tc.run)
+			res, sum, entries := evaluateSynth(t, tc.run)
+			detail := map[string]string{}
+			for _, en := range entries {
+				detail[en.key] = en.value
+			}
 			if res.Valid != tc.valid {
 				t.Errorf("valid %v, want %v (%v)", res.Valid, tc.valid, res.InvalidReasons)
 			}
