@@ -5,8 +5,6 @@ package resnet50
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +13,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
-	"github.com/mlperf-go/inference/onnx"
-	"github.com/mlperf-go/inference/preprocess"
+	"github.com/mlperf-go/inference/internal/torchgolden"
 )
 
 // The goldens in testdata/torch come from PyTorch 1.13 (Debian's
@@ -45,12 +42,7 @@ func torchInputs() []float32 {
 // torchWant returns PyTorch's softmax [2×1001] and ArgMax.
 func torchWant(t *testing.T) ([]float32, []int64) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(torchDir, "softmax.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	shape, sm, err := preprocess.ReadNpy(f)
+	shape, sm, err := torchgolden.ReadNpy(torchDir, "softmax.npy")
 	if err != nil || len(shape) != 2 || shape[0] != 2 || shape[1] != Classes {
 		t.Fatalf("softmax.npy: shape %v, %v", shape, err)
 	}
@@ -89,19 +81,11 @@ func runTorchCompare(t *testing.T, s backend.Session) {
 		}
 	}
 	wantSM, wantAM := torchWant(t)
-	if len(sm) != len(wantSM) || len(am) != len(wantAM) {
-		t.Fatalf("%d probabilities and %d classes, want %d and %d", len(sm), len(am), len(wantSM), len(wantAM))
+	if bad, first := torchgolden.Diff(sm, wantSM, 2e-6, 1e-4); bad > 0 {
+		t.Errorf("%d of %d probabilities differ from PyTorch's: %s", bad, len(wantSM), first)
 	}
-	bad := 0
-	for i, w := range wantSM {
-		if d := math.Abs(float64(sm[i] - w)); d > 2e-6 && d > 1e-4*math.Abs(float64(w)) {
-			if bad++; bad <= 5 {
-				t.Errorf("softmax[%d][%d] = %g, PyTorch %g", i/Classes, i%Classes, sm[i], w)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d probabilities differ from PyTorch's", bad, len(wantSM))
+	if len(am) != len(wantAM) {
+		t.Fatalf("%d classes, want %d", len(am), len(wantAM))
 	}
 	for i := range wantAM {
 		if am[i] != wantAM[i] {
@@ -145,11 +129,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // batch norm, heads).
 func TestArchTinyWithTorchWeightsMatchesPyTorch(t *testing.T) {
 	archNeedORT(t)
-	index, err := os.ReadFile(filepath.Join(torchDir, "weights.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(torchDir, "weights.bin"))
+	ws, err := torchgolden.ReadWeights(torchDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,43 +137,8 @@ func TestArchTinyWithTorchWeightsMatchesPyTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inits := g.Initializers()
-	byName := map[string]int{}
-	for i, in := range inits {
-		byName[in.Name] = i
-	}
-	off, replaced := 0, 0
-	for _, line := range strings.Split(strings.TrimSpace(string(index)), "\n") {
-		name, dimsText, _ := strings.Cut(line, " ")
-		var dims []int64
-		n := 1
-		for _, d := range strings.Split(dimsText, ",") {
-			v, err := strconv.Atoi(d)
-			if err != nil {
-				t.Fatalf("weights.txt: %q: %v", line, err)
-			}
-			dims, n = append(dims, int64(v)), n*v
-		}
-		if off+4*n > len(raw) {
-			t.Fatalf("weights.bin too short for %s", name)
-		}
-		vals := make([]float32, n)
-		for j := range vals {
-			vals[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[off+4*j:]))
-		}
-		off += 4 * n
-		i, ok := byName[name]
-		if !ok {
-			t.Fatalf("PyTorch parameter %s has no counterpart in the builder", name)
-		}
-		if got := inits[i].Dims; len(got) != len(dims) || !equalDims(got, dims) {
-			t.Fatalf("%s: builder shape %v, PyTorch %v", name, got, dims)
-		}
-		*inits[i] = *onnx.NewTensor(name, onnx.Float, dims, vals)
-		replaced++
-	}
-	if off != len(raw) || replaced != len(inits) {
-		t.Fatalf("replaced %d of the builder's %d initializers (%d of %d bytes read)", replaced, len(inits), off, len(raw))
+	if err := torchgolden.Replace(g, ws); err != nil {
+		t.Fatal(err)
 	}
 	var buf bytes.Buffer
 	if _, err := g.WriteTo(&buf); err != nil {
@@ -205,13 +150,4 @@ func TestArchTinyWithTorchWeightsMatchesPyTorch(t *testing.T) {
 	}
 	defer s.Close()
 	runTorchCompare(t, s)
-}
-
-func equalDims(a, b []int64) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
