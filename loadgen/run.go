@@ -290,13 +290,16 @@ type runState struct {
 	logMask  []uint64  // per sample bit: log its response in performance mode
 	failMask []uint64  // per sample bit: completed with an error
 	logAll   bool
-	complete atomic.Int64 // samples completed
-	failed   atomic.Int64 // samples completed with an error
-	extra    atomic.Int64 // completions of unknown or already completed IDs
-	waitQ    atomic.Int64 // query the issuer is waiting for
-	wake     chan struct{}
-	errMu    sync.Mutex
-	errMsgs  []string
+	// lastIssued is when the last query issued so far was handed to the
+	// SUT (ns since base); 0 where that is its scheduled time.
+	lastIssued int64
+	complete   atomic.Int64 // samples completed
+	failed     atomic.Int64 // samples completed with an error
+	extra      atomic.Int64 // completions of unknown or already completed IDs
+	waitQ      atomic.Int64 // query the issuer is waiting for
+	wake       chan struct{}
+	errMu      sync.Mutex
+	errMsgs    []string
 }
 
 func (r *runState) now() int64 { return int64(time.Since(r.base)) + 1 }
@@ -513,8 +516,9 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			return issued, "Ending early: interrupted."
 		}
 		end := issued + 1
+		r.lastIssued = r.now()
 		if e.req.ServerCoalesceQueries {
-			now := r.now()
+			now := r.lastIssued
 			for end < nq && r.sched[end] <= now {
 				end++
 			}
