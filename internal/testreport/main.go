@@ -29,6 +29,7 @@ type report struct {
 	packages []string          // "ok  pkg 1.2s", "FAIL pkg", in order
 	failed   []string          // pkg.Test
 	skipped  []string          // "pkg.Test: reason"
+	passed   int               // tests (and subtests) that passed
 	lastLog  map[string]string // pkg.Test -> last line the test logged
 }
 
@@ -64,6 +65,8 @@ func (r *report) add(e event) {
 	case "pass":
 		if e.Test == "" {
 			r.packages = append(r.packages, fmt.Sprintf("ok   %s (%.1fs)", e.Package, e.Elapsed))
+		} else {
+			r.passed++
 		}
 	}
 }
@@ -80,7 +83,8 @@ func (r *report) write(w io.Writer) {
 	for _, s := range r.skipped {
 		fmt.Fprintln(w, "SKIP", s)
 	}
-	fmt.Fprintf(w, "%d test(s) failed, %d skipped\n", len(r.failed), len(r.skipped))
+	// The plain closing line CI systems read: 'N passed, N failed, N skipped'.
+	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", r.passed, len(r.failed), len(r.skipped))
 }
 
 func main() {

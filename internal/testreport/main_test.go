@@ -18,6 +18,7 @@ func TestReportNamesEverySkipWithItsReason(t *testing.T) {
 		{Action: "output", Package: "p", Test: "TestC", Output: "    c_test.go:9: something else\n"},
 		{Action: "skip", Package: "p", Test: "TestB/sub"},
 		{Action: "fail", Package: "p", Test: "TestC"},
+		{Action: "pass", Package: "r", Test: "TestD"},
 		{Action: "fail", Package: "p", Elapsed: 1.25},
 		{Action: "skip", Package: "q"}, // no test files
 		{Action: "pass", Package: "r", Elapsed: 0.5},
@@ -37,7 +38,7 @@ func TestReportNamesEverySkipWithItsReason(t *testing.T) {
 	}
 	var out bytes.Buffer
 	r.write(&out)
-	want := "FAIL p (1.2s)\nok   r (0.5s)\nFAILED p.TestC\nSKIP p.TestA: a_test.go:3: no curl here\nSKIP p.TestB/sub: a_test.go:4: ONNX Runtime not available: x\n1 test(s) failed, 2 skipped\n"
+	want := "FAIL p (1.2s)\nok   r (0.5s)\nFAILED p.TestC\nSKIP p.TestA: a_test.go:3: no curl here\nSKIP p.TestB/sub: a_test.go:4: ONNX Runtime not available: x\n1 passed, 1 failed, 2 skipped\n"
 	if out.String() != want {
 		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)
 	}
