@@ -372,3 +372,61 @@ func DepsPath(elem ...string) string {
 	}
 	return filepath.Join(append([]string{deps}, elem...)...)
 }
+
+// CheckBatch returns a usage error when a model file fixes its batch
+// dimension (fixed > 0) below --batch.
+func (e *Env) CheckBatch(fixed int) error {
+	if fixed > 0 && e.Batch > fixed {
+		return UsageError("%s: the model has a fixed batch size of %d; use --batch %d or less", e.Benchmark.Name, fixed, fixed)
+	}
+	return nil
+}
+
+// Describe is the usual line about a tensor-model run: scenario, mode,
+// model, backend, batch, workers and the data set's sample count.
+func (e *Env) Describe(samples int) string {
+	return fmt.Sprintf("%s: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set",
+		e.Benchmark.Name, e.Scenario, e.Mode, e.Model, e.Backend, e.Batch, e.Workers, samples)
+}
+
+// FileIn resolves a data set argument that may name the file itself or a
+// folder holding it under its conventional name.
+func FileIn(path, name string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return filepath.Join(path, name)
+	}
+	return path
+}
+
+// TensorModel is a model over one engine session that OpenTensorModel
+// prepares: a harness.Model whose file may fix the batch dimension
+// (FixedBatch > 0) and that warms up with count calls of n samples.
+type TensorModel interface {
+	harness.Model
+	FixedBatch() int
+	Warmup(ctx context.Context, n, count int) error
+}
+
+// OpenTensorModel opens env.ModelPath with the run's engine settings
+// (fetching only outputs; nil: all), binds it with newModel, checks its
+// fixed batch against --batch and warms it up with warmups calls of
+// --batch samples. On an error the session is closed; otherwise the
+// caller closes it.
+func OpenTensorModel[M TensorModel](ctx context.Context, env *Env, outputs []string, warmups int, newModel func(backend.Session) (M, error)) (backend.Session, M, error) {
+	var zero M
+	sess, err := env.OpenSession(env.ModelPath, outputs)
+	if err != nil {
+		return nil, zero, err
+	}
+	m, err := newModel(sess)
+	if err != nil {
+		err = fmt.Errorf("%w (model %s)", err, env.ModelPath)
+	} else if err = env.CheckBatch(m.FixedBatch()); err == nil {
+		err = m.Warmup(ctx, env.Batch, warmups)
+	}
+	if err != nil {
+		sess.Close()
+		return nil, zero, err
+	}
+	return sess, m, nil
+}

@@ -192,28 +192,14 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 	if err != nil {
 		return nil, err
 	}
-	sess, err := env.OpenSession(env.ModelPath, []string{ArgMaxName})
+	sess, m, err := benchmark.OpenTensorModel(ctx, env, []string{ArgMaxName}, 5, func(s backend.Session) (*Model, error) { return New(s, qsl.Sample) })
 	if err != nil {
-		return nil, err
-	}
-	m, err := New(sess, qsl.Sample)
-	if err != nil {
-		sess.Close()
-		return nil, fmt.Errorf("%w (model %s)", err, env.Model)
-	}
-	if fb := m.FixedBatch(); fb > 0 && env.Batch > fb {
-		sess.Close()
-		return nil, benchmark.UsageError("resnet50: the model has a fixed batch size of %d; use --batch %d or less", fb, fb)
-	}
-	if err := m.Warmup(ctx, env.Batch, 5); err != nil {
-		sess.Close()
 		return nil, err
 	}
 	return &benchmark.Instance{
-		Model: m,
-		QSL:   qsl,
-		Describe: fmt.Sprintf("resnet50: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set",
-			env.Scenario, env.Mode, env.Model, env.Backend, env.Batch, env.Workers, ds.Len()),
+		Model:    m,
+		QSL:      qsl,
+		Describe: env.Describe(ds.Len()),
 		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
 			return scoreTop1(logPath, data, list, env.Count, "", env.Stderr)
 		},
