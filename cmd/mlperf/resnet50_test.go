@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/resnet50"
@@ -254,25 +253,5 @@ func TestRunResNet50AccuracyEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(log, want) {
 		t.Fatalf("the score is not printed:\n%s", log)
-	}
-}
-
-// `mlperf perf` alternates raw and harness measurements in rounds and ends
-// with the ratio line that scripts read.
-func TestPerfResNet50PrintsRoundsAndRatio(t *testing.T) {
-	needORT(t)
-	dir := t.TempDir()
-	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")},
-		"perf", "resnet50", "--model", "synthetic:tiny", "--data", "synthetic", "--count", "16", "--batch", "2", "--duration", "800ms", "--out", filepath.Join(dir, "out"))
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, log)
-	}
-	if n := strings.Count(log, "perf: round "); n != benchmark.PerfRounds {
-		t.Errorf("%d round lines, want %d:\n%s", n, benchmark.PerfRounds, log)
-	}
-	lines := strings.Split(strings.TrimSpace(log), "\n")
-	var ratio float64
-	if _, err := fmt.Sscanf(lines[len(lines)-1], "ratio=%g", &ratio); err != nil || ratio <= 0 {
-		t.Fatalf("last line %q: want ratio=<positive>", lines[len(lines)-1])
 	}
 }
