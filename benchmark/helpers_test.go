@@ -20,7 +20,7 @@ import (
 func TestLoadBatches(t *testing.T) {
 	for _, tc := range []struct {
 		total, batch, most int
-		want              [][]loadgen.SampleIndex
+		want               [][]loadgen.SampleIndex
 	}{
 		{10, 3, 2, [][]loadgen.SampleIndex{{0, 1, 2}, {3, 4, 5}}},
 		{2, 3, 8, [][]loadgen.SampleIndex{{0, 1, 0}}},
