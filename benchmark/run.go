@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -190,6 +191,7 @@ func ResolveModel(b *Benchmark, spec, cacheDir string, stderr io.Writer) (path, 
 // NewEnv validates o for b, resolves the model, makes the output folder
 // and returns the Env that Open works with.
 func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
+	stderr = serialize(stderr)
 	if err := o.Validate(b); err != nil {
 		return nil, err
 	}
@@ -264,7 +266,7 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	env.Stdout = stdout
+	env.Stdout, stderr = stdout, env.Stderr
 	s, err := Settings(&env.Options)
 	if err != nil {
 		return nil, err
@@ -429,4 +431,32 @@ func OpenTensorModel[M TensorModel](ctx context.Context, env *Env, outputs []str
 		return nil, zero, err
 	}
 	return sess, m, nil
+}
+
+// syncWriter serialises the writes of several goroutines (the run's
+// progress line, the QSL's loading progress) to one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// serialize returns w made safe for concurrent writes: an *os.File (whose
+// writes already are, and which Progress checks for a terminal) or a
+// syncWriter as it is, nil as io.Discard, anything else wrapped in a
+// syncWriter.
+func serialize(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	switch w.(type) {
+	case *os.File, *syncWriter:
+		return w
+	}
+	return &syncWriter{w: w}
 }
