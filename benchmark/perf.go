@@ -41,6 +41,7 @@ func Perf(ctx context.Context, b *Benchmark, o Options, d time.Duration, stdout,
 	if err != nil {
 		return PerfResult{}, err
 	}
+	stderr = env.Stderr
 	inst, sut, closeAll, err := open(ctx, env)
 	if err != nil {
 		return PerfResult{}, err

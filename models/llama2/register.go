@@ -110,10 +110,7 @@ func dataFile(data, cacheDir string, tok func() (*tokenizer.Llama, error), stder
 		}
 		return path, openorca.SynthFile(path, t, openorca.SmallSynth)
 	}
-	if st, err := os.Stat(data); err == nil && st.IsDir() {
-		return filepath.Join(data, openorca.FileName), nil
-	}
-	return data, nil
+	return benchmark.FileIn(data, openorca.FileName), nil
 }
 
 // open opens the data set and the model, checks the model's vocabulary
@@ -326,10 +323,7 @@ func synthOpenOrca(req *benchmark.DatasetRequest) error {
 	if err != nil {
 		return err
 	}
-	path := req.Out
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, openorca.FileName)
-	}
+	path := benchmark.FileIn(req.Out, openorca.FileName)
 	if err := openorca.SynthFile(path, tok, openorca.SynthConfig{Samples: cfg.Samples, Seed: cfg.Seed}); err != nil {
 		return err
 	}
@@ -338,10 +332,7 @@ func synthOpenOrca(req *benchmark.DatasetRequest) error {
 }
 
 func verifyOpenOrca(req *benchmark.DatasetRequest) error {
-	path := req.Data
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, openorca.FileName)
-	}
+	path := benchmark.FileIn(req.Data, openorca.FileName)
 	ds, err := openorca.Open(path)
 	if err != nil {
 		return err
