@@ -23,6 +23,11 @@ import (
 // reproduces, as written in the detail log's loadgen_version.
 const Version = "6.0.17 @ mlperf-go"
 
+// auditConfigWarning is LoadGen's warning_generic_message when an
+// audit.config overrides the settings (loadgen/loadgen.cc StartTest);
+// reviewers look for it in compliance logs.
+const auditConfigWarning = "Found Audit Config file (audit.config). Overriding TestSettings from audit.config file."
+
 // Namer is implemented by SUTs and QSLs that have a name for the logs.
 type Namer interface {
 	Name() string
@@ -288,10 +293,12 @@ func (lw *logWriter) header(sut SUT, qsl QSL, e *effective) {
 	lw.log("requested_performance_issue_same", s.PerformanceIssueSame)
 	lw.log("requested_performance_issue_same_index", s.PerformanceIssueSameIndex)
 	lw.log("requested_performance_sample_count_override", s.PerformanceSampleCountOverride)
+	lw.log("requested_accuracy_sample_count_override", s.AccuracySampleCountOverride)
 	lw.log("requested_sample_concatenate_permutation", s.SampleConcatenatePermutation)
 	if s.UseTokenLatencies {
 		lw.log("requested_use_token_latencies", s.UseTokenLatencies)
-		if s.Scenario == Server {
+		// LoadGen logs the TTFT/TPOT bounds for every scenario but Offline.
+		if s.Scenario != Offline {
 			lw.log("requested_server_ttft_latency", s.ServerTTFTLatencyNs)
 			lw.log("requested_server_tpot_latency", s.ServerTPOTLatencyNs)
 		}
@@ -325,6 +332,40 @@ func (lw *logWriter) header(sut SUT, qsl QSL, e *effective) {
 	lw.log("effective_performance_sample_count", e.performanceSampleCount)
 	lw.log("effective_accuracy_sample_count", e.accuracySampleCount)
 	lw.log("effective_sample_concatenate_permutation", e.equalIssue)
+}
+
+// LoadGen's texts for how a series of queries ended
+// (loadgen/issue_query_controller.cc IssueQueriesInternal and
+// loadgen/loadgen.cc IssueQueries).
+const (
+	endNaturally = "Ending naturally: Minimum query count and test duration met."
+	endRanOut    = "Ending early: Ran out of generated queries to issue before the minimum query count and test duration were reached. Please update the relevant expected latency or target qps in the TestSettings so they are more accurate."
+)
+
+func endMaxQueries(issued int) string {
+	return fmt.Sprintf("IssueQueryThread 0 Ending early: Max query count reached. query_count %d", issued)
+}
+
+func endMaxDuration(ns int64) string {
+	return fmt.Sprintf("IssueQueryThread 0 Ending early: Max test duration reached. duration_ns %d", ns)
+}
+
+func endTooManyOutstanding(issued int, outstanding int64) string {
+	return fmt.Sprintf("IssueQueryThread 0 Ending early: Too many outstanding queries. issued %d outstanding %d", issued, outstanding)
+}
+
+// endSeries logs how a series ended as LoadGen does: a natural end as a
+// generic_message, an early end as an error_runtime (the checker counts
+// those), and nothing for "" (accuracy mode, a Server series that issued
+// every query).
+func (lw *logWriter) endSeries(reason string) {
+	switch {
+	case reason == "":
+	case strings.HasPrefix(reason, "Ending naturally"):
+		lw.message(reason)
+	default:
+		lw.errorf("%s", reason)
+	}
 }
 
 func (lw *logWriter) loadedSet(set []uint64) { lw.log("loaded_qsl_set", set) }
@@ -435,13 +476,21 @@ func upperHex(buf *[]byte, data []byte) []byte {
 
 func (lw *logWriter) resetAccuracyCount() {}
 
-// results writes the result lines of the detail log and the summary.
-func (lw *logWriter) results(r *Result, e *effective) {
+// seriesDone writes the lines LoadGen ends every series of queries with
+// (accuracy sets and performance runs alike): its logger's contention
+// counters, always 0 here, and the power interval, from the first issue
+// to the last completion (beginNs, endNs: ns since the run's base time).
+func (lw *logWriter) seriesDone(beginNs, endNs int64) {
 	for _, k := range []string{"logger_swap_request_slots_retry_count", "logger_swap_request_slots_retry_retry_count", "logger_swap_request_slots_retry_reencounter_count", "logger_start_reading_entries_retry_count", "logger_tls_total_log_cas_fail_count", "logger_tls_total_swap_buffers_slot_retry_count"} {
 		lw.log(k, 0)
 	}
-	lw.log("power_begin", lw.wall.Format("01-02-2006 15:04:05.000"))
-	lw.log("power_end", time.Now().UTC().Format("01-02-2006 15:04:05.000"))
+	const power = "01-02-2006 15:04:05.000"
+	lw.log("power_begin", lw.wall.Add(time.Duration(beginNs)).Format(power))
+	lw.log("power_end", lw.wall.Add(time.Duration(max(endNs, beginNs))).Format(power))
+}
+
+// results writes the result lines of the detail log and the summary.
+func (lw *logWriter) results(r *Result, e *effective) {
 	if r.accuracy {
 		lw.writeSummary(r, e)
 		return
@@ -458,16 +507,15 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	lw.log("result_min_queries_met", r.MinQueriesMet)
 	lw.log("early_stopping_met", r.EarlyStoppingMet)
 	if !r.Valid {
-		lw.log("result_invalid_reason", strings.Join(r.InvalidReasons, "; "))
+		lw.log("result_invalid_reason", r.invalidReason())
 	}
 	// LoadGen replaces the recommendation's line breaks by spaces here.
 	oneLine := func(lines []string) string { return strings.ReplaceAll(strings.Join(lines, "\n"), "\n", " ") }
-	switch {
-	case e.scenario == Offline:
-	case r.hasTokenMetrics:
+	// LoadGen logs these in every scenario, empty in Offline.
+	if e.req.UseTokenLatencies {
 		lw.log("early_stopping_ttft_result", oneLine(r.EarlyStoppingTTFT))
 		lw.log("early_stopping_tpot_result", oneLine(r.EarlyStoppingTPOT))
-	default:
+	} else {
 		lw.log("early_stopping_result", oneLine(r.EarlyStopping))
 	}
 	lw.log("result_query_count", r.QueryCount)
@@ -500,23 +548,27 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	for i, p := range ReportedPercentiles {
 		lw.log(fmt.Sprintf("result_%.2f_percentile_latency_ns", p*100), l.Percentiles[i])
 	}
-	if r.hasTokenMetrics {
-		for _, tk := range []struct {
-			name string
-			s    LatencyStats
-		}{{"first_token", r.TTFT}, {"time_per_output_token", r.TPOT}} {
-			lw.log("result_"+tk.name+"_min_latency_ns", tk.s.Min)
-			lw.log("result_"+tk.name+"_max_latency_ns", tk.s.Max)
-			lw.log("result_"+tk.name+"_mean_latency_ns", tk.s.Mean)
-			for i, p := range ReportedPercentiles {
-				lw.log(fmt.Sprintf("result_%s_%.2f_percentile_latency_ns", tk.name, p*100), tk.s.Percentiles[i])
-			}
+	// Token latencies, with LoadGen's key names (loadgen/results.cc
+	// LogDetail): first-token and TPOT keys in every scenario but Offline,
+	// where only the token throughput is logged.
+	if r.hasTokenMetrics && e.scenario != Offline {
+		lw.log("result_first_token_min_latency_ns", r.TTFT.Min)
+		lw.log("result_first_token_max_latency_ns", r.TTFT.Max)
+		lw.log("result_first_token_mean_latency_ns", r.TTFT.Mean)
+		for i, p := range ReportedPercentiles {
+			lw.log(fmt.Sprintf("result_first_token_%.2f_percentile_latency_ns", p*100), r.TTFT.Percentiles[i])
 		}
-		if e.scenario == Server {
-			lw.log("result_completed_tokens_per_second", r.TokensPerSec)
-		} else {
-			lw.log("result_tokens_per_second", r.TokensPerSec)
+		lw.log("result_token_throughput_with_loadgen_overhead", r.TPSWithOverhead)
+		lw.log("result_token_throughput", r.TPSNoOverhead)
+		for i, p := range ReportedPercentiles {
+			lw.log(fmt.Sprintf("result_time_per_output_token_%.2f_percentile_ns", p*100), r.TPOT.Percentiles[i])
 		}
+		lw.log("result_time_to_output_token_min", r.TPOT.Min)
+		lw.log("result_time_to_output_token_max", r.TPOT.Max)
+		lw.log("result_time_to_output_token_mean", r.TPOT.Mean)
+		lw.log("result_completed_tokens_per_second", r.TokensPerSec)
+	} else if r.hasTokenMetrics {
+		lw.log("result_tokens_per_second", r.TokensPerSec)
 	}
 	if e.req.InferTokenLatencies {
 		switch e.scenario {
@@ -528,6 +580,37 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	}
 	lw.log("num_errors", lw.errors)
 	lw.writeSummary(r, e)
+}
+
+// recommendations are the texts LoadGen lists for an INVALID result, in
+// its order (performance constraints, min duration, min queries, with
+// minQueries as its text), then this package's own reasons.
+func (r *Result) recommendations(minQueries string) []string {
+	var recs []string
+	if r.recPerf != "" {
+		recs = append(recs, r.recPerf)
+	}
+	if r.recMinDuration != "" {
+		recs = append(recs, r.recMinDuration)
+	}
+	if !r.MinQueriesMet {
+		recs = append(recs, minQueries)
+	}
+	return append(recs, r.extra...)
+}
+
+// invalidReason is the detail log's result_invalid_reason as LoadGen
+// writes it: each recommendation followed by a space (the min-queries one
+// without), line breaks replaced by spaces.
+func (r *Result) invalidReason() string {
+	var b strings.Builder
+	for _, rec := range r.recommendations(minQueriesShort) {
+		b.WriteString(rec)
+		if rec != minQueriesShort {
+			b.WriteByte(' ')
+		}
+	}
+	return strings.ReplaceAll(b.String(), "\n", " ")
 }
 
 func yesNo(b bool) string {
@@ -628,14 +711,17 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 	fmt.Fprintf(w, "  Min duration satisfied : %s\n", yesNo(r.MinDurationMet))
 	fmt.Fprintf(w, "  Min queries satisfied : %s\n", yesNo(r.MinQueriesMet))
 	fmt.Fprintf(w, "  Early stopping satisfied: %s\n", yesNo(r.EarlyStoppingMet))
-	if !r.Valid && len(r.InvalidReasons) > 0 {
+	if !r.Valid {
 		fmt.Fprintln(w, "Recommendations:")
-		for _, why := range r.InvalidReasons {
-			fmt.Fprintf(w, " * %s\n", why)
+		for _, rec := range r.recommendations(minQueriesLong) {
+			fmt.Fprintf(w, " * %s\n", rec)
 		}
 	}
 	writeLines := func(head string, lines []string) {
 		fmt.Fprintln(w, head)
+		if len(lines) == 0 { // LoadGen prints the empty recommendation as an empty line
+			fmt.Fprintln(w)
+		}
 		for _, l := range lines {
 			fmt.Fprintln(w, l)
 		}
@@ -656,14 +742,15 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 		fmt.Fprintf(w, "QPS w/ loadgen overhead         : %.2f\n", r.QPSWithOverhead)
 		fmt.Fprintf(w, "QPS w/o loadgen overhead        : %.2f\n\n", r.QPSNoOverhead)
 	case MultiStream:
+		// LoadGen prints only the per-query latencies for MultiStream.
 		fmt.Fprintln(w, "Per-query latency:  ")
 		writeStats(w, r.QueryLatency, "")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Per-sample latency:")
 	case Server:
 		fmt.Fprintf(w, "Scheduled samples per second : %.2f\n", r.ScheduledPerSec)
 	}
-	writeStats(w, r.Latency, "")
+	if e.scenario != MultiStream {
+		writeStats(w, r.Latency, "")
+	}
 	if r.hasTokenMetrics {
 		fmt.Fprintln(w)
 		switch e.scenario {
@@ -678,7 +765,7 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 		}
 		writeStats(w, r.TTFT, "First Token")
 		fmt.Fprintln(w)
-		writeStats(w, r.TPOT, "Time to Output Token")
+		writeStats(w, r.TPOT, "Time per Output Token")
 	}
 }
 
@@ -692,17 +779,18 @@ func writeStats(w io.Writer, s LatencyStats, what string) {
 		}
 		return
 	}
-	// LoadGen's labels: "Min First Token latency (ns)" but "Min Time to
-	// Output Token (ns)".
-	label := what + " latency"
-	if what == "Time to Output Token" {
-		label = what
+	// LoadGen's labels: "Min First Token latency (ns)" and "50.00
+	// percentile first token latency (ns)", but "Min Time per Output Token
+	// (ns)" and "50.00 percentile time to output token (ns)".
+	label, pLabel := what+" latency", strings.ToLower(what)+" latency"
+	if what == "Time per Output Token" {
+		label, pLabel = what, "time to output token"
 	}
 	fmt.Fprintf(w, "Min %s (ns)                : %d\n", label, s.Min)
 	fmt.Fprintf(w, "Max %s (ns)                : %d\n", label, s.Max)
 	fmt.Fprintf(w, "Mean %s (ns)               : %d\n", label, s.Mean)
 	for i, p := range ReportedPercentiles {
-		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, strings.ToLower(label), s.Percentiles[i])
+		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, pLabel, s.Percentiles[i])
 	}
 }
 
@@ -739,6 +827,7 @@ func writeParams(w io.Writer, e *effective) {
 	fmt.Fprintf(w, "performance_issue_same : %d\n", b01(s.PerformanceIssueSame))
 	fmt.Fprintf(w, "performance_issue_same_index : %d\n", s.PerformanceIssueSameIndex)
 	fmt.Fprintf(w, "performance_sample_count : %d\n", e.performanceSampleCount)
+	fmt.Fprintf(w, "accuracy_sample_count : %d\n", e.accuracySampleCount)
 	if e.equalIssue {
 		fmt.Fprintln(w, "WARNING: sample_concatenate_permutation was set to true. ")
 		fmt.Fprintln(w, "Generated samples per query might be different as the one in the setting.")

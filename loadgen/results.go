@@ -86,6 +86,14 @@ type Result struct {
 	QPSWithOverhead float64 // SingleStream: (n-1)/last issue time
 	QPSNoOverhead   float64 // SingleStream: 1e9/mean latency
 
+	// recPerf and recMinDuration are LoadGen's recommendation texts for an
+	// unmet performance constraint and an unmet min duration ("" when
+	// met); extra are this package's reasons LoadGen has no text for
+	// (failed samples, timeouts, interruption). logs.go composes the
+	// summary's Recommendations and result_invalid_reason from them.
+	recPerf, recMinDuration string
+	extra                   []string
+
 	EarlyStopping      []string // the "Early Stopping Result" lines
 	EarlyStoppingTTFT  []string // with token latencies: "TTFT Early Stopping Result" (empty when TPOT failed first)
 	EarlyStoppingTPOT  []string // with token latencies: "TPOT Early Stopping Result"
@@ -210,6 +218,7 @@ func (r *Result) evaluate(e *effective) {
 	if r.FailedSamples > 0 {
 		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the SUT reported an error for %d samples", r.FailedSamples))
 	}
+	r.extra = append([]string(nil), r.InvalidReasons...)
 	if r.accuracy {
 		r.MinDurationMet, r.MinQueriesMet, r.PerfConstraintsMet, r.EarlyStoppingMet = true, true, true, true
 		r.Valid = len(r.InvalidReasons) == 0
@@ -267,11 +276,20 @@ func (r *Result) evaluate(e *effective) {
 	minDur := int64(e.minDurationMs) * 1_000_000
 	r.MinDurationMet = r.DurationNs >= minDur
 	if !r.MinDurationMet {
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the test ran %.3f s, under the minimum duration of %.3f s: increase the expected QPS or the target latency in user.conf so that more queries are generated", secs(r.DurationNs), secs(minDur)))
+		// LoadGen's texts (loadgen/results.cc MinDurationMet).
+		switch e.scenario {
+		case SingleStream, MultiStream:
+			r.recMinDuration = "Decrease the expected latency so the loadgen pre-generates more queries."
+		case Server:
+			r.recMinDuration = "Increase the target QPS so the loadgen pre-generates more queries."
+		case Offline:
+			r.recMinDuration = "Increase expected QPS so the loadgen pre-generates a larger (coalesced) query."
+		}
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the test ran %.3f s, under the minimum duration of %.3f s: %s", secs(r.DurationNs), secs(minDur), r.recMinDuration))
 	}
 	r.MinQueriesMet = uint64(r.QueryCount) >= e.minQueryCount && uint64(r.SampleCount) >= e.minSampleCount
 	if !r.MinQueriesMet {
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples)", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount))
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples): %s", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount, minQueriesShort))
 	}
 	r.PerfConstraintsMet = true
 	r.EarlyStoppingMet = true
@@ -279,17 +297,27 @@ func (r *Result) evaluate(e *effective) {
 	if e.scenario == Server {
 		if r.hasTokenMetrics {
 			ttft, tpot := r.TTFT.At(pct), r.TPOT.At(pct)
+			// LoadGen's texts, "constrain" included (loadgen/results.cc
+			// PerfConstraintsMet).
 			if ttft > e.req.ServerTTFTLatencyNs {
 				r.PerfConstraintsMet = false
-				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TTFT constraint not met: the %.1fth percentile first-token latency %d ns is over %d ns: reduce target_qps", pct*100, ttft, e.req.ServerTTFTLatencyNs))
+				r.recPerf = "TTFT constrain not met: Reduce target QPS to improve latency."
+				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile first-token latency %d ns is over %d ns: %s", pct*100, ttft, e.req.ServerTTFTLatencyNs, r.recPerf))
 			}
 			if tpot > e.req.ServerTPOTLatencyNs {
 				r.PerfConstraintsMet = false
-				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TPOT constraint not met: the %.1fth percentile time per output token %d ns is over %d ns: reduce target_qps", pct*100, tpot, e.req.ServerTPOTLatencyNs))
+				const rec = "TPOT constrain not met: Reduce target QPS to improve latency."
+				if r.recPerf == "" {
+					r.recPerf = rec
+				} else {
+					r.recPerf += "\n * " + rec
+				}
+				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile time per output token %d ns is over %d ns: %s", pct*100, tpot, e.req.ServerTPOTLatencyNs, rec))
 			}
 		} else if r.Latency.Target > e.targetLatencyNs {
 			r.PerfConstraintsMet = false
-			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: reduce target_qps", pct*100, r.Latency.Target, e.targetLatencyNs))
+			r.recPerf = "Reduce target QPS to improve latency."
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: %s", pct*100, r.Latency.Target, e.targetLatencyNs, r.recPerf))
 		}
 	}
 	if e.scenario == Offline {
@@ -313,6 +341,13 @@ func (r *Result) evaluate(e *effective) {
 	}
 	r.Valid = r.MinDurationMet && r.MinQueriesMet && r.PerfConstraintsMet && r.EarlyStoppingMet && len(r.InvalidReasons) == 0
 }
+
+// minQueriesShort and minQueriesLong are LoadGen's recommendation for an
+// unmet min query count in the detail log and in the summary.
+const (
+	minQueriesShort = "The test exited early, before enough queries were issued."
+	minQueriesLong  = minQueriesShort + "\n   See the detailed log for why this may have occurred."
+)
 
 // earlyStop is LoadGen's PerformanceSummary::EarlyStopping over one sorted
 // latency series: the sequence estimate for SingleStream and MultiStream
