@@ -51,8 +51,8 @@ type Options struct {
 	SubmissionExceptions bool
 }
 
-// Log is a parsed LoadGen detail log: the last value of each key and the
-// error entries in order.
+// Log is a parsed LoadGen detail log: the first value of each key (as
+// the checker's parser reads it) and the error entries in order.
 type Log struct {
 	Values map[string]json.RawMessage
 	Errors []string
@@ -83,7 +83,9 @@ func ParseDetail(path string) (*Log, error) {
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			return nil, fmt.Errorf("check: %s: bad log line: %w", path, err)
 		}
-		l.Values[e.Key] = e.Value
+		if _, seen := l.Values[e.Key]; !seen { // the checker reads a key's first value
+			l.Values[e.Key] = e.Value
+		}
 		if e.Metadata.IsError {
 			var s string
 			if json.Unmarshal(e.Value, &s) != nil {
