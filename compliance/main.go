@@ -67,26 +67,37 @@ func RunFlags(fs *flag.FlagSet, b *benchmark.Benchmark) func() (benchmark.Option
 // making results/TEST0X. TEST06 runs the scenario of o.
 func Run(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.Options, results, work string, stdout, stderr io.Writer) (Result, error) {
 	test = strings.ToUpper(test)
+	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
+		return Result{Test: test}, err
+	}
+	return Verify(stdout, test, results, work, results, "", o.Scenario.String(), 2)
+}
+
+// RunTest runs test's compliance run of b with the options o: it writes
+// the test's audit.config into work and runs the benchmark in performance
+// mode with it, its logs in work.
+func RunTest(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.Options, work string, stderr io.Writer) error {
+	test = strings.ToUpper(test)
 	name := o.ModelName
 	if name == "" {
 		name = b.ConfNames[0]
 	}
 	audit, err := AuditConfig(test, refName(b, name))
 	if err != nil {
-		return Result{Test: test}, err
+		return err
 	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
-		return Result{Test: test}, fmt.Errorf("compliance: %w", err)
+		return fmt.Errorf("compliance: %w", err)
 	}
 	auditPath := filepath.Join(work, "audit.config")
 	if err := os.WriteFile(auditPath, []byte(audit), 0o644); err != nil {
-		return Result{Test: test}, fmt.Errorf("compliance: %w", err)
+		return fmt.Errorf("compliance: %w", err)
 	}
 	o.AuditConf, o.Out, o.Mode = auditPath, work, loadgen.PerformanceOnly
 	if _, err := benchmark.Run(ctx, b, o, io.Discard, stderr); err != nil {
-		return Result{Test: test}, fmt.Errorf("compliance: %s run of %s: %w", test, b.Name, err)
+		return fmt.Errorf("compliance: %s run of %s: %w", test, b.Name, err)
 	}
-	return Verify(stdout, test, results, work, results, "", o.Scenario.String(), 2)
+	return nil
 }
 
 // refName maps a benchmark to its folder name under compliance/TEST01.
