@@ -199,7 +199,9 @@ func makeView(id int, root string, r *Run) view {
 	if !v.Valid && r.Has("early_stopping_met") && !bytes.Equal(r.Values["early_stopping_met"], []byte("true")) {
 		v.Why = strings.TrimSpace(v.Why + " Early stopping not met: " + r.Str("early_stopping_result") + r.Str("early_stopping_tpot_result") + r.Str("early_stopping_ttft_result"))
 	}
-	v.Metric = metricOf(r)
+	if r.Has("result_validity") {
+		v.Metric = metricOf(r)
+	}
 	if r.Has("result_50.00_percentile_latency_ns") {
 		for _, p := range percentiles {
 			row := [3]string{p, ms(r.Num("result_" + p + "_percentile_latency_ns")), ""}
@@ -376,10 +378,10 @@ details{margin:.5em 0}
 <h1>MLPerf report: {{.Title}}</h1>
 <p>{{len .Runs}} run(s), read from the LoadGen logs{{if .Traced}} and traces{{end}}.</p>
 <table><tr><th>run</th><th>scenario</th><th>mode</th><th>result</th><th>metric</th><th>why</th></tr>
-{{range .Runs}}<tr><td><a href="#{{.ID}}">{{.Dir}}</a></td><td>{{.Scenario}}</td><td>{{.Mode}}</td><td class="{{if .Valid}}valid{{else}}invalid{{end}}">{{.Validity}}</td><td>{{.Metric}}</td><td>{{.Why}}</td></tr>
+{{range .Runs}}<tr><td><a href="#{{.ID}}">{{.Dir}}</a></td><td>{{.Scenario}}</td><td>{{.Mode}}</td><td class="{{if .Valid}}valid{{else if eq .Validity "INVALID"}}invalid{{end}}">{{.Validity}}</td><td>{{.Metric}}</td><td>{{.Why}}</td></tr>
 {{end}}</table>
 {{range .Runs}}<section id="{{.ID}}"><h2>{{.Dir}}</h2>
-<p>{{.Scenario}} {{.Mode}}: <span class="{{if .Valid}}valid{{else}}invalid{{end}}">{{.Validity}}</span> {{.Metric}}</p>
+<p>{{.Scenario}} {{.Mode}}: <span class="{{if .Valid}}valid{{else if eq .Validity "INVALID"}}invalid{{end}}">{{.Validity}}</span> {{.Metric}}</p>
 {{if .Why}}<p>Why: {{.Why}}</p>{{end}}
 {{if .Errors}}<p>LoadGen errors:</p><ul>{{range .Errors}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Percentiles}}<table><tr><th>percentile</th><th>latency (ms)</th>{{with index .Percentiles 0}}{{if index . 2}}<th>first token / time per output token (ms)</th>{{end}}{{end}}</tr>
