@@ -11,14 +11,25 @@ import (
 	"testing"
 )
 
-// The trees: testdata/base is a closed-division resnet tree (SingleStream,
-// MultiStream, Offline, TEST01, TEST04) written from this suite's loadgen
-// logs; testdata/mutations.txt breaks it in the ways a submitter does; the
+// The trees: testdata/base is a closed-division tree written from this
+// suite's loadgen logs: resnet on an edge system (SingleStream,
+// MultiStream, Offline, TEST01, TEST04) and llama2-70b-99.9 on a
+// datacenter system (Offline, Server with token latencies, TEST06; its
+// duration, sample counts and ROUGE edited to the round's values so that
+// the tree passes); testdata/mutations.txt breaks it in the ways a submitter does; the
 // real MLCommons checker's verdict on each variant is in
 // testdata/verdicts.txt (its ERROR lines in testdata/verdicts/), recorded
 // by testdata/make_golden.py. mutate applies the same rules.
 
-const resnetDir = "closed/GoTest/results/go_null_sut/resnet/"
+const (
+	resnetDir = "closed/GoTest/results/go_null_sut/resnet/"
+	llmDir    = "closed/GoTest/results/go_llm_box/llama2-70b-99.9/"
+)
+
+func expand(tree, p string) string {
+	p = strings.Replace(p, "R/", resnetDir, 1)
+	return filepath.Join(tree, strings.Replace(p, "L/", llmDir, 1))
+}
 
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
@@ -47,9 +58,13 @@ func mutate(t *testing.T, tree string, f []string) {
 	if f[1] == "none" {
 		return
 	}
-	p := filepath.Join(tree, strings.Replace(f[2], "R/", resnetDir, 1))
+	p := expand(tree, f[2])
 	args := f[3:]
 	switch f[1] {
+	case "mv":
+		if err := os.Rename(p, expand(tree, args[0])); err != nil {
+			t.Fatal(err)
+		}
 	case "rm":
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)

@@ -20,11 +20,19 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 R = "closed/GoTest/results/go_null_sut/resnet/"
+L = "closed/GoTest/results/go_llm_box/llama2-70b-99.9/"
+
+
+def expand(tree, path):
+    return os.path.join(tree, path.replace("R/", R, 1).replace("L/", L, 1))
 
 
 def mutate(tree, op, path, args):
-    p = os.path.join(tree, path.replace("R/", R, 1))
+    p = expand(tree, path)
     if op == "none":
+        return
+    if op == "mv":
+        os.rename(p, expand(tree, args[0]))
         return
     if op == "rm":
         shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
