@@ -119,21 +119,32 @@ func TestVerdictsMatchTheMLCommonsChecker(t *testing.T) {
 		name, v, _ := strings.Cut(l, " ")
 		verdicts[name] = v
 	}
-	n := 0
+	// Lines of the same variant apply in order.
+	var names []string
+	ops := map[string][][]string{}
 	for _, line := range strings.Split(string(muts), "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		want, ok := verdicts[f[0]]
+		if _, seen := ops[f[0]]; !seen {
+			names = append(names, f[0])
+		}
+		ops[f[0]] = append(ops[f[0]], f)
+	}
+	n := 0
+	for _, name := range names {
+		want, ok := verdicts[name]
 		if !ok {
-			t.Fatalf("no verdict for %s", f[0])
+			t.Fatalf("no verdict for %s", name)
 		}
 		n++
-		t.Run(f[0], func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			tree := t.TempDir()
 			copyTree(t, "testdata/base", tree)
-			mutate(t, tree, f)
+			for _, f := range ops[name] {
+				mutate(t, tree, f)
+			}
 			rep, err := Check(tree, Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package compliance
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -125,6 +126,15 @@ func TestVerifyWritesRunVerificationsLines(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(c, "out", test, "accuracy/mlperf_log_accuracy.json")); err != nil {
 					t.Errorf("accuracy log not copied: %v", err)
 				}
+				base := filepath.Join(tmp, "baseline.json")
+				if err := Baseline(filepath.Join(c, "results/accuracy/mlperf_log_accuracy.json"), filepath.Join(c, test, "mlperf_log_accuracy.json"), base); err != nil {
+					t.Fatal(err)
+				}
+				got, _ := os.ReadFile(base)
+				want, _ := os.ReadFile(filepath.Join(golden, "mlperf_log_accuracy_baseline.json"))
+				if !bytes.Equal(got, want) {
+					t.Errorf("baseline log differs from create_accuracy_baseline.sh's:\n%s\nwant:\n%s", got, want)
+				}
 			}
 			wantPass := (!res.AccuracyChecked || strings.Contains(string(want), "Accuracy check pass: True")) &&
 				(!res.PerformanceCheck || strings.Contains(string(want), "Performance check pass: True"))
@@ -165,5 +175,42 @@ func TestPyFloat(t *testing.T) {
 		if got := pyFloat(v); got != want {
 			t.Errorf("pyFloat(%v) = %s, want %s", v, got, want)
 		}
+	}
+}
+
+// TEST01's Part III on a run whose performance-mode answers differ: the
+// baseline (accuracy-run answers for the logged samples) scores 100%, the
+// compliance log far less, and both files land where the checker looks.
+func TestFallbackWritesBaselineAndComplianceScores(t *testing.T) {
+	tmp := t.TempDir()
+	c := filepath.Join(tmp, "case")
+	copyDir(t, "testdata/cases/Offline", c)
+	mutateCase(t, c, []string{"sub", "TEST01/mlperf_log_accuracy.json", `"data" : "`, `"data" : "FF000000`})
+	var console bytes.Buffer
+	res, err := Verify(&console, "TEST01", filepath.Join(c, "results"), filepath.Join(c, "TEST01"), c, "int32", "", 0)
+	if err != nil || res.AccuracyPass {
+		t.Fatalf("verify: %v, accuracy pass %v", err, res.AccuracyPass)
+	}
+	score := func(log string) ([]string, error) {
+		good, total := 0, 0
+		entries, err := readAccLog(log)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			total++
+			if v, ok, _ := first(e.Data, "int32"); ok && uint64(v) == e.QSLIdx {
+				good++
+			}
+		}
+		return []string{fmt.Sprintf("accuracy=%.3f%%, good=%d, total=%d", 100*float64(good)/float64(total), good, total)}, nil
+	}
+	if err := Fallback(filepath.Join(c, "TEST01"), filepath.Join(c, "results/accuracy/mlperf_log_accuracy.json"), score); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(c, "TEST01/accuracy/baseline_accuracy.txt"))
+	p, _ := os.ReadFile(filepath.Join(c, "TEST01/accuracy/compliance_accuracy.txt"))
+	if string(b) != "accuracy=100.000%, good=59, total=59\n" || string(p) != "accuracy=0.000%, good=0, total=61\n" {
+		t.Fatalf("baseline %q, compliance %q", b, p)
 	}
 }

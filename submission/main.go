@@ -156,7 +156,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	tree := &Tree{
 		Out: *out, Division: *division, Submitter: *submitter, System: *systemName, SystemJSON: sys,
-		Benchmark: id, TEST01DType: *dtype, Log: stderr,
+		Benchmark: id, TEST01DType: *dtype, Log: stderr, Score: compliance.ScorerOf(ctx, b, o, stderr),
 		Measurements: Measurements{StartingWeightsFilename: *weights, Retraining: *retraining, InputDataTypes: *inTypes, WeightDataTypes: *wTypes, WeightTransformations: *wTrans},
 	}
 	tests := model.Compliance

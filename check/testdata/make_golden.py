@@ -57,16 +57,19 @@ def main():
     tools = sys.argv[1]
     verdicts = []
     os.makedirs(os.path.join(HERE, "verdicts"), exist_ok=True)
+    variants = {}
     for line in open(os.path.join(HERE, "mutations.txt")):
         line = line.rstrip("\n")
         if not line or line.startswith("#"):
             continue
         f = line.split("\t")
-        name, op = f[0], f[1]
+        variants.setdefault(f[0], []).append(f)
+    for name, ops in variants.items():
         with tempfile.TemporaryDirectory() as tmp:
             tree = os.path.join(tmp, "tree")
             shutil.copytree(os.path.join(HERE, "base"), tree)
-            mutate(tree, op, f[2] if len(f) > 2 else "", f[3:])
+            for f in ops:
+                mutate(tree, f[1], f[2] if len(f) > 2 else "", f[3:])
             out = subprocess.run([sys.executable, "-m", "submission.submission_checker.main",
                                   "--input", tree, "--version", "v6.1"], cwd=tools,
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout

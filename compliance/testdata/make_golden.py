@@ -8,7 +8,9 @@ line of variants.txt this copies cases/<case> to a temporary folder,
 applies the mutation (the same rules verify_test.go applies), runs
   python3 COMPLIANCE_DIR/<test>/run_verification.py -r results -c <test> -o out [--dtype D]
 in the temporary folder and stores the files it writes (verify_accuracy.txt,
-verify_performance.txt) and its console output under golden/<variant>/,
+verify_performance.txt), its console output and, for TEST01,
+create_accuracy_baseline.sh's mlperf_log_accuracy_baseline.json under
+golden/<variant>/,
 with the log_parser INFO lines' time and the temporary path replaced by
 fixed text.
 """
@@ -62,6 +64,13 @@ def main():
             p = subprocess.run(cmd, cwd=c, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             with open(os.path.join(out_dir, "console.txt"), "w") as w:
                 w.write(norm(p.stdout, tmp))
+            if test == "TEST01":
+                # Part III's baseline log, as create_accuracy_baseline.sh makes it.
+                subprocess.run(["bash", os.path.join(comp, "TEST01", "create_accuracy_baseline.sh"),
+                                os.path.join(c, "results", "accuracy", "mlperf_log_accuracy.json"),
+                                os.path.join(c, "TEST01", "mlperf_log_accuracy.json")], cwd=tmp,
+                               stdout=subprocess.DEVNULL, check=True)
+                shutil.copy(os.path.join(tmp, "mlperf_log_accuracy_baseline.json"), out_dir)
             for fn in ["verify_accuracy.txt", "verify_performance.txt"]:
                 src = os.path.join(c, "out", test, fn)
                 if os.path.exists(src):
