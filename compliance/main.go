@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,10 +113,36 @@ func RunTest(ctx context.Context, b *benchmark.Benchmark, test string, o benchma
 		return fmt.Errorf("compliance: %w", err)
 	}
 	o.AuditConf, o.Out, o.Mode = auditPath, work, loadgen.PerformanceOnly
+	if n := modelMinQueries(audit, name, o.Scenario.String()); n > 0 {
+		// LoadGen applies only the "*" lines; the reference's SUTs read the
+		// model's own lines (TEST04's min_query_count for sdxl and wan).
+		o.MinQueries = n
+	}
 	if _, err := benchmark.Run(ctx, b, o, io.Discard, stderr); err != nil {
 		return fmt.Errorf("compliance: %s run of %s: %w", test, b.Name, err)
 	}
 	return nil
+}
+
+// modelMinQueries returns the min_query_count an audit.config sets for
+// model in scenario with a model-specific line (model.scenario.key or
+// model.*.key), 0 if none.
+func modelMinQueries(audit, model, scenario string) int {
+	n := 0
+	for _, line := range strings.Split(audit, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[1] != "=" {
+			continue
+		}
+		for _, k := range []string{model + "." + scenario + ".min_query_count", model + ".*.min_query_count"} {
+			if f[0] == k {
+				if v, err := strconv.Atoi(f[2]); err == nil && (n == 0 || k == model+"."+scenario+".min_query_count") {
+					n = v
+				}
+			}
+		}
+	}
+	return n
 }
 
 // refName maps a benchmark to its folder name under compliance/TEST01.

@@ -214,3 +214,19 @@ func TestFallbackWritesBaselineAndComplianceScores(t *testing.T) {
 		t.Fatalf("baseline %q, compliance %q", b, p)
 	}
 }
+
+func TestModelSpecificAuditLines(t *testing.T) {
+	a, _ := AuditConfig("TEST04", "stable-diffusion-xl")
+	if n := modelMinQueries(a, "stable-diffusion-xl", "Offline"); n != 500 {
+		t.Errorf("sdxl Offline: %d, want 500", n)
+	}
+	if n := modelMinQueries(a, "wan-2.2-t2v-a14b", "SingleStream"); n != 20 {
+		t.Errorf("wan SingleStream: %d, want 20", n)
+	}
+	if n := modelMinQueries(a, "stable-diffusion-xl", "Server"); n != 0 {
+		t.Errorf("sdxl Server: %d, want 0", n)
+	}
+	if n := modelMinQueries(a, "resnet50", "Offline"); n != 0 {
+		t.Errorf("resnet50: %d, want 0", n)
+	}
+}
