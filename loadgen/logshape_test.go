@@ -45,7 +45,8 @@ func (s *shapeTokenSUT) IssueQuery(_ context.Context, samples []loadgen.Sample, 
 	}
 }
 
-var digits = regexp.MustCompile(`[0-9]+`)
+// digits matches a number (integer, decimal or C++ %g exponent form).
+var digits = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?`)
 
 // volatileKeys depend on the build, the clock or the machine.
 var volatileKeys = map[string]bool{

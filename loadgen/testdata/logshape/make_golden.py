@@ -7,7 +7,8 @@ C++ LoadGen (6.0.17) wrote for each case of cases.txt (see README.md for the
 SUT and how each case was run). A shape keeps what must match LoadGen
 exactly -- the order of detail-log keys, their error/warning flags, the text
 of string values, booleans, the summary's lines and the accuracy-log fields --
-and replaces every run of digits by N, since values are compared elsewhere.
+and replaces every number (digits, decimals, exponent) by N, since values
+are compared elsewhere.
 The same rules are implemented in Go by logshape_test.go.
 """
 import json
@@ -23,7 +24,7 @@ VOLATILE = {"loadgen_version", "loadgen_build_date_local", "loadgen_build_date_u
 
 
 def norm(s):
-    return re.sub(r"[0-9]+", "N", s)
+    return re.sub(r"[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?", "N", s)
 
 
 def detail_shape(path):
