@@ -507,15 +507,16 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	lw.log("result_min_queries_met", r.MinQueriesMet)
 	lw.log("early_stopping_met", r.EarlyStoppingMet)
 	if !r.Valid {
-		lw.log("result_invalid_reason", r.invalidReason())
+		lw.log("result_invalid_reason", invalidReason(r))
 	}
 	// LoadGen replaces the recommendation's line breaks by spaces here.
 	oneLine := func(lines []string) string { return strings.ReplaceAll(strings.Join(lines, "\n"), "\n", " ") }
-	// LoadGen logs these in every scenario, empty in Offline.
-	if e.req.UseTokenLatencies {
+	// LoadGen writes these for Offline too, empty.
+	switch {
+	case r.hasTokenMetrics:
 		lw.log("early_stopping_ttft_result", oneLine(r.EarlyStoppingTTFT))
 		lw.log("early_stopping_tpot_result", oneLine(r.EarlyStoppingTPOT))
-	} else {
+	default:
 		lw.log("early_stopping_result", oneLine(r.EarlyStopping))
 	}
 	lw.log("result_query_count", r.QueryCount)
@@ -548,27 +549,37 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	for i, p := range ReportedPercentiles {
 		lw.log(fmt.Sprintf("result_%.2f_percentile_latency_ns", p*100), l.Percentiles[i])
 	}
-	// Token latencies, with LoadGen's key names (loadgen/results.cc
-	// LogDetail): first-token and TPOT keys in every scenario but Offline,
-	// where only the token throughput is logged.
-	if r.hasTokenMetrics && e.scenario != Offline {
-		lw.log("result_first_token_min_latency_ns", r.TTFT.Min)
-		lw.log("result_first_token_max_latency_ns", r.TTFT.Max)
-		lw.log("result_first_token_mean_latency_ns", r.TTFT.Mean)
-		for i, p := range ReportedPercentiles {
-			lw.log(fmt.Sprintf("result_first_token_%.2f_percentile_latency_ns", p*100), r.TTFT.Percentiles[i])
+	if r.hasTokenMetrics {
+		if e.scenario == Offline {
+			lw.log("result_tokens_per_second", r.TokensPerSec)
+		} else {
+			// As LoadGen 6.0 (results.cc PerformanceSummary::LogDetail),
+			// keys and units included: result_token_throughput divides by
+			// the mean latency in ns, not s.
+			t := r.TTFT
+			lw.log("result_first_token_min_latency_ns", t.Min)
+			lw.log("result_first_token_max_latency_ns", t.Max)
+			lw.log("result_first_token_mean_latency_ns", t.Mean)
+			for i, p := range ReportedPercentiles {
+				lw.log(fmt.Sprintf("result_first_token_%.2f_percentile_latency_ns", p*100), t.Percentiles[i])
+			}
+			var withOverhead, perNs float64
+			if r.lastIssued > 0 {
+				withOverhead = float64(r.Tokens) / (float64(r.lastIssued) / 1e9)
+			}
+			if r.Latency.Mean > 0 && r.SampleCount > 0 {
+				perNs = float64(r.Tokens) / (float64(r.Latency.Mean) * float64(r.SampleCount))
+			}
+			lw.log("result_token_throughput_with_loadgen_overhead", withOverhead)
+			lw.log("result_token_throughput", perNs)
+			for i, p := range ReportedPercentiles {
+				lw.log(fmt.Sprintf("result_time_per_output_token_%.2f_percentile_ns", p*100), r.TPOT.Percentiles[i])
+			}
+			lw.log("result_time_to_output_token_min", r.TPOT.Min)
+			lw.log("result_time_to_output_token_max", r.TPOT.Max)
+			lw.log("result_time_to_output_token_mean", r.TPOT.Mean)
+			lw.log("result_completed_tokens_per_second", r.TokensPerSec)
 		}
-		lw.log("result_token_throughput_with_loadgen_overhead", r.TPSWithOverhead)
-		lw.log("result_token_throughput", r.TPSNoOverhead)
-		for i, p := range ReportedPercentiles {
-			lw.log(fmt.Sprintf("result_time_per_output_token_%.2f_percentile_ns", p*100), r.TPOT.Percentiles[i])
-		}
-		lw.log("result_time_to_output_token_min", r.TPOT.Min)
-		lw.log("result_time_to_output_token_max", r.TPOT.Max)
-		lw.log("result_time_to_output_token_mean", r.TPOT.Mean)
-		lw.log("result_completed_tokens_per_second", r.TokensPerSec)
-	} else if r.hasTokenMetrics {
-		lw.log("result_tokens_per_second", r.TokensPerSec)
 	}
 	if e.req.InferTokenLatencies {
 		switch e.scenario {
@@ -582,35 +593,23 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	lw.writeSummary(r, e)
 }
 
-// recommendations are the texts LoadGen lists for an INVALID result, in
-// its order (performance constraints, min duration, min queries, with
-// minQueries as its text), then this package's own reasons.
-func (r *Result) recommendations(minQueries string) []string {
-	var recs []string
-	if r.recPerf != "" {
-		recs = append(recs, r.recPerf)
-	}
-	if r.recMinDuration != "" {
-		recs = append(recs, r.recMinDuration)
-	}
-	if !r.MinQueriesMet {
-		recs = append(recs, minQueries)
-	}
-	return append(recs, r.extra...)
-}
-
-// invalidReason is the detail log's result_invalid_reason as LoadGen
-// writes it: each recommendation followed by a space (the min-queries one
-// without), line breaks replaced by spaces.
-func (r *Result) invalidReason() string {
+// invalidReason is the detail log's result_invalid_reason: LoadGen's
+// recommendations, each followed by a space (line breaks as spaces), then
+// the reasons LoadGen has no text for.
+func invalidReason(r *Result) string {
 	var b strings.Builder
-	for _, rec := range r.recommendations(minQueriesShort) {
-		b.WriteString(rec)
-		if rec != minQueriesShort {
-			b.WriteByte(' ')
+	for _, rec := range r.Recommendations {
+		if strings.HasPrefix(rec, "The test exited early") {
+			// LoadGen's detail has only the first sentence, no space after.
+			b.WriteString("The test exited early, before enough queries were issued.")
+			continue
 		}
+		b.WriteString(strings.ReplaceAll(rec, "\n", " ") + " ")
 	}
-	return strings.ReplaceAll(b.String(), "\n", " ")
+	if len(r.otherReasons) > 0 {
+		b.WriteString(strings.Join(r.otherReasons, "; "))
+	}
+	return b.String()
 }
 
 func yesNo(b bool) string {
@@ -641,6 +640,9 @@ func (lw *logWriter) writeSummary(r *Result, e *effective) {
 		fmt.Fprintf(w, "SUT name : %s\n", lw.sutName)
 		fmt.Fprintf(w, "Scenario : %s\n", e.scenario)
 		fmt.Fprintf(w, "Mode     : %s\n", e.mode)
+		if r.Interrupted {
+			fmt.Fprintf(w, "Run was interrupted: INVALID; only the %d samples completed before it stopped are counted\n", r.CompletedSamples)
+		}
 		writeResultSummary(w, r, e)
 		fmt.Fprintln(w)
 		fmt.Fprint(w, rule+"Test Parameters Used\n"+rule)
@@ -713,13 +715,16 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 	fmt.Fprintf(w, "  Early stopping satisfied: %s\n", yesNo(r.EarlyStoppingMet))
 	if !r.Valid {
 		fmt.Fprintln(w, "Recommendations:")
-		for _, rec := range r.recommendations(minQueriesLong) {
-			fmt.Fprintf(w, " * %s\n", rec)
+		for _, why := range r.Recommendations {
+			fmt.Fprintf(w, " * %s\n", why)
+		}
+		for _, why := range r.otherReasons {
+			fmt.Fprintf(w, " * %s\n", why)
 		}
 	}
 	writeLines := func(head string, lines []string) {
 		fmt.Fprintln(w, head)
-		if len(lines) == 0 { // LoadGen prints the empty recommendation as an empty line
+		if len(lines) == 0 { // LoadGen prints the empty recommendation as a blank line
 			fmt.Fprintln(w)
 		}
 		for _, l := range lines {
@@ -742,7 +747,7 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 		fmt.Fprintf(w, "QPS w/ loadgen overhead         : %.2f\n", r.QPSWithOverhead)
 		fmt.Fprintf(w, "QPS w/o loadgen overhead        : %.2f\n\n", r.QPSNoOverhead)
 	case MultiStream:
-		// LoadGen prints only the per-query latencies for MultiStream.
+		// LoadGen 6.0 reports the per-query statistics only.
 		fmt.Fprintln(w, "Per-query latency:  ")
 		writeStats(w, r.QueryLatency, "")
 	case Server:
@@ -779,18 +784,18 @@ func writeStats(w io.Writer, s LatencyStats, what string) {
 		}
 		return
 	}
-	// LoadGen's labels: "Min First Token latency (ns)" and "50.00
+	// LoadGen 6.0's labels: "Min First Token latency (ns)" and "50.00
 	// percentile first token latency (ns)", but "Min Time per Output Token
 	// (ns)" and "50.00 percentile time to output token (ns)".
-	label, pLabel := what+" latency", strings.ToLower(what)+" latency"
+	label, plabel := what+" latency", strings.ToLower(what+" latency")
 	if what == "Time per Output Token" {
-		label, pLabel = what, "time to output token"
+		label, plabel = what, "time to output token"
 	}
 	fmt.Fprintf(w, "Min %s (ns)                : %d\n", label, s.Min)
 	fmt.Fprintf(w, "Max %s (ns)                : %d\n", label, s.Max)
 	fmt.Fprintf(w, "Mean %s (ns)               : %d\n", label, s.Mean)
 	for i, p := range ReportedPercentiles {
-		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, pLabel, s.Percentiles[i])
+		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, plabel, s.Percentiles[i])
 	}
 }
 
