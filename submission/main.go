@@ -66,6 +66,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "submission", "folder to write the results tree in")
 	systemFile := fs.String("system", "", "system description json (default: the system-template of this machine); its base name names the system folder")
 	systemName := fs.String("system-name", "", "system folder name (default: the --system file's base name, else the host's)")
+	systemType := fs.String("system-type", "", "system_type of the template when --system is not given: edge, datacenter or datacenter,edge (default: edge if the round has edge scenarios for the benchmark, else datacenter)")
 	scenarios := fs.String("scenarios", "", "comma-separated scenarios (default: those the round requires of the system type)")
 	division := fs.String("division", "closed", "closed, open or network")
 	submitter := fs.String("submitter", "", "submitter (default: the system json's, else MLPerf-Go)")
@@ -124,7 +125,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if *systemName == "" {
 			*systemName = strings.ReplaceAll(host, ".", "_")
 		}
-		sys = SystemTemplate(*systemName, "edge")
+		if *systemType == "" {
+			*systemType = "edge"
+			if len(model.RequiredEdge) == 0 {
+				*systemType = "datacenter"
+			}
+		}
+		sys = SystemTemplate(*systemName, *systemType)
 	}
 	if *submitter == "" {
 		*submitter, _ = sys["submitter"].(string)
@@ -251,6 +258,28 @@ func runScenario(ctx context.Context, b *benchmark.Benchmark, o benchmark.Option
 	flags := fmt.Sprintf("--scenario %s --model %s --model-name %s --data %s --backend %s", lgName, o.Model, o.ModelName, o.Data, o.Backend)
 	if o.UserConf != "" {
 		flags += " --user-conf " + o.UserConf
+	}
+	if o.Count > 0 {
+		flags += fmt.Sprintf(" --count %d", o.Count)
+	}
+	if o.QPS > 0 {
+		flags += fmt.Sprintf(" --qps %g", o.QPS)
+	}
+	if o.Duration > 0 {
+		flags += " --duration " + o.Duration.String()
+	}
+	if o.MinQueries > 0 {
+		flags += fmt.Sprintf(" --min-queries %d", o.MinQueries)
+	}
+	keys := make([]string, 0, len(o.Extra))
+	for k := range o.Extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v := o.Extra[k]; v != "" {
+			flags += fmt.Sprintf(" --%s %s", k, v)
+		}
 	}
 	sc.Command += fmt.Sprintf("\n# which runs, for %s:\nmlperf run %s %s --mode accuracy\nmlperf run %s %s --mode performance", scName, b.Name, flags, b.Name, flags)
 	for _, t := range tests {
