@@ -397,7 +397,11 @@ func checkPerformance(r *Report, o Options, path, model, sc string, m Model, div
 	earlyStopping := effective != "Offline"
 	if earlyStopping {
 		if !l.Bool("early_stopping_met") {
-			fail("Early stopping condition was not met, msg=%s", l.Str("early_stopping_result"))
+			msg := "None" // the checker's text when the key is absent (token-latency logs)
+			if _, ok := l.Values["early_stopping_result"]; ok {
+				msg = l.Str("early_stopping_result")
+			}
+			fail("Early stopping condition was not met, msg=%s", msg)
 		} else if limit := m.LatencyNs[sc]; limit > 0 {
 			if v, _ := l.Num("effective_target_latency_ns"); int64(v) > limit {
 				fail("%s Latency constraint with early stopping not met, expected=%d, found=%d", path, limit, int64(v))
