@@ -239,7 +239,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs := flag.NewFlagSet("compliance "+args[0], flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		results := fs.String("results", "", "the submission's scenario folder (accuracy/ and performance/run_1/ from earlier runs); TEST0X/ is made in it")
-		work := fs.String("work", "", "folder for the compliance run's logs (default: <results>_<test>)")
+		work := fs.String("work", "", "folder for the compliance run's logs (default: a new folder in the system's temporary folder; TEST0X/ gets copies of what the checker reads)")
 		opts := RunFlags(fs, b)
 		if err := fs.Parse(args[2:]); err != nil {
 			return err
@@ -248,7 +248,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usage()
 		}
 		if *work == "" {
-			*work = strings.TrimRight(*results, string(filepath.Separator)) + "_" + test
+			// Not beside --results: inside a results tree the checker would
+			// take a sibling folder for an unknown scenario.
+			d, err := os.MkdirTemp("", "mlperf-"+b.Name+"-"+test+"-")
+			if err != nil {
+				return fmt.Errorf("compliance: %w", err)
+			}
+			*work = d
+			fmt.Fprintf(stderr, "compliance: %s run logs in %s\n", test, d)
 		}
 		o, err := opts()
 		if err != nil {
