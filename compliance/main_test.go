@@ -38,7 +38,7 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 	}
 	for _, test := range []string{"test01", "test04"} {
 		var out, errb bytes.Buffer
-		err := Main(context.Background(), []string{test, fakebench.Name, "--results", results, "--scenario", "SingleStream", "--user-conf", conf}, &out, &errb)
+		err := Main(context.Background(), []string{test, fakebench.Name, "--results", results, "--work", filepath.Join(dir, "work_"+test), "--scenario", "SingleStream", "--user-conf", conf}, &out, &errb)
 		T := strings.ToUpper(test)
 		vp, _ := os.ReadFile(filepath.Join(results, T, "verify_performance.txt"))
 		// The scores of two short runs on a busy machine may differ by
