@@ -725,5 +725,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !rep.OK() {
 		return ErrFailed
 	}
+	if len(rep.Results) == 0 {
+		// The Python checker passes a tree with nothing in it; a user who
+		// pointed at the wrong folder deserves to hear so.
+		return fmt.Errorf("check: no results under %s: want %s/<division>/<submitter>/results/<system>/<benchmark>/<scenario>/ (as mlperf submission writes)", dir, dir)
+	}
 	return nil
 }
