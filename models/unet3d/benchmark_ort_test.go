@@ -14,7 +14,9 @@ import (
 
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/kits19"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/onnx"
 )
 
 func needORT(t testing.TB) {
@@ -52,5 +54,46 @@ func TestRunAccuracyTiny(t *testing.T) {
 		if !strings.Contains(stderr.String(), "engine busy") {
 			t.Errorf("%v: no engine-busy line on stderr:\n%s", sc, stderr.String())
 		}
+	}
+}
+
+// TestWrongModelRejected: a model whose output has 2 channels instead of
+// the 3 classes ends in a contract error naming the fix, before any run.
+func TestWrongModelRejected(t *testing.T) {
+	needORT(t)
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	for _, tc := range []struct {
+		name    string
+		in, out int64
+	}{{"two output channels", 1, 2}, {"two input channels", 2, 3}} {
+		g := onnx.NewGraph(onnx.Config{Name: "wrong", Seed: 1})
+		x := g.Input(InputName, onnx.Float, onnx.Sym("N"), onnx.Fix(tc.in), onnx.Fix(Window), onnx.Fix(Window), onnx.Fix(Window))
+		w := g.Param("w", onnx.Float, []int64{tc.out, tc.in, 1, 1, 1}, onnx.Uniform(-1, 1))
+		g.Rename(g.Conv(x, w, "", onnx.ConvOpts{}), OutputName)
+		g.Output(OutputName, onnx.Float, onnx.Sym("N"), onnx.Fix(tc.out), onnx.Fix(Window), onnx.Fix(Window), onnx.Fix(Window))
+		path := filepath.Join(t.TempDir(), "wrong.onnx")
+		if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: path, Data: "synthetic", Backend: "cpu", Out: t.TempDir()}
+		_, err := benchmark.Run(context.Background(), Benchmark, o, &stdout, &stderr)
+		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "download_model.sh") {
+			t.Errorf("%s: Run = %v; want ErrContract naming download_model.sh", tc.name, err)
+		}
+	}
+}
+
+// TestRawDataRejected: --data pointing at raw cases asks for preprocessing.
+func TestRawDataRejected(t *testing.T) {
+	raw := t.TempDir()
+	if _, err := kits19.Synth(raw, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := resolveData(raw, t.TempDir(), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "mlperf dataset preprocess kits19") {
+		t.Errorf("raw --data: %v", err)
+	}
+	if _, _, err := resolveData(t.TempDir(), t.TempDir(), &bytes.Buffer{}); !errors.Is(err, kits19.ErrNotPreprocessed) {
+		t.Errorf("empty --data folder: %v", err)
 	}
 }
