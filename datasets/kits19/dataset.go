@@ -198,22 +198,29 @@ func (x *Index) Write(dir string) error {
 // set.
 var ErrNotPreprocessed = errors.New("kits19: not a preprocessed KiTS19 folder")
 
-// Open reads the index of a preprocessed folder and checks that every
-// listed case has its image.
+// Open reads the index of a preprocessed folder (preprocessed_files.json,
+// or the reference's preprocessed_files.pkl) and checks that every listed
+// case has its image (<case>.npy, or the reference's <case>.pkl).
 func Open(dir string) (*Index, error) {
-	b, err := os.ReadFile(filepath.Join(dir, IndexFile))
-	if errors.Is(err, os.ErrNotExist) {
-		if _, perr := os.Stat(filepath.Join(dir, "preprocessed_files.pkl")); perr == nil {
-			return nil, fmt.Errorf("%w: %s holds the reference's pickles (preprocessed_files.pkl); preprocess the raw data with `mlperf dataset preprocess kits19 --data RAW -o %s`", ErrNotPreprocessed, dir, dir)
-		}
-		return nil, fmt.Errorf("%w: %s has no %s; make one with `mlperf dataset preprocess kits19 --data RAW -o %s`", ErrNotPreprocessed, dir, IndexFile, dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("kits19: %w", err)
-	}
 	var x Index
-	if err := json.Unmarshal(b, &x); err != nil {
-		return nil, fmt.Errorf("kits19: %s: %w", filepath.Join(dir, IndexFile), err)
+	b, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, perr := os.Stat(filepath.Join(dir, "preprocessed_files.pkl")); perr != nil {
+			return nil, fmt.Errorf("%w: %s has no %s; make one with `mlperf dataset preprocess kits19 --data RAW -o %s`", ErrNotPreprocessed, dir, IndexFile, dir)
+		}
+		// Preprocessed by the reference's preprocess.py.
+		px, err := LoadPickleIndex(dir)
+		if err != nil {
+			return nil, err
+		}
+		x = *px
+	case err != nil:
+		return nil, fmt.Errorf("kits19: %w", err)
+	default:
+		if err := json.Unmarshal(b, &x); err != nil {
+			return nil, fmt.Errorf("kits19: %s: %w", filepath.Join(dir, IndexFile), err)
+		}
 	}
 	if len(x.FileList) == 0 {
 		return nil, fmt.Errorf("kits19: %s lists no cases", filepath.Join(dir, IndexFile))
@@ -227,7 +234,9 @@ func Open(dir string) (*Index, error) {
 			return nil, fmt.Errorf("kits19: %s: case %s: %w", filepath.Join(dir, IndexFile), c, err)
 		}
 		if _, err := os.Stat(ImagePath(dir, c)); err != nil {
-			return nil, fmt.Errorf("kits19: %s: case %s listed but %s is missing", dir, c, ImagePath(dir, c))
+			if _, perr := os.Stat(PicklePath(dir, c)); perr != nil {
+				return nil, fmt.Errorf("kits19: %s: case %s listed but %s is missing", dir, c, ImagePath(dir, c))
+			}
 		}
 	}
 	return &x, nil
@@ -247,9 +256,24 @@ func checkShape(s [4]int) error {
 	return nil
 }
 
-// LoadImage reads a case's preprocessed image and checks its shape
-// against the index.
+// PicklePath is the reference's preprocessed case file: <case>.pkl.
+func PicklePath(dir, name string) string { return filepath.Join(dir, name+".pkl") }
+
+// LoadImage reads a case's preprocessed image, <case>.npy or else the
+// reference's <case>.pkl, and checks its shape against the index.
 func LoadImage(dir string, a Aux) (Volume[float32], error) {
+	if _, err := os.Stat(ImagePath(dir, a.Case)); errors.Is(err, os.ErrNotExist) {
+		if _, perr := os.Stat(PicklePath(dir, a.Case)); perr == nil {
+			img, _, err := LoadPickleCase(PicklePath(dir, a.Case))
+			if err != nil {
+				return img, err
+			}
+			if [4]int{1, img.Shape[0], img.Shape[1], img.Shape[2]} != a.ImageShape {
+				return Volume[float32]{}, fmt.Errorf("kits19: %s has shape %v, the index says %v", PicklePath(dir, a.Case), img.Shape, a.ImageShape)
+			}
+			return img, nil
+		}
+	}
 	shape, data, err := preprocess.LoadNpy(ImagePath(dir, a.Case))
 	if err != nil {
 		return Volume[float32]{}, fmt.Errorf("kits19: %w", err)
