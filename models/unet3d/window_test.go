@@ -251,3 +251,28 @@ func TestSegmentBatches(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWindowHarness is the harness's own work per 128³ window
+// (extraction of the input, accumulation of the weighted logits) and per
+// 128³ case (plus the division and argmax), to set against the engine's
+// time per window (BenchmarkWindow).
+func BenchmarkWindowHarness(b *testing.B) {
+	shape := [3]int{Window, Window, Window}
+	vol := make([]float32, WindowVoxels)
+	buf := make([]float32, WindowVoxels)
+	logits := fakeLogits(1)
+	b.Run("extract+accumulate", func(b *testing.B) {
+		acc := NewAccumulator(shape)
+		for range b.N {
+			Extract(buf, vol, shape, [3]int{})
+			acc.Add(logits, [3]int{})
+		}
+	})
+	b.Run("labels", func(b *testing.B) {
+		acc := NewAccumulator(shape)
+		acc.Add(logits, [3]int{})
+		for range b.N {
+			acc.Labels()
+		}
+	})
+}
