@@ -94,11 +94,13 @@ type Size struct {
 }
 
 // Option is one benchmark- or data-set-specific flag, registered as a
-// string flag; its value reaches the benchmark in an Extra map.
+// string flag (a bool flag when Bool is set, valued "true" or "false");
+// its value reaches the benchmark in an Extra map.
 type Option struct {
 	Name    string // flag name without dashes, e.g. "tokenizer"
 	Default string // default value; may be computed at registration
 	Usage   string
+	Bool    bool // a flag given without a value (--official)
 }
 
 // Extra holds the values of a benchmark's Options by name.

@@ -162,12 +162,12 @@ func setupGPTJ(f *runFlags, tokDir string, mode sample.LengthMode, stderr io.Wri
 	return s, nil
 }
 
-func runGPTJ(ctx context.Context, args []string) error {
+func runGPTJ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run gptj", flag.ContinueOnError)
 	f := addRunFlags(fs, gptjDefaults())
 	tokDir := fs.String("tokenizer", defaultGPT2Dir(), "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)")
 	lengthNorm := fs.String("length-norm", "prompt", "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {
@@ -211,7 +211,7 @@ func runGPTJ(ctx context.Context, args []string) error {
 	return err
 }
 
-func accuracyGPTJ(ctx context.Context, args []string) error {
+func accuracyGPTJ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy gptj", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json (required)")
 	data := fs.String("data", "", "cnn_eval.json or its folder, or synthetic (required)")
@@ -220,7 +220,7 @@ func accuracyGPTJ(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "also write the result line to this file (e.g. accuracy.txt)")
 	count := fs.Int("count", 0, "the --count of the run (0: all records)")
 	model := fs.String("model", "", "the run's --model; synthetic or synthetic:tiny labels the score as not meaningful")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *logPath == "" || *data == "" {
@@ -264,12 +264,12 @@ func accuracyGPTJ(ctx context.Context, args []string) error {
 	return nil
 }
 
-func datasetSynthCNNDM(ctx context.Context, args []string) error {
+func datasetSynthCNNDM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dataset synth cnndm", flag.ContinueOnError)
 	out := fs.String("o", "", "output file, or folder to write "+cnndm.FileName+" into (required)")
 	n := fs.Int("n", cnndm.SmallSynth.Records, "number of records")
 	seed := fs.Uint64("seed", cnndm.SmallSynth.Seed, "content seed (same n and seed, same bytes)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -295,12 +295,12 @@ func datasetSynthCNNDM(ctx context.Context, args []string) error {
 	return nil
 }
 
-func datasetVerifyCNNDM(ctx context.Context, args []string) error {
+func datasetVerifyCNNDM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dataset verify cnndm", flag.ContinueOnError)
 	data := fs.String("data", "", "cnn_eval.json, or the folder holding it (required)")
 	partial := fs.Bool("partial", false, "accept another record count than the validation split's 13368")
 	tokDir := fs.String("tokenizer", "", "GPT-2 tokenizer folder: also tokenize every prompt and count those cut at 1919 tokens")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *data == "" {

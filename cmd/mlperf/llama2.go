@@ -144,7 +144,7 @@ func lazyTokenizer(path string) func() (*tokenizer.Llama, error) {
 	}
 }
 
-func runLlama2(ctx context.Context, args []string) error {
+func runLlama2(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run llama2", flag.ContinueOnError)
 	// --workers and --cache are shared flags that Llama 2 does not use:
 	// one decode loop batches every running sequence (--batch), and the
@@ -153,7 +153,7 @@ func runLlama2(ctx context.Context, args []string) error {
 	modelName := fs.String("model-name", llama2.Name, "model name in mlperf.conf: llama2-70b (TTFT 2 s, TPOT 200 ms) or llama2-70b-interactive (450 ms, 40 ms)")
 	tokPath := fs.String("tokenizer", defaultLlamaTokenizer(), "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary")
 	maxNew := fs.Int("max-new-tokens", llama2.MaxNewTokens, "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {
@@ -168,7 +168,6 @@ func runLlama2(ctx context.Context, args []string) error {
 	if f.Batch == 0 {
 		f.Batch = llama2DefaultBatch
 	}
-	stderr := os.Stderr
 	if err := os.MkdirAll(f.Out, 0o755); err != nil {
 		return fmt.Errorf("llama2: output folder: %w", err)
 	}
@@ -292,7 +291,7 @@ func writeTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int
 	return nil
 }
 
-func accuracyLlama2(ctx context.Context, args []string) error {
+func accuracyLlama2(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy llama2", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json (required)")
 	data := fs.String("data", "", "the OpenOrca parquet the run used (required)")
@@ -300,7 +299,7 @@ func accuracyLlama2(ctx context.Context, args []string) error {
 	tokPath := fs.String("tokenizer", defaultLlamaTokenizer(), "folder of llama-tokenizer.js")
 	dtype := fs.String("dtype", "int32", "token id type of the log: int32 (what the SUT writes) or int64")
 	synthetic := fs.Bool("synthetic", false, "the log comes from a synthetic-weights model: label the score as not meaningful")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *logPath == "" || *data == "" {
@@ -345,13 +344,13 @@ func accuracyLlama2(ctx context.Context, args []string) error {
 	return nil
 }
 
-func datasetSynthOpenOrca(ctx context.Context, args []string) error {
+func datasetSynthOpenOrca(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dataset synth openorca", flag.ContinueOnError)
 	out := fs.String("o", "", "output .parquet file, or a folder to write "+openorca.FileName+" into (required)")
 	n := fs.Int("n", openorca.SmallSynth.Samples, "rows (origins cot, flan, niv, t0 in turn)")
 	seed := fs.Uint64("seed", openorca.SmallSynth.Seed, "content seed (same n and seed, same rows)")
 	tokPath := fs.String("tokenizer", defaultLlamaTokenizer(), "folder of llama-tokenizer.js")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -375,11 +374,11 @@ func datasetSynthOpenOrca(ctx context.Context, args []string) error {
 	return nil
 }
 
-func datasetVerifyOpenOrca(ctx context.Context, args []string) error {
+func datasetVerifyOpenOrca(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("dataset verify openorca", flag.ContinueOnError)
 	data := fs.String("data", "", "OpenOrca parquet file or folder (required)")
 	official := fs.Bool("official", false, "fail unless the file has the shape of the official one (24576 rows, 6144 per origin)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *data == "" {
@@ -411,14 +410,14 @@ func datasetVerifyOpenOrca(ctx context.Context, args []string) error {
 	return nil
 }
 
-func complianceTEST06(ctx context.Context, args []string) error {
+func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compliance test06", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json of the TEST06 run, or its folder (required)")
 	scenario := fs.String("scenario", "", "the run's scenario (required): Offline skips the first-token check")
 	out := fs.String("out", "", "folder to write TEST06/verify_accuracy.txt into (default: beside the log)")
 	dtype := fs.String("dtype", "int32", "token id type: int32, int64")
 	eos := fs.Int64("eos", llama2.EOS, "end-of-sequence id")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *logPath == "" || *scenario == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ func init() {
 	handle("model build gptj", "write a synthetic GPT-J 6B decoder (optimum I/O with KV cache, seeded weights; full or tiny)", modelBuildGPTJ)
 }
 
-func sizeNames[C any](m map[string]C) string {
+func llmSizeNames[C any](m map[string]C) string {
 	n := make([]string, 0, len(m))
 	for k := range m {
 		n = append(n, k)
@@ -27,12 +28,12 @@ func sizeNames[C any](m map[string]C) string {
 	return strings.Join(n, ", ")
 }
 
-func modelBuildLlama2(ctx context.Context, args []string) error {
+func modelBuildLlama2(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("model build llama2", flag.ContinueOnError)
-	size := fs.String("size", llama2.SizeTiny, "model size: "+sizeNames(llama2.Configs))
+	size := fs.String("size", llama2.SizeTiny, "model size: "+llmSizeNames(llama2.Configs))
 	out := fs.String("o", "", "output .onnx file (required); weights go to FILE.data when over 2 GiB")
 	seed := fs.Uint64("seed", llama2.ArchSeed, "weight seed (same size and seed, same bytes)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -40,7 +41,7 @@ func modelBuildLlama2(ctx context.Context, args []string) error {
 	}
 	c, ok := llama2.Configs[*size]
 	if !ok {
-		return usageError("--size %q: want one of %s", *size, sizeNames(llama2.Configs))
+		return usageError("--size %q: want one of %s", *size, llmSizeNames(llama2.Configs))
 	}
 	if err := llama2.BuildConfigFile(*out, c, *seed); err != nil {
 		return err
@@ -48,12 +49,12 @@ func modelBuildLlama2(ctx context.Context, args []string) error {
 	return reportBuilt("Llama 2", *size, *seed, *out, c.Params())
 }
 
-func modelBuildGPTJ(ctx context.Context, args []string) error {
+func modelBuildGPTJ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("model build gptj", flag.ContinueOnError)
-	size := fs.String("size", gptj.SizeTiny, "model size: "+sizeNames(gptj.Configs))
+	size := fs.String("size", gptj.SizeTiny, "model size: "+llmSizeNames(gptj.Configs))
 	out := fs.String("o", "", "output .onnx file (required); weights go to FILE.data when over 2 GiB")
 	seed := fs.Uint64("seed", gptj.ArchSeed, "weight seed (same size and seed, same bytes)")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, os.Stdout); err != nil {
 		return err
 	}
 	if *out == "" {
@@ -61,7 +62,7 @@ func modelBuildGPTJ(ctx context.Context, args []string) error {
 	}
 	c, ok := gptj.Configs[*size]
 	if !ok {
-		return usageError("--size %q: want one of %s", *size, sizeNames(gptj.Configs))
+		return usageError("--size %q: want one of %s", *size, llmSizeNames(gptj.Configs))
 	}
 	if err := gptj.BuildConfigFile(*out, c, *seed); err != nil {
 		return err

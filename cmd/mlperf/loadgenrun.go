@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,4 +165,26 @@ func scoreImagenet(logPath, dataDir string, f *runFlags, dtype string) (string, 
 		return "", err
 	}
 	return r.String(), nil
+}
+
+func isSynthetic(model string) bool {
+	_, ok := syntheticModel(model)
+	return ok
+}
+
+// watchProgress prints a progress line of done() every second until
+// stop is closed.
+func watchProgress(w io.Writer, done func() int64, total int, stop <-chan struct{}) {
+	p := newProgress(w, "running", "samples")
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			p.done()
+			return
+		case <-t.C:
+			p.update(int(done()), total)
+		}
+	}
 }

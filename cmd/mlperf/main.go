@@ -17,10 +17,13 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/mlperf-go/inference/benchmark"
 )
 
-// handler runs one command. args are the arguments after the command path.
-type handler func(ctx context.Context, args []string) error
+// handler runs one command. args are the arguments after the command
+// path; results go to stdout, progress and notes to stderr.
+type handler func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 type command struct {
 	path    []string // e.g. ["run", "resnet50"] or ["loadgen"]
@@ -43,12 +46,10 @@ func handle(path, summary string, run handler) {
 }
 
 // errUsage marks an error caused by how the command was called (exit 2).
-var errUsage = errors.New("usage")
+var errUsage = benchmark.ErrUsage
 
 // usageError returns an error that prints as msg and exits with status 2.
-func usageError(format string, a ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errUsage}, a...)...)
-}
+func usageError(format string, a ...any) error { return benchmark.UsageError(format, a...) }
 
 // lookup finds the command with the longest path that prefixes args.
 func lookup(args []string) (*command, []string) {
@@ -112,14 +113,14 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := c.run(ctx, rest)
+	err := c.run(ctx, rest, stdout, stderr)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "mlperf %s: %s\n", strings.Join(c.path, " "), strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	case isUsage(err):
+		fmt.Fprintf(stderr, "mlperf %s: %s\n", strings.Join(c.path, " "), err)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "mlperf %s: %v\n", strings.Join(c.path, " "), err)

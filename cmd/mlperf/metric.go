@@ -4,11 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 	"sort"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/benchmark"
 )
 
 // metric is one raw-input scorer of `mlperf accuracy --metric NAME`.
@@ -31,14 +32,23 @@ func registerMetric(name, summary string, run handler) {
 }
 
 func init() {
-	handle("accuracy", "score raw inputs with one metric: --metric NAME (see 'mlperf accuracy -h')", accuracyMetric)
+	handle("accuracy", "score a benchmark's accuracy log (accuracy <benchmark> --log FILE --data PATH) or raw inputs with one metric (accuracy --metric NAME)", accuracyMetric)
 }
 
-// accuracyMetric dispatches `mlperf accuracy --metric NAME [flags]`.
-func accuracyMetric(ctx context.Context, args []string) error {
+// accuracyMetric dispatches `mlperf accuracy --metric NAME [flags]` to a
+// metric and `mlperf accuracy <benchmark> [flags]` to the benchmark's
+// scorer.
+func accuracyMetric(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	name, rest, found := cutMetricFlag(args)
 	if !found {
-		printMetrics()
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			b, ok := benchmark.Lookup(args[0])
+			if !ok {
+				return usageError("%v", benchmark.Unknown(args[0]))
+			}
+			return accuracyBenchmark(ctx, b, args[1:], stdout, stderr)
+		}
+		printMetrics(stderr)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			return nil
 		}
@@ -48,7 +58,7 @@ func accuracyMetric(ctx context.Context, args []string) error {
 	if !ok {
 		return usageError("--metric %q: want one of %s", name, strings.Join(metricNames(), ", "))
 	}
-	return m.run(ctx, rest)
+	return m.run(ctx, rest, stdout, stderr)
 }
 
 // cutMetricFlag removes "--metric NAME" or "--metric=NAME" (one or two
@@ -81,11 +91,11 @@ func metricNames() []string {
 	return n
 }
 
-func printMetrics() {
-	fmt.Fprintln(os.Stderr, "usage: mlperf accuracy --metric NAME [flags]   (or: mlperf accuracy <benchmark> --log FILE ...)")
-	fmt.Fprintln(os.Stderr, "metrics:")
+func printMetrics(stderr io.Writer) {
+	fmt.Fprintln(stderr, "usage: mlperf accuracy --metric NAME [flags]   (or: mlperf accuracy <benchmark> --log FILE ...)")
+	fmt.Fprintln(stderr, "metrics:")
 	for _, n := range metricNames() {
-		fmt.Fprintf(os.Stderr, "  %-8s %s\n", n, metrics[n].summary)
+		fmt.Fprintf(stderr, "  %-8s %s\n", n, metrics[n].summary)
 	}
 }
 
@@ -103,7 +113,7 @@ func (m *metricOut) flags(fs *flag.FlagSet) {
 
 // finish prints lines, writes --out and judges --benchmark on the text
 // exactly as the submission checker reads accuracy.txt.
-func (m *metricOut) finish(lines []string) error {
+func (m *metricOut) finish(stdout io.Writer, lines []string) error {
 	hash := ""
 	if m.hashLog != "" {
 		if m.out == "" {
@@ -116,7 +126,7 @@ func (m *metricOut) finish(lines []string) error {
 		hash = h
 	}
 	text := accuracy.AccuracyText(lines, "")
-	fmt.Print(text)
+	fmt.Fprint(stdout, text)
 	if m.out != "" {
 		if err := accuracy.WriteAccuracyFile(m.out, lines, hash); err != nil {
 			return err
@@ -130,7 +140,7 @@ func (m *metricOut) finish(lines []string) error {
 		return usageError("--benchmark: %v", err)
 	}
 	for _, v := range vs {
-		fmt.Printf("%s: %s\n", m.benchmark, v)
+		fmt.Fprintf(stdout, "%s: %s\n", m.benchmark, v)
 	}
 	if !pass {
 		return fmt.Errorf("%s: accuracy target not met", m.benchmark)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/preprocess"
@@ -13,7 +14,7 @@ func init() {
 	registerMetric("auc", "DLRMv2 ROC AUC of an accuracy log or of (prediction, label) pairs (accuracy-dlrm.py)", metricAUC)
 }
 
-func metricAUC(ctx context.Context, args []string) error {
+func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric auc", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json whose responses are float32 (prediction, label) pairs")
 	pairs := fs.String("pairs", "", "instead of --log: an N×2 .npy of (prediction, label) rows")
@@ -21,7 +22,7 @@ func metricAUC(ctx context.Context, args []string) error {
 	samples := fs.Int("samples", 0, "with --log: the number of aggregated samples; a larger qsl_idx is an error (330067 for the full data set; 0: no check)")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	var r accuracy.DLRMResult
@@ -53,5 +54,5 @@ func metricAUC(ctx context.Context, args []string) error {
 			return fmt.Errorf("%w (%s)", err, *pairs)
 		}
 	}
-	return mo.finish([]string{r.String()})
+	return mo.finish(stdout, []string{r.String()})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -14,13 +15,13 @@ func init() {
 	registerMetric("clip", "CLIP score of paired image and text feature vectors (SDXL tools/clip)", metricCLIP)
 }
 
-func metricCLIP(ctx context.Context, args []string) error {
+func metricCLIP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric clip", flag.ContinueOnError)
 	img := fs.String("image-features", "", "N×D float32 .npy of CLIP image embeddings (required)")
 	txt := fs.String("text-features", "", "N×D float32 .npy of the captions' text embeddings, same order (required)")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *img == "" || *txt == "" {
@@ -30,7 +31,7 @@ func metricCLIP(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return mo.finish([]string{fmt.Sprintf("{'CLIP_SCORE': '%s'}", pyRepr(mean))})
+	return mo.finish(stdout, []string{fmt.Sprintf("{'CLIP_SCORE': '%s'}", pyRepr(mean))})
 }
 
 func clipFromFiles(imgPath, txtPath string) ([]float64, float64, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,7 +18,7 @@ func init() {
 	registerMetric("dice", "KiTS19 mean DICE of predicted label volumes or a 3D-UNet accuracy log (accuracy_kits.py)", metricDice)
 }
 
-func metricDice(ctx context.Context, args []string) error {
+func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric dice", flag.ContinueOnError)
 	gt := fs.String("gt", "", "ground truth folder: the reference's preprocessed_data (nifti/<case>/segmentation.nii.gz) or <case>/segmentation.nii.gz, <case>.nii[.gz] or <case>.npy (uint8) (required)")
 	pred := fs.String("pred", "", "predictions folder: <case>/prediction.nii.gz (the reference's postprocessed_data), <case>.nii[.gz] or <case>.npy")
@@ -26,7 +27,7 @@ func metricDice(ctx context.Context, args []string) error {
 	csv := fs.String("summary", "", "also write summary.csv (per case and mean) here")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *gt == "" || (*pred == "") == (*logPath == "") {
@@ -76,7 +77,7 @@ func metricDice(ctx context.Context, args []string) error {
 			return fmt.Errorf("accuracy: %w", err)
 		}
 	}
-	return mo.finish([]string{r.String()})
+	return mo.finish(stdout, []string{r.String()})
 }
 
 // kitsSuffixes are the file forms of a case, in the order tried.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/preprocess"
@@ -14,7 +14,7 @@ func init() {
 	registerMetric("fid", "FID between two feature sets or statistics files (SDXL tools/fid); with CLIP features, the full SDXL line", metricFID)
 }
 
-func metricFID(ctx context.Context, args []string) error {
+func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric fid", flag.ContinueOnError)
 	fa := fs.String("features-a", "", "N×D .npy of the first set's features (e.g. the generated images' 2048-d pool3 activations)")
 	fb := fs.String("features-b", "", "N×D .npy of the second set's features")
@@ -24,7 +24,7 @@ func metricFID(ctx context.Context, args []string) error {
 	txt := fs.String("text-features", "", "optional: text features for the CLIP score")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if (*fa == "") == (*sa == "") || (*fb == "") == (*sb == "") {
@@ -43,19 +43,19 @@ func metricFID(ctx context.Context, args []string) error {
 		return err
 	}
 	if info.Offset {
-		fmt.Fprintf(os.Stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", accuracy.FIDEps)
+		fmt.Fprintf(stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", accuracy.FIDEps)
 	}
 	if (*img == "") != (*txt == "") {
 		return usageError("--image-features and --text-features go together")
 	}
 	if *img == "" {
-		return mo.finish([]string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(fid))})
+		return mo.finish(stdout, []string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(fid))})
 	}
 	_, clip, err := clipFromFiles(*img, *txt)
 	if err != nil {
 		return err
 	}
-	return mo.finish([]string{accuracy.SDXLResult{FID: fid, CLIP: clip}.String()})
+	return mo.finish(stdout, []string{accuracy.SDXLResult{FID: fid, CLIP: clip}.String()})
 }
 
 // fidStats loads a feature matrix (mean and covariance computed) or an

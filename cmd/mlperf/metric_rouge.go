@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -16,7 +17,7 @@ func init() {
 	registerMetric("rouge", "ROUGE-1/2/L/Lsum of predictions against references (GPT-J evaluation.py, Llama 2 evaluate-accuracy.py)", metricRouge)
 }
 
-func metricRouge(ctx context.Context, args []string) error {
+func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric rouge", flag.ContinueOnError)
 	preds := fs.String("predictions", "", "predictions: a JSON array of strings, or text with one prediction per line (required)")
 	refs := fs.String("references", "", "references, in the same form and order (required)")
@@ -24,7 +25,7 @@ func metricRouge(ctx context.Context, args []string) error {
 	format := fs.String("format", "", "print as gptj or llama2 (default: llama2 when --tokens is given, else gptj)")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *preds == "" || *refs == "" {
@@ -54,9 +55,9 @@ func metricRouge(ctx context.Context, args []string) error {
 	}
 	switch f := *format; {
 	case f == "gptj" || (f == "" && counts == nil):
-		return mo.finish([]string{res.GPTJString()})
+		return mo.finish(stdout, []string{res.GPTJString()})
 	case f == "llama2" || f == "":
-		return mo.finish([]string{res.Llama2String()})
+		return mo.finish(stdout, []string{res.Llama2String()})
 	default:
 		return usageError("--format %q: want gptj or llama2", f)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -15,13 +16,13 @@ func init() {
 	registerMetric("squad", "SQuAD v1.1 EM/F1 of predictions.json against dev-v1.1.json (evaluate_v1.1.py)", metricSquad)
 }
 
-func metricSquad(ctx context.Context, args []string) error {
+func metricSquad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric squad", flag.ContinueOnError)
 	preds := fs.String("predictions", "", "predictions.json: {question id: answer text} (required)")
 	data := fs.String("data", "", "dev-v1.1.json (required)")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *preds == "" || *data == "" {
@@ -47,5 +48,5 @@ func metricSquad(ctx context.Context, args []string) error {
 	for _, id := range r.Unanswered {
 		lines = append(lines, fmt.Sprintf("Unanswered question %s will receive score 0.", id))
 	}
-	return mo.finish(append(lines, r.String()))
+	return mo.finish(stdout, append(lines, r.String()))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -16,14 +17,14 @@ func init() {
 	registerMetric("top1", "ImageNet top-1 of an accuracy log against val_map.txt (accuracy-imagenet.py)", metricTop1)
 }
 
-func metricTop1(ctx context.Context, args []string) error {
+func metricTop1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy --metric top1", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json (required)")
 	labels := fs.String("labels", "", "val_map.txt: lines 'image label' in QSL order (required)")
 	dtype := fs.String("dtype", "float32", "response type: float32 (the reference), int32 or int64")
 	var mo metricOut
 	mo.flags(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *logPath == "" || *labels == "" {
@@ -41,7 +42,7 @@ func metricTop1(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return mo.finish([]string{r.String()})
+	return mo.finish(stdout, []string{r.String()})
 }
 
 // readValMap reads the labels of val_map.txt ("path label" per line), as

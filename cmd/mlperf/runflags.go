@@ -147,12 +147,12 @@ func syntheticModel(spec string) (size string, ok bool) {
 
 // parse parses args into fs, turning flag errors into usage errors and
 // rejecting positional arguments.
-func parse(fs *flag.FlagSet, args []string) error {
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fmt.Fprintf(os.Stdout, "usage: mlperf %s [flags]\n", fs.Name())
+			fs.SetOutput(stdout)
+			fmt.Fprintf(stdout, "usage: mlperf %s [flags]\n", fs.Name())
 			fs.PrintDefaults()
 			return flag.ErrHelp
 		}
