@@ -87,8 +87,15 @@ func Verify(dir string) ([]string, error) {
 		rep = append(rep, fmt.Sprintf("kits19: %s: preprocessed, %d cases (the 43-entry inference list: %v)", dir, len(idx.FileList), full))
 	} else {
 		present := 0
+		var missing []string
 		for _, c := range InferenceCases() {
 			cd := filepath.Join(dir, c)
+			_, e1 := os.Stat(filepath.Join(cd, ImageFile))
+			_, e2 := os.Stat(filepath.Join(cd, LabelFile))
+			if e1 != nil || e2 != nil {
+				missing = append(missing, c)
+				continue
+			}
 			im, err1 := ReadHeader(filepath.Join(cd, ImageFile))
 			la, err2 := ReadHeader(filepath.Join(cd, LabelFile))
 			if err := errors.Join(err1, err2); err != nil {
@@ -105,6 +112,13 @@ func Verify(dir string) ([]string, error) {
 					break
 				}
 			}
+		}
+		if len(missing) > 0 {
+			more := ""
+			if len(missing) > 8 {
+				missing, more = missing[:8], ", ..."
+			}
+			probs = append(probs, fmt.Sprintf("missing inference cases (imaging.nii.gz and segmentation.nii.gz): %s%s; download them with models/unet3d/download_dataset.sh", strings.Join(missing, ", "), more))
 		}
 		rep = append(rep, fmt.Sprintf("kits19: %s: raw, %d of the %d inference cases present", dir, present, len(InferenceCases())))
 		for _, f := range []string{ImageFile, LabelFile} {
