@@ -41,8 +41,8 @@ var Benchmark = &benchmark.Benchmark{
 		Seed:  ArchSeed,
 		Build: BuildModel,
 	},
-	Open:       open,
-	Score:      score,
+	Open:  open,
+	Score: score,
 	// The round's checker runs TEST01 for 3d-unet-99 and -99.9 only.
 	Compliance: []string{"TEST01"},
 }
