@@ -111,15 +111,19 @@ func writeNifti[T float32 | uint8](w io.Writer, shape [3]int, data []T, affine [
 		sz = 1
 	}
 	buf := make([]byte, shape[0]*sz)
+	u8, _ := any(data).([]uint8)
+	f32, _ := any(data).([]float32)
+	s0 := shape[1] * shape[2]
 	for k := range shape[2] {
 		for j := range shape[1] {
-			for i := range shape[0] {
-				v := data[(i*shape[1]+j)*shape[2]+k]
-				switch x := any(v).(type) {
-				case uint8:
-					buf[i] = x
-				case float32:
-					le.PutUint32(buf[4*i:], math.Float32bits(x))
+			o := j*shape[2] + k
+			if u8 != nil {
+				for i := range shape[0] {
+					buf[i] = u8[o+i*s0]
+				}
+			} else {
+				for i := range shape[0] {
+					le.PutUint32(buf[4*i:], math.Float32bits(f32[o+i*s0]))
 				}
 			}
 			if _, err := w.Write(buf); err != nil {
