@@ -87,6 +87,9 @@ type PreprocessOptions struct {
 	// NoNifti skips the nifti/ ground truth (the reference writes it for
 	// the inference set only).
 	NoNifti bool
+	// NoImageNifti skips nifti/<case>/imaging.nii.gz, which scoring does
+	// not read (the segmentation is still written unless NoNifti).
+	NoImageNifti bool
 	// Workers bounds parallel cases (< 1: GOMAXPROCS).
 	Workers int
 	// Log receives one line per case; may be nil.
@@ -141,7 +144,7 @@ func PreprocessDir(rawDir, outDir string, o PreprocessOptions) (*Index, error) {
 				name := todo[next]
 				next++
 				mu.Unlock()
-				aux, err := preprocessOne(rawDir, outDir, name, !o.NoNifti)
+				aux, err := preprocessOne(rawDir, outDir, name, !o.NoNifti, !o.NoImageNifti)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -167,7 +170,7 @@ func PreprocessDir(rawDir, outDir string, o PreprocessOptions) (*Index, error) {
 	return idx, nil
 }
 
-func preprocessOne(rawDir, outDir, name string, nifti bool) (Aux, error) {
+func preprocessOne(rawDir, outDir, name string, nifti, image bool) (Aux, error) {
 	img, lbl, sp, aff, err := LoadRaw(filepath.Join(rawDir, name))
 	if err != nil {
 		return Aux{}, err
@@ -176,7 +179,7 @@ func preprocessOne(rawDir, outDir, name string, nifti bool) (Aux, error) {
 	if err != nil {
 		return Aux{}, err
 	}
-	if err := c.Save(outDir, nifti); err != nil {
+	if err := c.Save(outDir, nifti, image); err != nil {
 		return Aux{}, err
 	}
 	return c.Aux, nil

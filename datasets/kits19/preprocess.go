@@ -243,9 +243,9 @@ func ImagePath(dir, name string) string { return filepath.Join(dir, name+ImageNp
 func TruthPath(dir, name string) string { return filepath.Join(dir, NiftiDir, name, LabelFile) }
 
 // Save writes c into the preprocessed folder dir: the image as
-// <case>.npy and, when nifti is set, nifti/<case>/imaging.nii.gz and
-// segmentation.nii.gz with the reshaped affine.
-func (c *Case) Save(dir string, nifti bool) error {
+// <case>.npy and, when nifti is set, nifti/<case>/segmentation.nii.gz and
+// (when image is set too) imaging.nii.gz with the reshaped affine.
+func (c *Case) Save(dir string, nifti, image bool) error {
 	shape := []int{1, c.Image.Shape[0], c.Image.Shape[1], c.Image.Shape[2]}
 	if err := preprocess.SaveNpy(ImagePath(dir, c.Case), shape, c.Image.Data); err != nil {
 		return fmt.Errorf("kits19: %w", err)
@@ -257,8 +257,10 @@ func (c *Case) Save(dir string, nifti bool) error {
 	if err := os.MkdirAll(nd, 0o755); err != nil {
 		return fmt.Errorf("kits19: %w", err)
 	}
-	if err := WriteNifti(filepath.Join(nd, ImageFile), c.Image.Shape, c.Image.Data, c.ReshapedAffine); err != nil {
-		return err
+	if image {
+		if err := WriteNifti(filepath.Join(nd, ImageFile), c.Image.Shape, c.Image.Data, c.ReshapedAffine); err != nil {
+			return err
+		}
 	}
 	return WriteNifti(filepath.Join(nd, LabelFile), c.Label.Shape, c.Label.Data, c.ReshapedAffine)
 }

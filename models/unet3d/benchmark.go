@@ -102,7 +102,7 @@ func syntheticData(cacheDir string, stderr io.Writer) (string, *kits19.Index, er
 	if err != nil {
 		return "", nil, err
 	}
-	if _, err := kits19.PreprocessDir(filepath.Join(tmp, "raw"), filepath.Join(tmp, "preprocessed"), kits19.PreprocessOptions{Cases: names}); err != nil {
+	if _, err := kits19.PreprocessDir(filepath.Join(tmp, "raw"), filepath.Join(tmp, "preprocessed"), kits19.PreprocessOptions{Cases: names, NoImageNifti: true}); err != nil {
 		return "", nil, err
 	}
 	os.RemoveAll(dir)

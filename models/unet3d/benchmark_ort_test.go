@@ -29,19 +29,6 @@ func needORT(t testing.TB) {
 	}
 }
 
-// TestMain shares one cache folder (synthetic model and data) between
-// the package's tests.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "unet3d-test-cache-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("MLPERF_CACHE_DIR", dir)
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
 // TestRunAccuracyTiny is `mlperf run unet3d --model synthetic:tiny --data
 // synthetic --mode accuracy`: the tiny synthetic model over the three
 // synthetic cases (four 128³ windows) in Offline, and over the first case

@@ -14,6 +14,19 @@ import (
 	"github.com/mlperf-go/inference/datasets/kits19"
 )
 
+// TestMain shares one cache folder (synthetic model and data) between
+// the package's tests.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "unet3d-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("MLPERF_CACHE_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // writeLog writes an mlperf_log_accuracy.json with one entry per volume.
 func writeLog(t *testing.T, vols [][]uint8) string {
 	t.Helper()
@@ -37,12 +50,12 @@ func writeLog(t *testing.T, vols [][]uint8) string {
 // mean DICE of 1; an all-background prediction scores 0 (truth has both
 // classes); a missing case is an error.
 func TestScoreAgainstTruth(t *testing.T) {
-	raw, pre := t.TempDir(), t.TempDir()
+	raw := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if err := Dataset.Synth(&benchmark.DatasetRequest{Out: raw, N: 2, Stdout: &stdout, Stderr: &stderr}); err != nil {
+	if err := Dataset.Synth(&benchmark.DatasetRequest{Out: raw, N: 1, Stdout: &stdout, Stderr: &stderr}); err != nil {
 		t.Fatal(err)
 	}
-	req := &benchmark.DatasetRequest{Data: raw, Out: pre, Extra: benchmark.Extra{"cases": "inference"}, Stdout: &stdout, Stderr: &stderr}
+	req := &benchmark.DatasetRequest{Data: raw, Out: t.TempDir(), Extra: benchmark.Extra{"cases": "inference"}, Stdout: &stdout, Stderr: &stderr}
 	if err := Dataset.Preprocess(req); err == nil || !strings.Contains(err.Error(), "case_00003") {
 		t.Fatalf("preprocess of a synthetic set as the inference set: %v", err)
 	}
@@ -50,12 +63,13 @@ func TestScoreAgainstTruth(t *testing.T) {
 	if err := Dataset.Preprocess(req); err == nil || !strings.Contains(err.Error(), "--cases") {
 		t.Fatalf("bad --cases: %v", err)
 	}
-	req.Extra["cases"] = "all"
-	if err := Dataset.Preprocess(req); err != nil {
+	// The synthetic data set a run uses (shared by the package's tests).
+	pre, _, err := resolveData(SyntheticData, benchmark.CacheDir(), &stderr)
+	if err != nil {
 		t.Fatal(err)
 	}
 	var truth, zero [][]uint8
-	for _, c := range []string{"case_00000", "case_00001"} {
+	for _, c := range kits19.SynthCaseNames(kits19.SynthDefault) {
 		gt, err := kits19.LoadTruth(pre, c)
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +83,7 @@ func TestScoreAgainstTruth(t *testing.T) {
 		{truth, "Accuracy: mean = 1.00000, kidney = 1.0000, tumor = 1.0000"},
 		{zero, "Accuracy: mean = 0.00000, kidney = 0.0000, tumor = 0.0000"},
 	} {
-		sc, err := Benchmark.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, tc.vols), Data: pre})
+		sc, err := Benchmark.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, tc.vols), Data: SyntheticData, CacheDir: benchmark.CacheDir()})
 		if err != nil || len(sc.Lines) != 1 || sc.Lines[0] != tc.want {
 			t.Errorf("score = %+v, %v; want %q", sc, err, tc.want)
 		}
