@@ -76,3 +76,27 @@ func FuzzUnpickle(f *testing.F) {
 		Unpickle(b) // must not panic or hang
 	})
 }
+
+// TestOpenReferenceFolder: a folder the reference preprocessed (no
+// preprocessed_files.json) is opened through its pickles.
+func TestOpenReferenceFolder(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/pickles/preprocessed_files.pkl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(dir+"/preprocessed_files.pkl", b, 0o644)
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "case_00007") {
+		t.Fatalf("Open without the case pickles: %v", err)
+	}
+	for _, c := range []string{"case_00007", "case_00400"} {
+		os.WriteFile(PicklePath(dir, c), []byte("not read by Open"), 0o644)
+	}
+	x, err := Open(dir)
+	if err != nil || len(x.FileList) != 2 {
+		t.Fatalf("Open: %+v, %v", x, err)
+	}
+	if _, err := LoadImage(dir, x.Cases["case_00007"]); !errors.Is(err, ErrPickle) {
+		t.Errorf("LoadImage of a broken pickle: %v", err)
+	}
+}
