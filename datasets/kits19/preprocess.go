@@ -65,38 +65,24 @@ type Case struct {
 // to uint8, the spacing from the image header's pixdim[1:4] and the
 // affine nibabel would give.
 func LoadRaw(dir string) (img Volume[float32], lbl Volume[uint8], spacing [3]float64, affine [4][4]float64, err error) {
-	im, err := preprocess.LoadNifti(filepath.Join(dir, ImageFile))
+	ih, img, err := readVolume(filepath.Join(dir, ImageFile), toFloat32)
 	if err != nil {
-		return img, lbl, spacing, affine, fmt.Errorf("kits19: %w", err)
+		return img, lbl, spacing, affine, err
 	}
-	la, err := preprocess.LoadNifti(filepath.Join(dir, LabelFile))
+	_, lbl, err = readVolume(filepath.Join(dir, LabelFile), toLabel)
 	if err != nil {
-		return img, lbl, spacing, affine, fmt.Errorf("kits19: %w", err)
+		return img, lbl, spacing, affine, err
 	}
-	if len(im.Shape) != 3 || len(la.Shape) != 3 {
-		return img, lbl, spacing, affine, fmt.Errorf("kits19: %s: image %v and label %v must both be 3-D volumes", dir, im.Shape, la.Shape)
-	}
-	if [3]int(im.Shape) != [3]int(la.Shape) {
-		return img, lbl, spacing, affine, fmt.Errorf("kits19: %s: image shape %v differs from label shape %v", dir, im.Shape, la.Shape)
+	if img.Shape != lbl.Shape {
+		return img, lbl, spacing, affine, fmt.Errorf("kits19: %s: image shape %v differs from label shape %v", dir, img.Shape, lbl.Shape)
 	}
 	for i := range 3 {
-		spacing[i] = im.Pixdim[i+1]
+		spacing[i] = ih.Pixdim[i+1]
 		if !(spacing[i] > 0) || math.IsInf(spacing[i], 0) {
 			return img, lbl, spacing, affine, fmt.Errorf("%w: %s: pixdim[%d] = %v; the header must give a positive spacing in mm for each axis", ErrSpacing, filepath.Join(dir, ImageFile), i+1, spacing[i])
 		}
 	}
-	img = Volume[float32]{Shape: [3]int(im.Shape), Data: make([]float32, len(im.Data))}
-	for i, v := range im.Data {
-		img.Data[i] = float32(v)
-	}
-	lbl = Volume[uint8]{Shape: [3]int(la.Shape), Data: make([]uint8, len(la.Data))}
-	for i, v := range la.Data {
-		if !(v >= 0 && v < 256) {
-			return img, lbl, spacing, affine, fmt.Errorf("kits19: %s: voxel %d is %v, not a label", filepath.Join(dir, LabelFile), i, v)
-		}
-		lbl.Data[i] = uint8(v)
-	}
-	return img, lbl, spacing, im.Affine(), nil
+	return img, lbl, spacing, ih.Affine(), nil
 }
 
 // ReshapedAffine is the reference's affine of the resampled grid: in each
