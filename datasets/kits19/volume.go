@@ -63,8 +63,11 @@ func readVolume[T float32 | uint8](path string, conv func(float64) (T, error)) (
 	n := 1
 	for i := range ndim {
 		d := int(int16(bo.Uint16(h[42+2*i:])))
-		if d < 1 || (i >= 3 && d != 1) || n > (1<<33)/d {
+		if d < 1 || (i >= 3 && d != 1) {
 			return nil, vol, bad("dim[%d] = %d (want a 3-D volume)", i+1, d)
+		}
+		if n > maxVoxels/d {
+			return nil, vol, bad("more than %d voxels (the largest KiTS19 volume has 278 M)", maxVoxels)
 		}
 		if i < 3 {
 			img.Shape = append(img.Shape, d)
@@ -149,6 +152,9 @@ func readVolume[T float32 | uint8](path string, conv func(float64) (T, error)) (
 	}
 	return img, vol, nil
 }
+
+// maxVoxels bounds what a header may ask readVolume to allocate.
+const maxVoxels = 1 << 29
 
 func toFloat32(v float64) (float32, error) { return float32(v), nil }
 
