@@ -59,6 +59,11 @@ func (o *Options) Validate(b *Benchmark) error {
 			return UsageError("%s: %s %s: file not found", b.Name, p.flag, p.path)
 		}
 	}
+	if b.Check != nil {
+		if err := b.Check(o); err != nil {
+			return err
+		}
+	}
 	if o.Workers == 0 {
 		o.Workers = 1
 		if o.Backend != "cpu" {
@@ -198,7 +203,7 @@ func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Options: o, Benchmark: b, ModelPath: path, SyntheticSize: size, CacheDir: cache, Stderr: stderr}, nil
+	return &Env{Options: o, Benchmark: b, ModelPath: path, SyntheticSize: size, CacheDir: cache, Stderr: stderr, Stdout: io.Discard}, nil
 }
 
 // OpenSession opens a model file with the run's engine settings
@@ -259,6 +264,7 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	if err != nil {
 		return nil, err
 	}
+	env.Stdout = stdout
 	s, err := Settings(&env.Options)
 	if err != nil {
 		return nil, err

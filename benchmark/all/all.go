@@ -8,8 +8,10 @@ package all
 
 import (
 	_ "github.com/mlperf-go/inference/models/bert"
+	_ "github.com/mlperf-go/inference/models/dlrm"
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
 	_ "github.com/mlperf-go/inference/models/resnet50"
+	_ "github.com/mlperf-go/inference/models/sdxl"
 	_ "github.com/mlperf-go/inference/models/unet3d"
 )

@@ -179,13 +179,10 @@ func accuracyBenchmark(ctx context.Context, b *benchmark.Benchmark, args []strin
 		return err
 	}
 	if req.Log == "" || req.Data == "" {
-		return usageError("--log FILE and --data PATH are required")
+		return usageError("--log FILE and --data PATH are required (the data set the run used)")
 	}
 	if req.Count < 0 {
 		return usageError("--count takes a non-negative value")
-	}
-	if _, err := os.Stat(req.Log); err != nil {
-		return fmt.Errorf("%s: accuracy log: %w", b.Name, err)
 	}
 	req.Extra = extra()
 	_, err := benchmark.Accuracy(ctx, b, req, stdout)

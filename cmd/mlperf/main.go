@@ -127,3 +127,22 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 }
+
+// parse parses args into fs, turning flag errors into usage errors and
+// rejecting positional arguments.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintf(stdout, "usage: mlperf %s [flags]\n", fs.Name())
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return usageError("%v (see mlperf %s -h)", err, fs.Name())
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q (see mlperf %s -h)", fs.Arg(0), fs.Name())
+	}
+	return nil
+}

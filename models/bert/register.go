@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(SquadDataset)
 }
 
@@ -30,9 +30,9 @@ func init() {
 var vocabOption = benchmark.Option{Name: "vocab", Default: benchmark.DepsPath("bert", "vocab.txt"),
 	Usage: "uncased WordPiece vocab.txt (the MLPerf one; `make setup` installs it)"}
 
-// Benchmark is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
+// Descriptor is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
 // tensor model in the generic harness.
-var Benchmark = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       Name,
 	Summary:    "BERT-large question answering (SQuAD v1.1, F1)",
 	ConfNames:  []string{Name},
@@ -166,24 +166,18 @@ func rawSide(sess backend.Session, m *Model, qsl *harness.QSL[Input], batch, wor
 }
 
 func rawBatches(ctx context.Context, m *Model, qsl *harness.QSL[Input], batch int) ([][]backend.Tensor, error) {
-	total := qsl.TotalSampleCount()
-	nb := max(1, min(8, total/batch))
-	idx := make([]loadgen.SampleIndex, 0, min(nb*batch, total))
-	for i := range min(nb*batch, total) {
-		idx = append(idx, loadgen.SampleIndex(i))
-	}
-	if err := qsl.LoadSamples(ctx, idx); err != nil {
+	samples, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 8, qsl.Sample)
+	if err != nil {
 		return nil, err
 	}
-	defer qsl.UnloadSamples(ctx, idx)
+	defer unload()
 	c := m.Contract()
 	shape := []int64{int64(batch), MaxSeqLength}
-	batches := make([][]backend.Tensor, nb)
-	for k := range batches {
+	batches := make([][]backend.Tensor, len(samples))
+	for k, b := range samples {
 		size := batch * MaxSeqLength
 		ids, mask, seg := make([]int64, 0, size), make([]int64, 0, size), make([]int64, 0, size)
-		for j := range batch {
-			x, _ := qsl.Sample(idx[(k*batch+j)%len(idx)])
+		for _, x := range b {
 			ids, mask, seg = append(ids, x.IDs...), append(mask, x.Mask...), append(seg, x.Segments...)
 		}
 		batches[k] = []backend.Tensor{

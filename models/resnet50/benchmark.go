@@ -122,13 +122,13 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 func DefaultCacheDir(dataDir string) string { return filepath.Clean(dataDir) }
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(Imagenet)
 }
 
-// Benchmark is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
+// Descriptor is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
 // runs it: a tensor model in the generic harness.
-var Benchmark = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       Name,
 	Summary:    "ResNet50-v1.5 image classification (ImageNet 2012, top-1)",
 	ConfNames:  []string{Name},
@@ -245,24 +245,18 @@ func rawSide(sess backend.Session, qsl *harness.QSL[[]float32], batch, workers i
 	}
 }
 
-// rawBatches loads up to 64 batches of samples and copies them into input
+// rawBatches copies up to 64 batches of loaded samples into input
 // tensors.
 func rawBatches(ctx context.Context, qsl *harness.QSL[[]float32], batch int) ([][]backend.Tensor, error) {
-	total := qsl.TotalSampleCount()
-	nb := max(1, min(64, total/batch))
-	idx := make([]loadgen.SampleIndex, 0, min(nb*batch, total))
-	for i := range min(nb*batch, total) {
-		idx = append(idx, loadgen.SampleIndex(i))
-	}
-	if err := qsl.LoadSamples(ctx, idx); err != nil {
+	samples, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 64, qsl.Sample)
+	if err != nil {
 		return nil, err
 	}
-	defer qsl.UnloadSamples(ctx, idx)
-	inputs := make([][]backend.Tensor, nb)
-	for k := range inputs {
+	defer unload()
+	inputs := make([][]backend.Tensor, len(samples))
+	for k, b := range samples {
 		x := make([]float32, 0, batch*SampleLen)
-		for j := range batch {
-			s, _ := qsl.Sample(idx[(k*batch+j)%len(idx)])
+		for _, s := range b {
 			x = append(x, s...)
 		}
 		inputs[k] = []backend.Tensor{{Name: InputName, DType: backend.Float32,
