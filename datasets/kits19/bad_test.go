@@ -90,7 +90,7 @@ func TestSynthPreprocessVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := PreprocessDir(raw, out, PreprocessOptions{Cases: names})
+	idx, err := PreprocessDir(raw, out, PreprocessOptions{Cases: names, NoImageNifti: true})
 	if err != nil {
 		t.Fatal(err)
 	}
