@@ -95,6 +95,7 @@ def main():
             label = zoom(label, factor, order=0, mode="constant", cval=label.min(), grid_mode=False)
         np.save(os.path.join("golden", name + "_zoomed.npy"), image)
         np.save(os.path.join("golden", name + "_zoomed_label.npy"), label)
+        zoomed_shape = list(image.shape)
         image, label = image[np.newaxis], label[np.newaxis]
         image = np.clip(image, -79.0, 304.0)
         image = (image - 101.0) / 76.9
@@ -109,7 +110,7 @@ def main():
             "zoom_factor": factor.tolist(),
             "original_affine": original.tolist(),
             "reshaped_affine": reshaped(original).tolist(),
-            "zoomed_shape": list(image.shape),
+            "zoomed_shape": zoomed_shape,
             "image_shape": list(image.shape),
             "image_sha256": hashlib.sha256(np.ascontiguousarray(image).tobytes()).hexdigest(),
             "label_sha256": hashlib.sha256(np.ascontiguousarray(label).tobytes()).hexdigest(),
