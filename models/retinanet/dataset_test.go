@@ -1,0 +1,70 @@
+package retinanet
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/openimages"
+	"github.com/mlperf-go/inference/preprocess"
+	"github.com/mlperf-go/inference/preprocess/libjpeg"
+)
+
+// TestDatasetCommands runs `mlperf dataset synth|verify|preprocess
+// openimages` through the registered Dataset: the preprocessed .npy files
+// hold exactly what Preprocess computes, named <file_name>.npy.
+func TestDatasetCommands(t *testing.T) {
+	if !libjpeg.Available() {
+		t.Skip("built without cgo: no JPEG decoder")
+	}
+	d, ok := benchmark.LookupDataset("openimages")
+	if !ok || d != Dataset {
+		t.Fatal("openimages data set not registered")
+	}
+	if b, ok := benchmark.Lookup("retinanet"); !ok || b != Desc {
+		t.Fatal("retinanet not registered")
+	}
+	dir, out := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	req := func(extra benchmark.Extra) *benchmark.DatasetRequest {
+		return &benchmark.DatasetRequest{Data: dir, Out: dir, N: 3, Workers: 2, Extra: extra, Stdout: &stdout, Stderr: &stderr}
+	}
+	if err := d.Synth(req(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Verify(req(nil)); err == nil || !strings.Contains(stdout.String(), "the MLPerf subset has 24781") {
+		t.Errorf("verify of a 3-image set without --subset: %v\n%s", err, stdout.String())
+	}
+	if err := d.Verify(req(benchmark.Extra{"subset": "true"})); err != nil || !strings.HasSuffix(stdout.String(), "OK\n") {
+		t.Errorf("verify --subset: %v\n%s", err, stdout.String())
+	}
+	r := req(nil)
+	r.Out = out
+	if err := d.Preprocess(r); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := openimages.Load(dir, openimages.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ds.Len() {
+		shape, got, err := preprocess.LoadNpy(filepath.Join(out, ds.GT.Images[i].FileName+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Preprocess(ds.ImagePath(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(shape, SampleShape) || !slices.Equal(got, want) {
+			t.Errorf("%s: cached sample differs (shape %v)", ds.GT.Images[i].FileName, shape)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 3 {
+		t.Errorf("%d files in the output, want 3", len(entries))
+	}
+}
