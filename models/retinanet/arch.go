@@ -261,9 +261,9 @@ func (b archBuilder) head(name, x string, c, out int64, lastBias, lastScale floa
 // box deltas [1, A·4, H, W] of pyramid level l (sides as in Levels). It
 // defines the outputs BoxesName, ScoresName and LabelsName:
 //
-//   - per level: logits to (H, W, A, class) order, sigmoid, the top
-//     min(1000, n) scores, of which those > ScoreThresh (the same set and
-//     order as the reference's threshold-then-topk); anchor = index //
+//   - per level: logits to (H, W, A, class) order, the top min(1000, n)
+//     by score (sigmoid of the logit), of which those > ScoreThresh (the
+//     same set and order as the reference's threshold-then-topk); anchor = index //
 //     264, label = index mod 264; decode (weights 1, exponent clipped at
 //     BBoxClip); clip to [0, InputSize];
 //   - concatenate the levels; class-wise NMS at NMSThresh by offsetting
@@ -277,7 +277,10 @@ func Postprocess(g *onnx.Graph, cls, reg []string) {
 		side := int64(Levels[l].Side)
 		n := side * side * NumAnchors * k
 		logits := g.ReshapeTo(g.Transpose(g.ReshapeTo(cls[l], 1, NumAnchors, k, side, side), 0, 3, 4, 1, 2), -1)
-		sc, idx := g.TopK(g.Sigmoid(logits), g.Int64s(min(TopKCandidates, n)), 0, true)
+		// Sigmoid is increasing, so the top scores are the sigmoid of the
+		// top logits: only the candidates go through it.
+		top, idx := g.TopK(logits, g.Int64s(min(TopKCandidates, n)), 0, true)
+		sc := g.Sigmoid(top)
 		keep := g.Greater(sc, g.Scalar(onnx.Float, ScoreThresh))
 		sc = g.Op("Compress", []string{sc, keep}, onnx.IntAttr("axis", 0))
 		idx = g.Op("Compress", []string{idx, keep}, onnx.IntAttr("axis", 0))
