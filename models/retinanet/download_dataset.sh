@@ -15,16 +15,26 @@
 #      reads (EXIF orientation applied), annotations with pixel boxes.
 # With -a it instead fetches the released annotation file
 # (openimages-mlperf_annotations_2.1.json.zip, MD5-checked) and the images
-# it lists.
+# it lists. With -c it fetches the calibration set as
+# tools/openimages_calibration_mlperf.sh does: the 500 train images of
+# openimages_cal_images_list.txt into calibration/data/ and
+# annotations/openimages-calibration-mlperf.json from the v6 train boxes
+# (images and annotations in CSV order, as openimages_calibration.py
+# writes them).
 #
-# Usage: download_dataset.sh [-d DIR] [-m MAX_IMAGES] [-a] [-j JOBS]
+# Usage: download_dataset.sh [-d DIR] [-m MAX_IMAGES] [-a] [-c [-l LIST]] [-j JOBS]
 #   -d  dataset folder (default: ./open-images-v6-mlperf, or $DATA_DIR)
 #   -m  download only MAX_IMAGES images drawn as the reference draws them
 #   -a  use the released annotation file instead of building it (no -m)
+#   -c  download the calibration set instead of the validation subset
+#   -l  calibration list (default: openimages_cal_images_list.txt beside
+#       this script)
 #   -j  parallel image downloads (default 10, the reference's threads)
 # Environment (for mirrors and tests): OPENIMAGES_ANNOTATIONS_URL replaces
 # https://storage.googleapis.com/openimages/v5, OPENIMAGES_IMAGES_URL
 # replaces https://s3.amazonaws.com/open-images-dataset,
+# OPENIMAGES_TRAIN_ANNOTATIONS_URL replaces
+# https://storage.googleapis.com/openimages/v6 (for -c),
 # OPENIMAGES_RELEASE_URL replaces
 # https://github.com/mlcommons/inference/releases/download/v2.1 and
 # OPENIMAGES_ZIP_MD5 the archive's expected MD5.
@@ -36,10 +46,14 @@ set -euo pipefail
 DATA_DIR=${DATA_DIR:-./open-images-v6-mlperf}
 MAX=""
 RELEASED=0
+CALIB=0
+CAL_LIST=$(dirname "$0")/openimages_cal_images_list.txt
 JOBS=10
 ANN_URL=${OPENIMAGES_ANNOTATIONS_URL:-https://storage.googleapis.com/openimages/v5}
 IMG_URL=${OPENIMAGES_IMAGES_URL:-https://s3.amazonaws.com/open-images-dataset}
 REL_URL=${OPENIMAGES_RELEASE_URL:-https://github.com/mlcommons/inference/releases/download/v2.1}
+TRAIN_URL=${OPENIMAGES_TRAIN_ANNOTATIONS_URL:-https://storage.googleapis.com/openimages/v6}
+TRAIN_URL=${TRAIN_URL%/}
 ZIP_MD5=${OPENIMAGES_ZIP_MD5:-817fd8da3aeeb0575f1e2d2926b15e68}
 ANN_URL=${ANN_URL%/}
 IMG_URL=${IMG_URL%/}
@@ -48,11 +62,13 @@ REL_URL=${REL_URL%/}
 die() { echo "download_dataset: $*" >&2; exit 1; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
 
-while getopts "d:m:aj:h" opt; do
+while getopts "d:m:acl:j:h" opt; do
   case $opt in
     d) DATA_DIR=$OPTARG ;;
     m) MAX=$OPTARG ;;
     a) RELEASED=1 ;;
+    c) CALIB=1 ;;
+    l) CAL_LIST=$OPTARG ;;
     j) JOBS=$OPTARG ;;
     *) usage ;;
   esac
@@ -62,6 +78,7 @@ shift $((OPTIND - 1))
 if [ -n "$MAX" ] && ! [[ $MAX =~ ^[0-9]+$ && $MAX -ge 1 ]]; then die "-m $MAX: want a positive number of images"; fi
 [[ $JOBS =~ ^[0-9]+$ && $JOBS -ge 1 ]] || die "-j $JOBS: want a positive number of downloads"
 [ "$RELEASED" = 0 ] || [ -z "$MAX" ] || die "-a and -m do not go together: the released file lists every image"
+[ "$CALIB" = 0 ] || { [ -z "$MAX" ] && [ "$RELEASED" = 0 ]; } || die "-c does not go with -m or -a"
 command -v curl >/dev/null || die "curl not found; install it (apt-get install curl)"
 command -v od >/dev/null || die "od not found; install coreutils"
 
@@ -162,7 +179,16 @@ if [ -n "${OPENIMAGES_CHOICE:-}" ]; then
 fi
 
 ANN_DIR=$DATA_DIR/annotations
-IMG_DIR=$DATA_DIR/validation/data
+SPLIT=validation
+OUT_JSON=openimages-mlperf.json
+if [ "$CALIB" = 1 ]; then
+  SPLIT=train
+  OUT_JSON=openimages-calibration-mlperf.json
+  [ -f "$CAL_LIST" ] || die "calibration list $CAL_LIST not found; give it with -l"
+  IMG_DIR=$DATA_DIR/calibration/data
+else
+  IMG_DIR=$DATA_DIR/validation/data
+fi
 mkdir -p "$ANN_DIR" "$IMG_DIR"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -183,8 +209,8 @@ fetch() {
 # Images: one ImageID per line on stdin, downloaded JOBS at a time.
 fetch_images() {
   export -f fetch
-  export IMG_URL IMG_DIR
-  sort -u | xargs -r -P "$JOBS" -I{} bash -c 'fetch "$IMG_URL/validation/{}.jpg" "$IMG_DIR/{}.jpg" || { echo "download_dataset: $IMG_URL/validation/{}.jpg failed" >&2; exit 255; }' \
+  export IMG_URL IMG_DIR SPLIT
+  sort -u | xargs -r -P "$JOBS" -I{} bash -c 'fetch "$IMG_URL/$SPLIT/{}.jpg" "$IMG_DIR/{}.jpg" || { echo "download_dataset: $IMG_URL/$SPLIT/{}.jpg failed" >&2; exit 255; }' \
     || die "image downloads failed; run the script again to resume"
 }
 
@@ -203,19 +229,28 @@ if [ "$RELEASED" = 1 ]; then
   exit 0
 fi
 
-BOXES=$ANN_DIR/validation-annotations-bbox.csv
 CLASSMAP=$ANN_DIR/class-descriptions-boxable.csv
-fetch "$ANN_URL/validation-annotations-bbox.csv" "$BOXES" || die "download of $ANN_URL/validation-annotations-bbox.csv failed"
+if [ "$CALIB" = 1 ]; then
+  BOXES=$ANN_DIR/oidv6-train-annotations-bbox.csv
+  fetch "$TRAIN_URL/oidv6-train-annotations-bbox.csv" "$BOXES" || die "download of $TRAIN_URL/oidv6-train-annotations-bbox.csv failed"
+else
+  BOXES=$ANN_DIR/validation-annotations-bbox.csv
+  fetch "$ANN_URL/validation-annotations-bbox.csv" "$BOXES" || die "download of $ANN_URL/validation-annotations-bbox.csv failed"
+fi
 fetch "$ANN_URL/class-descriptions-boxable.csv" "$CLASSMAP" || die "download of $ANN_URL/class-descriptions-boxable.csv failed"
 
 for i in "${!CLASSES[@]}"; do printf '%d\t%s\n' "$i" "${CLASSES[$i]}"; done > "$WORK/classes.tsv"
 
 # The ImageIDs with a box of an MLPerf class, in order of first appearance
-# (get_image_list: pandas unique()).
+# (get_image_list: pandas unique()); for -c those of the list.
+if [ "$CALIB" = 1 ]; then
+  { cat "$CAL_LIST"; echo; } | tr -d '\r' | sed -n 's/^\([^.]*\)\..*$/\1/p' > "$WORK/ids.txt"
+else
 awk -F, 'FILENAME == ARGV[1] { split($0, a, "\t"); want[a[2]] = 1; next }
   FILENAME == ARGV[2] { i = index($0, ","); if (substr($0, i + 1) in want) label[substr($0, 1, i - 1)] = 1; next }
   FNR > 1 && ($3 in label) && !seen[$1]++ { print $1 }' \
   "$WORK/classes.tsv" "$CLASSMAP" "$BOXES" | tr -d '\r' > "$WORK/ids.txt"
+fi
 total=$(wc -l < "$WORK/ids.txt")
 [ "$total" -gt 0 ] || die "no image of the MLPerf classes in $BOXES"
 
@@ -284,7 +319,7 @@ done > "$WORK/dims.txt"
 # pandas 1.x inner-merge order (grouped by ImageID, then by LabelName, in
 # order of first appearance), written sorted by ImageID; numbers as
 # Python's json.dump writes them.
-LC_ALL=C awk -F, '
+LC_ALL=C awk -F, -v calib="$CALIB" '
 function pyrepr(x,    p, s, e, mant, digits, ex, sign, out, k) {
   if (x == 0) return "0.0"
   for (p = 1; p <= 17; p++) { s = sprintf("%." p "g", x); if (s + 0 == x) break }
@@ -316,22 +351,29 @@ FNR == 1 { next }
   if (!($1 in mult)) next
   if (!($1 in g1)) { g1[$1] = ++ng1; g1id[ng1] = $1 }
   nr[$1]++; row[$1, nr[$1]] = $0
+  all[++nall] = $0
 }
 END {
-  # First merge: ImageID groups, each row repeated mult times.
+  # First merge: ImageID groups, each row repeated mult times. The
+  # calibration export filters with np.isin instead: CSV order.
   n1 = 0
-  for (g = 1; g <= ng1; g++) {
-    id = g1id[g]
-    for (r = 1; r <= nr[id]; r++) for (k = 1; k <= mult[id]; k++) f1[++n1] = row[id, r]
+  if (calib) {
+    for (r = 1; r <= nall; r++) f1[++n1] = all[r]
+  } else {
+    for (g = 1; g <= ng1; g++) {
+      id = g1id[g]
+      for (r = 1; r <= nr[id]; r++) for (k = 1; k <= mult[id]; k++) f1[++n1] = row[id, r]
+    }
   }
   # Second merge: LabelName groups of MLPerf labels.
   n2 = 0
   for (r = 1; r <= n1; r++) { split(f1[r], c, ","); if ((c[3] in lab) && !(c[3] in g2)) { g2[c[3]] = ++ng2; g2l[ng2] = c[3] } }
   for (g = 1; g <= ng2; g++) for (r = 1; r <= n1; r++) { split(f1[r], c, ","); if (c[3] == g2l[g]) f2[++n2] = f1[r] }
-  # Images with annotations, sorted by ImageID.
-  for (r = 1; r <= n2; r++) { split(f2[r], c, ","); has[c[1]] = 1 }
-  ni = 0; for (id in has) ids[++ni] = id
-  for (i = 2; i <= ni; i++) { v = ids[i]; for (j = i - 1; j >= 1 && ids[j] > v; j--) ids[j + 1] = ids[j]; ids[j + 1] = v }
+  # Images with annotations, sorted by ImageID (calibration: in order of
+  # first appearance, pd.factorize).
+  ni = 0
+  for (r = 1; r <= n2; r++) { split(f2[r], c, ","); if (!(c[1] in has)) { has[c[1]] = 1; ids[++ni] = c[1] } }
+  if (!calib) for (i = 2; i <= ni; i++) { v = ids[i]; for (j = i - 1; j >= 1 && ids[j] > v; j--) ids[j + 1] = ids[j]; ids[j + 1] = v }
   for (i = 1; i <= ni; i++) rank[ids[i]] = i
   printf "{\"info\": {\"dataset\": \"openimages_mlperf\", \"version\": \"v6\"}, \"licenses\": [], \"categories\": ["
   for (i = 0; i < ncat; i++) printf "%s{\"id\": %d, \"name\": %s, \"supercategory\": null}", (i ? ", " : ""), i, jstr(name[i])
@@ -339,18 +381,18 @@ END {
   for (i = 1; i <= ni; i++) printf "%s{\"id\": %d, \"file_name\": \"%s.jpg\", \"height\": %d, \"width\": %d, \"license\": null, \"coco_url\": null}", (i > 1 ? ", " : ""), i, ids[i], H[ids[i]], W[ids[i]]
   printf "], \"annotations\": ["
   first = 1
-  for (i = 1; i <= ni; i++) {
+  for (i = 1; i <= (calib ? 1 : ni); i++) {
     for (r = 1; r <= n2; r++) {
       split(f2[r], c, ",")
-      if (c[1] != ids[i]) continue
+      if (!calib && c[1] != ids[i]) continue
       w = W[c[1]] + 0; h = H[c[1]] + 0
       x0 = c[5] * w; y0 = c[7] * h; bw = (c[6] - c[5]) * w; bh = (c[8] - c[7]) * h
       printf "%s{\"id\": %d, \"image_id\": %d, \"category_id\": %d, \"bbox\": [%s, %s, %s, %s], \"area\": %s, \"iscrowd\": %s, \"IsOccluded\": %s, \"IsInside\": %s, \"IsDepiction\": %s, \"IsTruncated\": %s, \"IsGroupOf\": %s}", \
-        (first ? "" : ", "), r, i, lab[c[3]], pyrepr(x0), pyrepr(y0), pyrepr(bw), pyrepr(bh), pyrepr(bw * bh), c[11], c[9], c[13], c[12], c[10], c[11]
+        (first ? "" : ", "), r, rank[c[1]], lab[c[3]], pyrepr(x0), pyrepr(y0), pyrepr(bw), pyrepr(bh), pyrepr(bw * bh), c[11], c[9], c[13], c[12], c[10], c[11]
       first = 0
     }
   }
   printf "]}"
 }' "$WORK/classes.tsv" "$CLASSMAP" "$WORK/selected.txt" "$WORK/dims.txt" "$BOXES" > "$WORK/openimages-mlperf.json"
-mv "$WORK/openimages-mlperf.json" "$ANN_DIR/openimages-mlperf.json"
-echo "download_dataset: $(sort -u "$WORK/selected.txt" | wc -l) images in $IMG_DIR, annotations in $ANN_DIR/openimages-mlperf.json"
+mv "$WORK/openimages-mlperf.json" "$ANN_DIR/$OUT_JSON"
+echo "download_dataset: $(sort -u "$WORK/selected.txt" | wc -l) images in $IMG_DIR, annotations in $ANN_DIR/$OUT_JSON"

@@ -127,9 +127,12 @@ func serveDownload(t *testing.T, zip []byte) (*httptest.Server, *atomic.Int64) {
 		switch {
 		case r.URL.Path == "/release/openimages-mlperf_annotations_2.1.json.zip" && zip != nil:
 			http.ServeContent(w, r, "a.zip", time.Time{}, bytes.NewReader(zip))
-		case strings.HasPrefix(r.URL.Path, "/img/validation/"):
+		case strings.HasPrefix(r.URL.Path, "/img/validation/"), strings.HasPrefix(r.URL.Path, "/img/train/"):
 			images.Add(1)
-			http.ServeFile(w, r, filepath.Join("testdata", "download", "images", strings.TrimPrefix(r.URL.Path, "/img/validation/")))
+			http.ServeFile(w, r, filepath.Join("testdata", "download", "images", filepath.Base(r.URL.Path)))
+		case r.URL.Path == "/train/oidv6-train-annotations-bbox.csv":
+			// The fixture stands in for the train boxes.
+			http.ServeFile(w, r, filepath.Join("testdata", "download", "validation-annotations-bbox.csv"))
 		case strings.HasPrefix(r.URL.Path, "/csv/") && strings.HasSuffix(r.URL.Path, ".csv"):
 			http.ServeFile(w, r, filepath.Join("testdata", "download", strings.TrimPrefix(r.URL.Path, "/csv/")))
 		default:
@@ -142,7 +145,7 @@ func serveDownload(t *testing.T, zip []byte) (*httptest.Server, *atomic.Int64) {
 
 func downloadEnv(srv *httptest.Server) []string {
 	return []string{"OPENIMAGES_ANNOTATIONS_URL=" + srv.URL + "/csv", "OPENIMAGES_IMAGES_URL=" + srv.URL + "/img",
-		"OPENIMAGES_RELEASE_URL=" + srv.URL + "/release", "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}
+		"OPENIMAGES_RELEASE_URL=" + srv.URL + "/release", "OPENIMAGES_TRAIN_ANNOTATIONS_URL=" + srv.URL + "/train", "no_proxy=127.0.0.1", "NO_PROXY=127.0.0.1"}
 }
 
 // TestDownloadDataset: download_dataset.sh against a local server writes
@@ -194,6 +197,32 @@ func TestDownloadDataset(t *testing.T) {
 		if out, ok := scripttest.Run(t, "download_dataset.sh", env, append([]string{"-d", dir}, c.args...)...); !ok || images.Load() != before {
 			t.Errorf("second run: ok=%v, %d image requests:\n%s", ok, images.Load()-before, out)
 		}
+	}
+}
+
+// TestDownloadCalibration: -c downloads the listed train images into
+// calibration/data and writes openimages-calibration-mlperf.json byte for
+// byte as openimages_calibration.py's export_to_coco.
+func TestDownloadCalibration(t *testing.T) {
+	scripttest.NeedDownloader(t)
+	srv, _ := serveDownload(t, nil)
+	dir := t.TempDir()
+	out, ok := scripttest.Run(t, "download_dataset.sh", downloadEnv(srv), "-d", dir, "-c", "-l", filepath.Join("testdata", "download", "cal_list.txt"))
+	if !ok {
+		t.Fatal(out)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "annotations", "openimages-calibration-mlperf.json"))
+	want, _ := os.ReadFile(filepath.Join("testdata", "download", "golden_calibration.json"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("calibration annotations differ from the reference's:\n got %s\nwant %s", got, want)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "calibration", "data")); len(ents) != 4 {
+		t.Errorf("%d calibration images, want 4", len(ents))
+	}
+	// The shipped list is the reference's: 500 train images.
+	list, _ := os.ReadFile("openimages_cal_images_list.txt")
+	if n := len(strings.Fields(string(list))); n != 500 {
+		t.Errorf("openimages_cal_images_list.txt lists %d images, want 500", n)
 	}
 }
 

@@ -19,6 +19,12 @@ It (re)writes, next to itself:
   golden.json           export_to_coco's output for all fixture images
   golden_m3.json        the same after -m 3 (seed 42)
   choice.json           np.random.choice(n, size=m) after np.random.seed(42)
+  cal_list.txt, golden_calibration.json
+                        a calibration list (the format of
+                        calibration/openimages/openimages_cal_images_list.txt)
+                        and what openimages_calibration.py's export_to_coco
+                        writes for it, the fixture CSV standing in for the
+                        train boxes
 """
 import ast
 import json
@@ -73,6 +79,14 @@ ROWS = [
 ]
 
 
+def load_functions(path, names):
+    tree = ast.parse(open(path).read())
+    keep = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    ns = {"pd": pd, "np": np, "os": os, "json": json, "cv2": cv2}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), path, "exec"), ns)
+    return ns
+
+
 def load_reference(tools):
     """The reference's get_image_list and export_to_coco, and MLPERF_CLASSES."""
     src = open(os.path.join(tools, "openimages.py")).read()
@@ -111,6 +125,12 @@ def main():
     for n, m in ((4, 3), (24781, 40), (1000, 25), (1, 5), (65536, 10), (65537, 10)):
         np.random.seed(42)
         choice["cases"].append({"n": n, "m": m, "indices": [int(i) for i in np.random.choice(n, size=m)]})
+    cal = load_functions(os.path.join(sys.argv[1], "openimages_calibration.py"), ("export_to_coco", "extract_dims"))
+    cal_ids = ["fedcba0987654321", "0000000000000001", "00ff00ff00ff00ff", "0a1b2c3d4e5f6071"]
+    with open(os.path.join(HERE, "cal_list.txt"), "w") as f:
+        f.write("\n".join(i + ".jpg" for i in cal_ids))  # no trailing newline, as the reference's list
+    cal["export_to_coco"](classes, class_map, annotations, [("train", i) for i in cal_ids], img_dir,
+                          os.path.join(HERE, "golden_calibration.json"))
     with open(os.path.join(HERE, "choice.json"), "w") as f:
         json.dump(choice, f, indent=1)
         f.write("\n")
