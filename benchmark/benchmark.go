@@ -57,6 +57,11 @@ type Benchmark struct {
 	// Options are the benchmark's own flags of run, perf and accuracy
 	// (e.g. --tokenizer); their values reach Open and Score in Extra.
 	Options []Option
+	// Check, when set, validates the run's options the benchmark has its
+	// own rules for (Extra values, --max-new-tokens) before anything is
+	// built or loaded; Options.Validate calls it. Errors should be
+	// UsageError.
+	Check func(o *Options) error
 	// Open resolves the data set, opens the model and returns what the
 	// loadgen runs. It is called once per run or perf measurement.
 	Open func(ctx context.Context, env *Env) (*Instance, error)
@@ -85,6 +90,11 @@ type Models struct {
 	// resolved synthetic models get a folder each). Same size and seed,
 	// same bytes.
 	Build func(path, size string, seed uint64) error
+	// Convert, when set, converts the benchmark's official weights in
+	// their upstream format (src: a file or folder, e.g. DLRMv2's
+	// torchsnapshot) into the model this suite runs, written under out
+	// (`mlperf model convert <name>`); progress goes to stderr.
+	Convert func(ctx context.Context, src, out string, stderr io.Writer) error
 }
 
 // Size is one synthetic model size.
@@ -94,11 +104,13 @@ type Size struct {
 }
 
 // Option is one benchmark- or data-set-specific flag, registered as a
-// string flag; its value reaches the benchmark in an Extra map.
+// string flag (a bool flag when Bool is set, valued "true" or "false");
+// its value reaches the benchmark in an Extra map.
 type Option struct {
 	Name    string // flag name without dashes, e.g. "tokenizer"
 	Default string // default value; may be computed at registration
 	Usage   string
+	Bool    bool // a flag given without a value (--official)
 }
 
 // Extra holds the values of a benchmark's Options by name.
@@ -157,6 +169,8 @@ type Env struct {
 	CacheDir string
 	// Stderr receives progress and notes; never nil.
 	Stderr io.Writer
+	// Stdout receives results (Instance.After's reports); never nil.
+	Stdout io.Writer
 }
 
 // Synthetic reports whether the run uses a synthetic (seeded-weights)

@@ -132,3 +132,39 @@ func OfflineRun(ctx context.Context, env *Env, sut loadgen.SUT, qsl loadgen.QSL,
 	}
 	return int64(res.SampleCount), time.Duration(res.Latency.Max), nil
 }
+
+// LoadBatches loads the first min(total, maxBatches×batch) samples of qsl
+// and returns them as batches of batch samples (at least one batch; a
+// short set is cycled to fill it), for a raw side that runs the engine on
+// real loaded data. sample reads a loaded sample. The caller calls unload
+// when it no longer needs the samples; the batches stay valid only until
+// then for QSLs that reuse buffers.
+func LoadBatches[T any](ctx context.Context, qsl loadgen.QSL, batch, maxBatches int, sample func(loadgen.SampleIndex) (T, bool)) (batches [][]T, unload func(), err error) {
+	if batch < 1 {
+		return nil, nil, fmt.Errorf("benchmark: batch %d: want at least 1", batch)
+	}
+	total := qsl.TotalSampleCount()
+	nb := max(1, min(maxBatches, total/batch))
+	idx := make([]loadgen.SampleIndex, 0, min(nb*batch, total))
+	for i := range min(nb*batch, total) {
+		idx = append(idx, loadgen.SampleIndex(i))
+	}
+	if err := qsl.LoadSamples(ctx, idx); err != nil {
+		return nil, nil, err
+	}
+	unload = func() { qsl.UnloadSamples(context.WithoutCancel(ctx), idx) }
+	batches = make([][]T, nb)
+	for k := range batches {
+		batches[k] = make([]T, batch)
+		for j := range batch {
+			i := idx[(k*batch+j)%len(idx)]
+			x, ok := sample(i)
+			if !ok {
+				unload()
+				return nil, nil, fmt.Errorf("benchmark: sample %d is not loaded after LoadSamples", i)
+			}
+			batches[k][j] = x
+		}
+	}
+	return batches, unload, nil
+}

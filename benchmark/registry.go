@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -116,12 +117,27 @@ type DatasetRequest struct {
 	// default); Seed their seed (0: the default).
 	N    int
 	Seed uint64
+	// NSet reports whether -n was given (verify: -n 0 accepts any
+	// count, while no -n expects the full data set).
+	NSet bool
+	// Count, if positive, uses only the first Count samples (preprocess).
+	Count int
 	// Workers bounds parallel work (< 1: all cores).
 	Workers int
 	// Extra holds the values of the data set's Options.
 	Extra Extra
 	// Stdout receives the result lines, Stderr progress; never nil.
 	Stdout, Stderr io.Writer
+	// Ctx cancels long work (preprocess); nil means context.Background.
+	Ctx context.Context
+}
+
+// Context returns r.Ctx, or context.Background when it is nil.
+func (r *DatasetRequest) Context() context.Context {
+	if r.Ctx == nil {
+		return context.Background()
+	}
+	return r.Ctx
 }
 
 // RegisterDataset adds d to the registry; like Register, it is meant for

@@ -28,35 +28,40 @@ var Backends = []string{"cpu", "cuda", "tensorrt"}
 // ModelName (ConfNames[0]). The errors name the flag and the valid values.
 func (o *Options) Validate(b *Benchmark) error {
 	if !slices.Contains(b.Scenarios, o.Scenario) {
-		return fmt.Errorf("%s: scenario %s is not one of this benchmark's (%s)", b.Name, o.Scenario, scenarioList(b.Scenarios))
+		return UsageError("%s: scenario %s is not one of this benchmark's (%s)", b.Name, o.Scenario, scenarioList(b.Scenarios))
 	}
 	o.Backend = strings.ToLower(o.Backend)
 	if !slices.Contains(Backends, o.Backend) {
-		return fmt.Errorf("%s: unknown backend %q; want %s", b.Name, o.Backend, strings.Join(Backends, ", "))
+		return UsageError("%s: unknown backend %q; want %s", b.Name, o.Backend, strings.Join(Backends, ", "))
 	}
 	if o.ModelName == "" {
 		o.ModelName = b.ConfNames[0]
 	} else if !slices.Contains(b.ConfNames, o.ModelName) {
-		return fmt.Errorf("%s: --model-name %q: want one of %s", b.Name, o.ModelName, strings.Join(b.ConfNames, ", "))
+		return UsageError("%s: --model-name %q: want one of %s", b.Name, o.ModelName, strings.Join(b.ConfNames, ", "))
 	}
 	switch {
 	case o.Batch < 0:
-		return fmt.Errorf("%s: --batch %d: want at least 1 (0: the scenario's default)", b.Name, o.Batch)
+		return UsageError("%s: --batch %d: want at least 1 (0: the scenario's default)", b.Name, o.Batch)
 	case o.Threads < 0, o.Workers < 0, o.Count < 0, o.Device < 0, o.MinQueries < 0:
-		return fmt.Errorf("%s: --threads, --workers, --count, --device and --min-queries take non-negative values", b.Name)
+		return UsageError("%s: --threads, --workers, --count, --device and --min-queries take non-negative values", b.Name)
 	case o.Duration < 0, o.QPS < 0:
-		return fmt.Errorf("%s: --duration and --qps take non-negative values", b.Name)
+		return UsageError("%s: --duration and --qps take non-negative values", b.Name)
 	case o.Model == "":
-		return fmt.Errorf("%s: --model is required (a .onnx file, synthetic or synthetic:SIZE)", b.Name)
+		return UsageError("%s: --model is required (a .onnx file, synthetic or synthetic:SIZE)", b.Name)
 	case o.Data == "":
-		return fmt.Errorf("%s: --data is required (a data set folder or synthetic)", b.Name)
+		return UsageError("%s: --data is required (a data set folder or synthetic)", b.Name)
 	}
 	for _, p := range []struct{ flag, path string }{{"--user-conf", o.UserConf}, {"--audit-conf", o.AuditConf}} {
 		if p.path == "" {
 			continue
 		}
 		if _, err := os.Stat(p.path); err != nil {
-			return fmt.Errorf("%s: %s %s: file not found", b.Name, p.flag, p.path)
+			return UsageError("%s: %s %s: file not found", b.Name, p.flag, p.path)
+		}
+	}
+	if b.Check != nil {
+		if err := b.Check(o); err != nil {
+			return err
 		}
 	}
 	if o.Workers == 0 {
@@ -138,7 +143,7 @@ func SyntheticSize(b *Benchmark, spec string) (size string, ok bool, err error) 
 		}
 		names = append(names, z.Name)
 	}
-	return "", true, fmt.Errorf("%s: --model %s: no synthetic size %q; want synthetic or synthetic:SIZE with SIZE one of %s", b.Name, spec, name, strings.Join(names, ", "))
+	return "", true, UsageError("%s: --model %s: no synthetic size %q; want synthetic or synthetic:SIZE with SIZE one of %s", b.Name, spec, name, strings.Join(names, ", "))
 }
 
 // ResolveModel turns a --model value into a file: the given file, which
@@ -198,7 +203,7 @@ func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Options: o, Benchmark: b, ModelPath: path, SyntheticSize: size, CacheDir: cache, Stderr: stderr}, nil
+	return &Env{Options: o, Benchmark: b, ModelPath: path, SyntheticSize: size, CacheDir: cache, Stderr: stderr, Stdout: io.Discard}, nil
 }
 
 // OpenSession opens a model file with the run's engine settings
@@ -259,6 +264,7 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	if err != nil {
 		return nil, err
 	}
+	env.Stdout = stdout
 	s, err := Settings(&env.Options)
 	if err != nil {
 		return nil, err
@@ -355,4 +361,14 @@ func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run fu
 	close(stop)
 	<-finished
 	return res, err
+}
+
+// DepsPath is where `make setup` installs a benchmark's side files (a
+// vocabulary, a tokenizer): $MLPERF_DEPS/elem..., else .deps/elem....
+func DepsPath(elem ...string) string {
+	deps := os.Getenv("MLPERF_DEPS")
+	if deps == "" {
+		deps = ".deps"
+	}
+	return filepath.Join(append([]string{deps}, elem...)...)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -22,7 +23,7 @@ import (
 // or skips.
 func gptjTestTokenizer(t *testing.T) string {
 	t.Helper()
-	d := defaultGPT2Dir()
+	d := benchmark.DepsPath("gptj")
 	if !filepath.IsAbs(d) {
 		d = filepath.Join("..", "..", d)
 	}
@@ -99,7 +100,7 @@ func TestRunGPTJEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := ort.Open(filepath.Join(cache, "gptj-synthetic-tiny.onnx"), ort.Options{IntraOpThreads: 1})
+	sess, err := ort.Open(filepath.Join(cache, "gptj-synthetic-tiny", "model.onnx"), ort.Options{IntraOpThreads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestRunGPTJBadInput(t *testing.T) {
 		{[]string{"dataset", "verify", "cnndm", "--data", data, "--partial", "--tokenizer", tokDir}, 0, "OK"},
 		{[]string{"dataset", "verify", "cnndm", "--data", malformed, "--partial"}, 1, "not a cnn_eval.json"},
 		{[]string{"accuracy", "gptj", "--log", filepath.Join(dir, "none.json"), "--data", data, "--tokenizer", tokDir}, 1, "no such file"},
-		{[]string{"accuracy", "gptj", "--data", data}, 2, "--log FILE and --data FILE are required"},
+		{[]string{"accuracy", "gptj", "--data", data}, 2, "--log FILE and --data PATH are required"},
 		{[]string{"accuracy", "gptj", "--log", "x", "--data", data, "--dtype", "float32"}, 2, "want int64 or int32"},
 	} {
 		code, out := runChild(t, env, tc.args...)

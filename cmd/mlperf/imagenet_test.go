@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
 
@@ -50,39 +54,56 @@ func TestDatasetImagenetCommands(t *testing.T) {
 	}
 }
 
-func TestRunFlagsCheck(t *testing.T) {
-	base := runFlags{Scenario: "Offline", Mode: "performance", Model: "synthetic", Data: "synthetic", Backend: "cpu", Batch: 1}
+// The run flags parse into typed Options once (scenario and mode through
+// loadgen's parsers) and are checked against the benchmark.
+func TestRunFlagsParseAndValidate(t *testing.T) {
+	b, ok := benchmark.Lookup("resnet50")
+	if !ok {
+		t.Fatal("resnet50 is not registered")
+	}
+	check := func(args ...string) (benchmark.Options, error) {
+		fs := flag.NewFlagSet("run resnet50", flag.ContinueOnError)
+		opts := benchFlags(fs, b, true)
+		if err := parse(fs, args, io.Discard); err != nil {
+			return benchmark.Options{}, err
+		}
+		o, err := opts()
+		if err == nil {
+			err = o.Validate(b)
+		}
+		return o, err
+	}
 	for _, tc := range []struct {
-		name   string
-		change func(*runFlags)
-		err    string
+		name string
+		args []string
+		err  string
 	}{
-		{"defaults", func(*runFlags) {}, ""},
-		{"lower-case scenario", func(f *runFlags) { f.Scenario = "single-stream" }, ""},
-		{"unknown scenario", func(f *runFlags) { f.Scenario = "batch" }, "unknown scenario"},
-		{"unknown mode", func(f *runFlags) { f.Mode = "fast" }, "unknown mode"},
-		{"unknown backend", func(f *runFlags) { f.Backend = "rocm" }, `unknown backend "rocm"`},
-		{"negative batch", func(f *runFlags) { f.Batch = -1 }, "--batch -1"},
-		{"no model", func(f *runFlags) { f.Model = "" }, "--model is required"},
-		{"missing user.conf", func(f *runFlags) { f.UserConf = "/nonexistent/user.conf" }, "file not found"},
+		{"defaults", nil, ""},
+		{"lower-case scenario", []string{"--scenario", "single-stream"}, ""},
+		{"unknown scenario", []string{"--scenario", "batch"}, "unknown scenario"},
+		{"unknown mode", []string{"--mode", "fast"}, "unknown mode"},
+		{"unknown backend", []string{"--backend", "rocm"}, `unknown backend "rocm"`},
+		{"negative batch", []string{"--batch", "-1"}, "--batch -1"},
+		{"no model", []string{"--model", ""}, "--model is required"},
+		{"unknown model-name", []string{"--model-name", "bert"}, "--model-name"},
+		{"missing user.conf", []string{"--user-conf", "/nonexistent/user.conf"}, "file not found"},
 	} {
-		f := base
-		tc.change(&f)
-		err := f.check()
+		_, err := check(tc.args...)
 		if tc.err == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.name, err)
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), tc.err) {
-			t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+		if err == nil || !strings.Contains(err.Error(), tc.err) || !isUsage(err) {
+			t.Errorf("%s: err %v, want a usage error with %q", tc.name, err, tc.err)
 		}
 	}
-	f := base
-	f.Scenario = "singlestream"
-	f.Backend = "CUDA"
-	if err := f.check(); err != nil || f.Scenario != "SingleStream" || f.Backend != "cuda" || f.Workers != 2 {
-		t.Fatalf("normalised %+v, %v", f, err)
+	o, err := check("--scenario", "singlestream", "--backend", "CUDA", "--mode", "acc")
+	if err != nil || o.Scenario != loadgen.SingleStream || o.Mode != loadgen.AccuracyOnly || o.Backend != "cuda" || o.Workers != 2 || o.Batch != 1 {
+		t.Fatalf("normalised %+v, %v", o, err)
+	}
+	if o, _ := check(); o.Batch != 8 || o.ModelName != "resnet50" || o.Out != filepath.Join("out", "resnet50") {
+		t.Fatalf("defaults %+v", o)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -28,7 +30,7 @@ import (
 // Llama 2 tokenizer.
 func needLlamaTokenizer(t *testing.T) {
 	t.Helper()
-	if _, err := tokenizer.LoadLlama(defaultLlamaTokenizer()); err != nil {
+	if _, err := tokenizer.LoadLlama(benchmark.DepsPath("llama2")); err != nil {
 		t.Skipf("Llama 2 tokenizer not installed: %v", err)
 	}
 }
@@ -213,7 +215,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := openSession(filepath.Join(cache, "llama2-synthetic-tiny", "model.onnx"), &runFlags{Backend: "cpu", Threads: 1}, nil)
+	sess, err := ort.Open(filepath.Join(cache, "llama2-synthetic-tiny", "model.onnx"), ort.Options{Provider: "cpu", IntraOpThreads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +230,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 	if len(es) != n {
 		t.Fatalf("%d entries, want %d", len(es), n)
 	}
-	tok, _ := tokenizer.LoadLlama(defaultLlamaTokenizer())
+	tok, _ := tokenizer.LoadLlama(benchmark.DepsPath("llama2"))
 	var preds, refs []string
 	var counts []int
 	outputs, _ := ds.Strings(openorca.ColOutput)
@@ -260,7 +262,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 		t.Fatalf("score %s", want.Llama2String())
 	}
 	acc2 := filepath.Join(dir, "acc2.txt")
-	code, msg := runChild(t, nil, "accuracy", "llama2", "--log", filepath.Join(out, "mlperf_log_accuracy.json"), "--data", data, "--synthetic", "--out", acc2)
+	code, msg := runChild(t, nil, "accuracy", "llama2", "--log", filepath.Join(out, "mlperf_log_accuracy.json"), "--data", data, "--model", "synthetic:tiny", "--out", acc2)
 	if code != 0 || !strings.Contains(msg, "Results\n\n"+want.Llama2String()+"\n(synthetic weights: accuracy not meaningful)") {
 		t.Fatalf("accuracy llama2: %d\n%s", code, msg)
 	}
@@ -370,9 +372,9 @@ func TestRunLlama2BadInput(t *testing.T) {
 		want string
 		ort  bool
 	}{
-		{"model name", []string{"--model-name", "llama2-7b"}, 2, `--model-name "llama2-7b": want llama2-70b or llama2-70b-interactive`, false},
+		{"model name", []string{"--model-name", "llama2-7b"}, 2, `--model-name "llama2-7b": want one of llama2-70b, llama2-70b-interactive`, false},
 		{"one new token", []string{"--max-new-tokens", "1"}, 2, "want at least 2", false},
-		{"synthetic size", []string{"--data", good, "--model", "synthetic:13b"}, 2, "unknown model size", false},
+		{"synthetic size", []string{"--data", good, "--model", "synthetic:13b"}, 2, `no synthetic size "13b"`, false},
 		{"missing model", []string{"--data", good, "--model", filepath.Join(dir, "none.onnx")}, 1, "download_model.sh", false},
 		{"no tok_input", []string{"--data", rawPath}, 1, "has no tok_input column (columns: id, question, response)", false},
 		{"pickle", []string{"--data", pkl}, 1, "pandas pickle; convert it once to parquet", false},

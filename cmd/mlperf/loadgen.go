@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,7 +52,7 @@ func createCSV(path, header string) (*os.File, *bufio.Writer, error) {
 	return f, w, nil
 }
 
-func runLoadgenCmd(ctx context.Context, args []string) error {
+func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	scenario := fs.String("scenario", "SingleStream", "SingleStream, MultiStream, Server or Offline")
 	mode := fs.String("mode", "performance", "performance, accuracy, submission or find-peak")
@@ -69,7 +70,7 @@ func runLoadgenCmd(ctx context.Context, args []string) error {
 	issueLog := fs.String("issue-log", "", "write query,position,sample_index,scheduled_ns of every issued sample to this CSV")
 	qslLog := fs.String("qsl-log", "", "write set,position,sample_index of every LoadSamples call to this CSV")
 	trace := fs.Bool("trace", false, "write mlperf_log_trace.json")
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	sc, err := loadgen.ParseScenario(*scenario)
@@ -138,21 +139,21 @@ func runLoadgenCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	printLoadgenResult(res, time.Since(start))
+	printLoadgenResult(stdout, res, time.Since(start))
 	return nil
 }
 
 // printLoadgenResult prints a one-line result of a loadgen run.
-func printLoadgenResult(res *loadgen.Result, wall time.Duration) {
+func printLoadgenResult(stdout io.Writer, res *loadgen.Result, wall time.Duration) {
 	valid := "VALID"
 	if !res.Valid {
 		valid = "INVALID"
 	}
 	if res.Mode == loadgen.AccuracyOnly {
-		fmt.Printf("%-12s accuracy: %d queries, %d samples, %s, %.2fs; logs in %s\n", res.Scenario, res.QueryCount, res.SampleCount, valid, wall.Seconds(), res.LogDir)
+		fmt.Fprintf(stdout, "%-12s accuracy: %d queries, %d samples, %s, %.2fs; logs in %s\n", res.Scenario, res.QueryCount, res.SampleCount, valid, wall.Seconds(), res.LogDir)
 		return
 	}
 	name, v := res.Metric()
-	fmt.Printf("%-12s %s: %s = %.6g; %d queries, %d samples, p99 %d ns, %.2fs; logs in %s\n",
+	fmt.Fprintf(stdout, "%-12s %s: %s = %.6g; %d queries, %d samples, p99 %d ns, %.2fs; logs in %s\n",
 		res.Scenario, valid, name, v, res.QueryCount, res.SampleCount, res.Latency.At(0.99), wall.Seconds(), res.LogDir)
 }

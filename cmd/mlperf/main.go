@@ -17,10 +17,13 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/mlperf-go/inference/benchmark"
 )
 
-// handler runs one command. args are the arguments after the command path.
-type handler func(ctx context.Context, args []string) error
+// handler runs one command. args are the arguments after the command
+// path; results go to stdout, progress and notes to stderr.
+type handler func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 type command struct {
 	path    []string // e.g. ["run", "resnet50"] or ["loadgen"]
@@ -43,12 +46,10 @@ func handle(path, summary string, run handler) {
 }
 
 // errUsage marks an error caused by how the command was called (exit 2).
-var errUsage = errors.New("usage")
+var errUsage = benchmark.ErrUsage
 
 // usageError returns an error that prints as msg and exits with status 2.
-func usageError(format string, a ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{errUsage}, a...)...)
-}
+func usageError(format string, a ...any) error { return benchmark.UsageError(format, a...) }
 
 // lookup finds the command with the longest path that prefixes args.
 func lookup(args []string) (*command, []string) {
@@ -112,17 +113,36 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := c.run(ctx, rest)
+	err := c.run(ctx, rest, stdout, stderr)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "mlperf %s: %s\n", strings.Join(c.path, " "), strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+	case isUsage(err):
+		fmt.Fprintf(stderr, "mlperf %s: %s\n", strings.Join(c.path, " "), err)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "mlperf %s: %v\n", strings.Join(c.path, " "), err)
 		return 1
 	}
+}
+
+// parse parses args into fs, turning flag errors into usage errors and
+// rejecting positional arguments.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintf(stdout, "usage: mlperf %s [flags]\n", fs.Name())
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return usageError("%v (see mlperf %s -h)", err, fs.Name())
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q (see mlperf %s -h)", fs.Arg(0), fs.Name())
+	}
+	return nil
 }

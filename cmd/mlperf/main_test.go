@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 )
@@ -12,13 +13,13 @@ func TestLookupPicksLongestPath(t *testing.T) {
 	defer func() { commands = saved }()
 	commands = nil
 	var got string
-	handle("model", "m", func(context.Context, []string) error { got = "model"; return nil })
-	handle("model build x", "mb", func(context.Context, []string) error { got = "model build x"; return nil })
+	handle("model", "m", func(context.Context, []string, io.Writer, io.Writer) error { got = "model"; return nil })
+	handle("model build x", "mb", func(context.Context, []string, io.Writer, io.Writer) error { got = "model build x"; return nil })
 	c, rest := lookup([]string{"model", "build", "x", "--size", "tiny"})
 	if c == nil {
 		t.Fatal("no command found")
 	}
-	_ = c.run(context.Background(), rest)
+	_ = c.run(context.Background(), rest, io.Discard, io.Discard)
 	if got != "model build x" || strings.Join(rest, " ") != "--size tiny" {
 		t.Fatalf("got %q rest %v", got, rest)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/resnet50"
@@ -55,8 +56,7 @@ func TestResNet50ModelOnORT(t *testing.T) {
 	needORT(t)
 	path := filepath.Join(t.TempDir(), "mean.onnx")
 	writeMeanModel(t, path, resnet50.InputName)
-	f := &runFlags{Backend: "cpu", Threads: 1}
-	sess, err := openSession(path, f, []string{resnet50.ArgMaxName})
+	sess, err := ort.Open(path, ort.Options{Provider: "cpu", IntraOpThreads: 1, Outputs: []string{resnet50.ArgMaxName}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,8 +226,8 @@ func TestPerfResNet50PrintsRoundsAndRatio(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, log)
 	}
-	if n := strings.Count(log, "perf: round "); n != perfRounds {
-		t.Errorf("%d round lines, want %d:\n%s", n, perfRounds, log)
+	if n := strings.Count(log, "perf: round "); n != benchmark.PerfRounds {
+		t.Errorf("%d round lines, want %d:\n%s", n, benchmark.PerfRounds, log)
 	}
 	lines := strings.Split(strings.TrimSpace(log), "\n")
 	var ratio float64

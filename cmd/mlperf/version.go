@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 )
@@ -11,7 +12,7 @@ import (
 const loadgenVersion = "6.0.17"
 
 func init() {
-	handle("version", "print the mlperf version and the LoadGen version it matches", func(ctx context.Context, args []string) error {
+	handle("version", "print the mlperf version and the LoadGen version it matches", func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 0 {
 			return usageError("version takes no arguments")
 		}
@@ -23,7 +24,7 @@ func init() {
 				}
 			}
 		}
-		fmt.Printf("mlperf (Go) revision %s, %s\nloadgen behaviour: MLCommons LoadGen %s\n", rev, runtime.Version(), loadgenVersion)
+		fmt.Fprintf(stdout, "mlperf (Go) revision %s, %s\nloadgen behaviour: MLCommons LoadGen %s\n", rev, runtime.Version(), loadgenVersion)
 		return nil
 	})
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/mlperf-go/inference/harness"
 )
 
-// Benchmark facts the mlperf command needs (mlperf.conf and the
-// submission checker's constants for BERT).
+// Benchmark facts the descriptor needs; accuracy targets and latency
+// bounds live in accuracy.Targets and mlperf.conf.
 const (
 	// Name is the benchmark's model name in mlperf.conf and user.conf.
 	Name = "bert"
@@ -21,14 +21,6 @@ const (
 	// count on the dev set (all its features; mlperf.conf's override is
 	// the same 10833).
 	PerformanceSampleCount = squad.DevFeatures
-	// ServerTargetLatencyMS is the Server scenario's latency bound (99th
-	// percentile), milliseconds.
-	ServerTargetLatencyMS = 130
-	// AccuracyTarget is the closed-division F1 target of bert-99 in
-	// percent (99% of the FP32 reference's 90.874).
-	AccuracyTarget = 89.96526
-	// AccuracyTargetHigh is bert-99.9's F1 target (99.9% of 90.874).
-	AccuracyTargetHigh = 90.783126
 )
 
 // DataConfig says where a run's samples come from.

@@ -16,22 +16,6 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// More benchmark facts (spec §1.1, §1.3).
-const (
-	// ServerTargetLatencyMS is the Server scenario's latency bound (99th
-	// percentile), milliseconds.
-	ServerTargetLatencyMS = 20000
-	// Reference accuracy of the fp32 model (docs/index.md) and the
-	// gptj-99 targets the submission checker applies (99% of each ROUGE,
-	// 90% of gen_len).
-	RefRouge1, RefRouge2, RefRougeL = 42.9865, 20.1235, 29.9881
-	RefGenLen                       = 4016878
-	Target99Rouge1                  = 42.556635
-	Target99Rouge2                  = 19.922265
-	Target99RougeL                  = 29.688219
-	TargetGenLen                    = 3615190.2
-)
-
 // EncodePrompt returns the input ids of a record as the reference's
 // Dataset builds them: the "prompt_input" template filled with the
 // record's own instruction and input, GPT-2 BPE without BOS, cut on the

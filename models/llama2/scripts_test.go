@@ -2,7 +2,6 @@ package llama2
 
 import (
 	"fmt"
-	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/scripttest"
 )
 
 // r2Server serves an R2-style bucket: /metadata/NAME.uri holds the base

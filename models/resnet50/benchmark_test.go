@@ -34,8 +34,8 @@ func TestQSLPreprocessesAndCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Labels(ds); len(got) != 3 {
-		t.Fatalf("labels %v", got)
+	if ds.Len() != 3 {
+		t.Fatalf("%d samples, want 3", ds.Len())
 	}
 	for pass := range 2 { // the second pass reads the cache
 		q, err := NewQSL(ds, cfg)

@@ -1,0 +1,324 @@
+package main
+
+// The commands that are generic over the benchmark registry: run, perf,
+// accuracy <benchmark>, model build, dataset synth|verify|preprocess and
+// list. A benchmark adds no line here: it registers its descriptor in
+// package benchmark (see benchmark/all).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mlperf-go/inference/benchmark"
+	_ "github.com/mlperf-go/inference/benchmark/all"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/onnx"
+)
+
+func init() {
+	handle("run", "run a benchmark through the loadgen: run <benchmark> [flags] (see mlperf list)", runCmd)
+	handle("perf", "raw engine throughput vs the same through full Offline runs: perf <benchmark> (last line ratio=harness/raw)", perfCmd)
+	handle("model build", "write a benchmark's synthetic model (official contract, seeded weights): model build <benchmark> -o FILE", modelBuildCmd)
+	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
+	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
+	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
+	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
+}
+
+// benchmarkArg takes the benchmark name off args; with none or an unknown
+// one it lists the registered benchmarks in a usage error.
+func benchmarkArg(cmd string, args []string) (*benchmark.Benchmark, []string, error) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return nil, nil, usageError("want %s <benchmark>, one of %s (see mlperf list)", cmd, strings.Join(benchmark.Names(), ", "))
+	}
+	b, ok := benchmark.Lookup(args[0])
+	if !ok {
+		return nil, nil, usageError("%v", benchmark.Unknown(args[0]))
+	}
+	return b, args[1:], nil
+}
+
+// optionFlags registers a benchmark's or data set's own flags; the
+// returned func collects their values.
+func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() benchmark.Extra {
+	vals := map[string]flag.Getter{}
+	for _, o := range opts {
+		if o.Bool {
+			fs.Bool(o.Name, o.Default == "true", o.Usage)
+		} else {
+			fs.String(o.Name, o.Default, o.Usage)
+		}
+		vals[o.Name] = fs.Lookup(o.Name).Value.(flag.Getter)
+	}
+	return func() benchmark.Extra {
+		e := benchmark.Extra{}
+		for k, v := range vals {
+			e[k] = v.String()
+		}
+		return e
+	}
+}
+
+// modeAliases are the short mode spellings the command accepts besides
+// loadgen.ParseMode's.
+var modeAliases = map[string]string{"perf": "performance", "acc": "accuracy", "findpeakperf": "find-peak"}
+
+// benchFlags registers the flags of run (withScenario) and perf on fs, with
+// b's defaults; the returned func parses the typed Options from them.
+func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) func() (benchmark.Options, error) {
+	o := benchmark.Options{}
+	scenario, mode := "Offline", "performance"
+	if withScenario {
+		fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
+		fs.StringVar(&mode, "mode", mode, "performance, accuracy, submission (accuracy then performance) or find-peak")
+		fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding the confs' min_duration (e.g. 10s; 0: keep)")
+	}
+	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
+	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
+	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: "+strings.Join(benchmark.Backends, ", "))
+	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
+	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: 1 on cpu, 2 on a GPU)")
+	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")
+	fs.StringVar(&o.UserConf, "user-conf", "", "user.conf with this system's settings (read after mlperf.conf, as LoadGen does)")
+	fs.StringVar(&o.AuditConf, "audit-conf", "", "audit.config for compliance tests")
+	fs.StringVar(&o.Out, "out", filepath.Join("out", b.Name), "folder for mlperf_log_summary.txt, mlperf_log_detail.txt, mlperf_log_accuracy.json")
+	fs.StringVar(&o.Cache, "cache", "", "folder of preprocessed samples (<sample path>.npy): read if present, written otherwise")
+	fs.IntVar(&o.Count, "count", 0, "use only the first N samples of the data set (0: all)")
+	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding the confs' min_query_count (0: keep)")
+	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps, overriding user.conf (0: keep)")
+	extra := optionFlags(fs, b.Options)
+	return func() (benchmark.Options, error) {
+		sc, err := loadgen.ParseScenario(strings.NewReplacer("-", "", "_", "").Replace(scenario))
+		if err != nil {
+			return o, usageError("unknown scenario %q; want SingleStream, MultiStream, Server or Offline", scenario)
+		}
+		if a, ok := modeAliases[strings.ToLower(mode)]; ok {
+			mode = a
+		}
+		m, err := loadgen.ParseMode(mode)
+		if err != nil {
+			return o, usageError("unknown mode %q; want performance, accuracy, submission or find-peak", mode)
+		}
+		o.Scenario, o.Mode, o.Extra = sc, m, extra()
+		return o, nil
+	}
+}
+
+func sizeNames(b *benchmark.Benchmark) string {
+	n := make([]string, len(b.Model.Sizes))
+	for i, s := range b.Model.Sizes {
+		n[i] = s.Name
+	}
+	return strings.Join(n, ", ")
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	b, args, err := benchmarkArg("run", args)
+	if err != nil {
+		listBenchmarks(stderr)
+		return err
+	}
+	fs := flag.NewFlagSet("run "+b.Name, flag.ContinueOnError)
+	opts := benchFlags(fs, b, true)
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	o, err := opts()
+	if err != nil {
+		return err
+	}
+	_, err = benchmark.Run(ctx, b, o, stdout, stderr)
+	return err
+}
+
+func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	b, args, err := benchmarkArg("perf", args)
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("perf "+b.Name, flag.ContinueOnError)
+	opts := benchFlags(fs, b, false)
+	d := fs.Duration("duration", 10*time.Second, "how long each side (raw and harness) is measured in all, over the alternating rounds")
+	fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
+	fs.Set("out", filepath.Join("out", b.Name+"-perf"))
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	o, err := opts()
+	if err != nil {
+		return err
+	}
+	_, err = benchmark.Perf(ctx, b, o, *d, stdout, stderr)
+	return err
+}
+
+// accuracyBenchmark is `mlperf accuracy <benchmark>`: score an accuracy
+// log as the benchmark's reference script does.
+func accuracyBenchmark(ctx context.Context, b *benchmark.Benchmark, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("accuracy "+b.Name, flag.ContinueOnError)
+	req := &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Stderr: stderr}}
+	fs.StringVar(&req.Log, "log", "", "mlperf_log_accuracy.json (required)")
+	fs.StringVar(&req.Data, "data", "", "the data set the run used (folder or file, or synthetic) (required)")
+	fs.IntVar(&req.Count, "count", 0, "the --count of the run (0: the whole data set)")
+	fs.StringVar(&req.Model, "model", "", "the run's --model; synthetic or synthetic:SIZE labels the score as not meaningful")
+	fs.StringVar(&req.Out, "out", "", "also write the score line(s) to this accuracy.txt")
+	fs.StringVar(&req.HashLog, "hash", "", "with --out: append 'hash=<sha256 of this file>' as truncate_accuracy_log.py does")
+	fs.StringVar(&req.CheckerID, "benchmark", "", "judge the score against this variant's submission-checker targets ("+strings.Join(b.CheckerIDs, ", ")+"); exit status 1 if it fails")
+	fs.StringVar(&req.DType, "dtype", "", "response element type of the log (\"\": the reference's)")
+	extra := optionFlags(fs, b.Options)
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	if req.Log == "" || req.Data == "" {
+		return usageError("--log FILE and --data PATH are required (the data set the run used)")
+	}
+	if req.Count < 0 {
+		return usageError("--count takes a non-negative value")
+	}
+	req.Extra = extra()
+	_, err := benchmark.Accuracy(ctx, b, req, stdout)
+	return err
+}
+
+func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	b, args, err := benchmarkArg("model build", args)
+	if err != nil {
+		return err
+	}
+	if len(b.Model.Sizes) == 0 || b.Model.Build == nil {
+		return fmt.Errorf("%s: no synthetic model in this build", b.Name)
+	}
+	fs := flag.NewFlagSet("model build "+b.Name, flag.ContinueOnError)
+	var sizes []string
+	for _, s := range b.Model.Sizes {
+		sizes = append(sizes, s.Name+" ("+s.Summary+")")
+	}
+	size := fs.String("size", b.Model.Sizes[0].Name, "model size: "+strings.Join(sizes, ", "))
+	out := fs.String("o", "", "output .onnx file (required); large weights go to FILE.data beside it")
+	seed := fs.Uint64("seed", b.Model.Seed, "weight seed (same size and seed, same bytes)")
+	if err := parse(fs, args, stdout); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError("-o FILE is required")
+	}
+	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
+		return usageError("--size %q: want one of %s", *size, sizeNames(b))
+	}
+	if err := b.Model.Build(*out, *size, *seed); err != nil {
+		return err
+	}
+	st, err := os.Stat(*out)
+	if err != nil {
+		return err
+	}
+	n, extra := st.Size(), ""
+	if d, err := os.Stat(onnx.DataPath(*out)); err == nil {
+		n += d.Size()
+		extra = " + " + onnx.DataPath(*out)
+	}
+	fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) to %s%s, %.1f MB\n", b.Name, *size, *seed, *out, extra, float64(n)/1e6)
+	return nil
+}
+
+// datasetCmd returns the handler of `dataset <verb> <dataset>`.
+func datasetCmd(verb string) handler {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return usageError("want dataset %s <dataset>, one of %s (see mlperf list)", verb, strings.Join(datasetNames(), ", "))
+		}
+		d, ok := benchmark.LookupDataset(args[0])
+		if !ok {
+			return usageError("unknown data set %q; want one of %s", args[0], strings.Join(datasetNames(), ", "))
+		}
+		run := map[string]func(*benchmark.DatasetRequest) error{"synth": d.Synth, "verify": d.Verify, "preprocess": d.Preprocess}[verb]
+		if run == nil {
+			return usageError("data set %s has no %s command", d.Name, verb)
+		}
+		fs := flag.NewFlagSet("dataset "+verb+" "+d.Name, flag.ContinueOnError)
+		req := &benchmark.DatasetRequest{Stdout: stdout, Stderr: stderr, Ctx: ctx}
+		fs.StringVar(&req.Out, "o", "", "output folder or file (synth: required; preprocess: default beside the data)")
+		fs.StringVar(&req.Data, "data", "", "the data set folder or file (verify, preprocess: required)")
+		n := fs.Int("n", 0, "synth: samples to write (0: the data set's default); verify: expected sample count")
+		fs.Uint64Var(&req.Seed, "seed", 0, "synth: content seed (0: the data set's default; same n and seed, same bytes)")
+		fs.IntVar(&req.Count, "count", 0, "preprocess: only the first N samples (0: all)")
+		fs.IntVar(&req.Workers, "workers", 0, "samples processed in parallel (0: all cores)")
+		extra := optionFlags(fs, d.Options)
+		if err := parse(fs, args[1:], stdout); err != nil {
+			return err
+		}
+		fs.Visit(func(f *flag.Flag) { req.NSet = req.NSet || f.Name == "n" })
+		switch {
+		case verb == "synth" && req.Out == "":
+			return usageError("-o PATH is required")
+		case verb != "synth" && req.Data == "":
+			return usageError("--data PATH is required")
+		case *n < 0:
+			return usageError("-n %d: want a non-negative count", *n)
+		}
+		req.N, req.Extra = *n, extra()
+		return run(req)
+	}
+}
+
+func datasetNames() []string {
+	var n []string
+	for _, d := range benchmark.AllDatasets() {
+		n = append(n, d.Name)
+	}
+	return n
+}
+
+func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return usageError("list takes no arguments")
+	}
+	listBenchmarks(stdout)
+	fmt.Fprintln(stdout, "\ndata sets:")
+	for _, d := range benchmark.AllDatasets() {
+		var verbs []string
+		for _, v := range []struct {
+			name string
+			ok   bool
+		}{{"synth", d.Synth != nil}, {"verify", d.Verify != nil}, {"preprocess", d.Preprocess != nil}} {
+			if v.ok {
+				verbs = append(verbs, v.name)
+			}
+		}
+		fmt.Fprintf(stdout, "  %-12s %s [%s]\n", d.Name, d.Summary, strings.Join(verbs, ", "))
+	}
+	return nil
+}
+
+// listBenchmarks prints every registered benchmark with its scenarios,
+// data set and synthetic model sizes.
+func listBenchmarks(w io.Writer) {
+	fmt.Fprintln(w, "benchmarks:")
+	for _, b := range benchmark.All() {
+		sc := make([]string, len(b.Scenarios))
+		for i, s := range b.Scenarios {
+			sc[i] = s.String()
+		}
+		fmt.Fprintf(w, "  %-12s %s\n", b.Name, b.Summary)
+		fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; synthetic model sizes %s (default --model %s)\n", "", strings.Join(sc, ", "), b.Dataset, sizeNames(b), b.Model.Default)
+		fmt.Fprintf(w, "  %-12s mlperf.conf %s; checker %s", "", strings.Join(b.ConfNames, ", "), strings.Join(b.CheckerIDs, ", "))
+		if len(b.Compliance) > 0 {
+			fmt.Fprintf(w, "; compliance %s", strings.Join(b.Compliance, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// isUsage reports an error about the command line (exit status 2)
+func isUsage(err error) bool {
+	return errors.Is(err, errUsage) || errors.Is(err, benchmark.ErrUsage)
+}

@@ -1,0 +1,263 @@
+package gptj
+
+// The gptj benchmark's descriptor and the cnndm data set's commands, as
+// the benchmark registry runs them (see package benchmark).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/cnndm"
+	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+func init() {
+	benchmark.Register(Descriptor)
+	benchmark.RegisterDataset(CNNDM)
+}
+
+// tokenizerOption is --tokenizer of run, perf and accuracy.
+var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("gptj"),
+	Usage: "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)"}
+
+// Descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
+// registry runs it: the decoder as a tensor model in the generic harness.
+var Descriptor = &benchmark.Benchmark{
+	Name:       Name,
+	Summary:    "GPT-J 6B summarisation (CNN-DailyMail, beam search 4, ROUGE)",
+	ConfNames:  []string{Name},
+	CheckerIDs: []string{"gptj-99", "gptj-99.9"},
+	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
+	Dataset:    "cnndm",
+	Model: benchmark.Models{
+		Default: "synthetic",
+		Sizes:   []benchmark.Size{{Name: SizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:    ArchSeed,
+		Build:   BuildFile,
+	},
+	Options: []benchmark.Option{tokenizerOption,
+		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
+	Check: func(o *benchmark.Options) error { _, err := lengthMode(o.Extra["length-norm"]); return err },
+	Open:  open,
+	Score: score,
+}
+
+// lengthMode reads --length-norm.
+func lengthMode(s string) (sample.LengthMode, error) {
+	switch s {
+	case "prompt":
+		return sample.LengthWithPrompt, nil
+	case "generated":
+		return sample.LengthGenerated, nil
+	}
+	return 0, benchmark.UsageError("gptj: --length-norm %q: want prompt (transformers ≈4.30, the reference's era) or generated (later versions)", s)
+}
+
+// dataPath resolves --data: a file, its folder, or synthetic (a small data
+// set written into the cache folder).
+func dataPath(data, cacheDir string, stderr io.Writer) (string, error) {
+	if data != "synthetic" {
+		return cnndm.Path(data), nil
+	}
+	path := filepath.Join(cacheDir, "cnndm-synthetic-small", cnndm.FileName)
+	recs, err := cnndm.Synth(cnndm.SmallSynth)
+	if err != nil {
+		return "", err
+	}
+	if err := cnndm.WriteFile(path, recs); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(stderr, "gptj: synthetic cnn_eval.json (generated articles, not CNN-DailyMail) at %s\n", path)
+	return path, nil
+}
+
+// openData loads the tokenizer and the data set.
+func openData(data, tokDir, cacheDir string, count int, stderr io.Writer) (*Data, string, error) {
+	tok, err := tokenizer.LoadGPT2(tokDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("gptj: %w", err)
+	}
+	path, err := dataPath(data, cacheDir, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	d, err := OpenData(DataConfig{Dataset: path, Tokenizer: tok, Count: count})
+	return d, path, err
+}
+
+// open loads the tokenizer, the data set and the model, checks the model
+// against the decoder contract and the tokenizer, and builds the QSL.
+func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
+	mode, err := lengthMode(env.Extra["length-norm"])
+	if err != nil {
+		return nil, err
+	}
+	data, path, err := openData(env.Data, env.Extra["tokenizer"], env.CacheDir, env.Count, env.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	if env.Cache != "" {
+		fmt.Fprintln(env.Stderr, "gptj: --cache is not used: prompts are tokenized in memory when the loadgen loads them")
+	}
+	sess, err := env.OpenSession(env.ModelPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*benchmark.Instance, error) {
+		sess.Close()
+		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
+	}
+	spec, err := SpecOf(sess)
+	if err != nil {
+		return fail(err)
+	}
+	if err := data.CheckVocab(spec.Vocab); err != nil {
+		return fail(err)
+	}
+	qsl, err := data.NewQSL(DataConfig{MaxPositions: spec.MaxPositions, Progress: benchmark.NewProgress(env.Stderr, "tokenizing prompts", "samples").Update})
+	if err != nil {
+		return fail(err)
+	}
+	m, err := NewSpec(sess, spec, QSLPrompts(qsl), Generation(mode))
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(env.Stderr, "gptj: %d records from %s; model %s: %d layers, %d heads of %d, vocabulary %d\n",
+		len(data.Records), path, env.ModelPath, spec.Layers, spec.KVHeads, spec.HeadDim, spec.Vocab)
+	return &benchmark.Instance{
+		Model: m,
+		QSL:   qsl,
+		Describe: fmt.Sprintf("gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens",
+			env.Scenario, env.Mode, env.Model, env.Backend, env.Batch, env.Workers, Beams, MinNewTokens, MaxNewTokens),
+		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
+			r, err := data.Score(logPath, accuracy.Int64)
+			if err != nil {
+				return nil, err
+			}
+			return &benchmark.Score{Lines: []string{r.GPTJString()}}, nil
+		},
+		Raw:   rawSide(m, qsl, env.Batch, env.Workers),
+		Close: sess.Close,
+	}, nil
+}
+
+// rawSide is perf's raw measurement: beam-search generation called
+// directly, back to back, on batches of loaded prompts (the first
+// records, batch at a time, in turn), without the loadgen or the harness.
+func rawSide(m *Model, qsl *harness.QSL[[]int32], batch, workers int) func(context.Context, time.Duration) (int64, time.Duration, error) {
+	return func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
+		batches, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 8, qsl.Sample)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer unload()
+		var next atomic.Int64
+		calls, el, err := harness.Measure(ctx, workers, d, func(ctx context.Context) error {
+			_, err := m.Generate(ctx, batches[int(next.Add(1)-1)%len(batches)])
+			return err
+		})
+		return calls * int64(batch), el, err
+	}
+}
+
+// score is evaluation.py: ROUGE of the decoded predictions against the
+// highlights, and gen_len.
+func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+	dt := accuracy.Int64
+	if req.DType != "" {
+		dt = accuracy.DType(req.DType)
+	}
+	if dt != accuracy.Int64 && dt != accuracy.Int32 {
+		return nil, benchmark.UsageError("gptj: --dtype %q: want int64 or int32", req.DType)
+	}
+	data, _, err := openData(req.Data, req.Extra["tokenizer"], req.CacheDir, req.Count, req.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	r, err := data.Score(req.Log, dt)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(req.Stderr, "gptj: scored %d predictions in %.2fs\n", r.GenNum, time.Since(start).Seconds())
+	line := r.GPTJString()
+	return &benchmark.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
+}
+
+// CNNDM is the CNN-DailyMail validation set's commands: synth and verify.
+var CNNDM = &benchmark.Dataset{
+	Name:    "cnndm",
+	Summary: "CNN-DailyMail 3.0.0 validation (cnn_eval.json, 13368 records)",
+	Synth:   synthCNNDM,
+	Verify:  verifyCNNDM,
+	Options: []benchmark.Option{
+		{Name: "partial", Bool: true, Usage: "verify: accept another record count than the validation split's 13368"},
+		{Name: "tokenizer", Usage: "verify: GPT-2 tokenizer folder: also tokenize every prompt and count those cut at 1919 tokens"},
+	},
+}
+
+func synthCNNDM(req *benchmark.DatasetRequest) error {
+	cfg := cnndm.SmallSynth
+	if req.N > 0 {
+		cfg.Records = req.N
+	}
+	if req.Seed != 0 {
+		cfg.Seed = req.Seed
+	}
+	recs, err := cnndm.Synth(cfg)
+	if err != nil {
+		return err
+	}
+	path := req.Out
+	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, string(os.PathSeparator)) {
+		path = filepath.Join(path, cnndm.FileName)
+	}
+	if err := cnndm.WriteFile(path, recs); err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Stdout, "wrote %s: %d records (synthetic articles, not CNN-DailyMail)\n", path, len(recs))
+	return nil
+}
+
+func verifyCNNDM(req *benchmark.DatasetRequest) error {
+	rep, err := cnndm.Verify(req.Data)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Stdout, "%s: %d records, %d article characters, %d highlight characters, md5 %s\n", rep.Path, rep.Records, rep.ArticleChars, rep.TargetChars, rep.MD5)
+	if !rep.Complete && req.Extra["partial"] != "true" {
+		return fmt.Errorf("cnndm: %s has %d records, want %d (the validation split); --partial accepts it", rep.Path, rep.Records, cnndm.ValidationRecords)
+	}
+	if dir := req.Extra["tokenizer"]; dir != "" {
+		tok, err := tokenizer.LoadGPT2(dir)
+		if err != nil {
+			return fmt.Errorf("cnndm: %w", err)
+		}
+		recs, err := cnndm.Load(rep.Path)
+		if err != nil {
+			return err
+		}
+		truncated, total := 0, 0
+		for _, r := range recs {
+			n := len(tok.Encode(tokenizer.FormatGPTJPrompt(r.Instruction, r.Input)))
+			total += min(n, MaxInputTokens)
+			if n > MaxInputTokens {
+				truncated++
+			}
+		}
+		fmt.Fprintf(req.Stdout, "prompts: %d tokens in all after truncation, %d of %d cut at %d tokens\n", total, truncated, len(recs), MaxInputTokens)
+	}
+	fmt.Fprintln(req.Stdout, "OK")
+	return nil
+}

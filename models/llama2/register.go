@@ -1,0 +1,365 @@
+package llama2
+
+// The llama2 benchmark's descriptor and the openorca data set's commands,
+// as the benchmark registry runs them (see package benchmark).
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/openorca"
+	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+func init() {
+	benchmark.Register(Descriptor)
+	benchmark.RegisterDataset(OpenOrca)
+}
+
+// tokenizerOption is --tokenizer of run, perf, accuracy and dataset synth.
+var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("llama2"),
+	Usage: "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
+
+// DefaultBatch is the number of sequences decoded together when --batch
+// is not given.
+const DefaultBatch = 8
+
+// Descriptor is Llama 2 70B on OpenOrca (ROUGE, tokens per sample) as the
+// registry runs it: greedy decoding with continuous batching as its own
+// SUT. --model-name llama2-70b-interactive selects the interactive Server
+// latency bounds.
+var Descriptor = &benchmark.Benchmark{
+	Name:       "llama2",
+	Summary:    "Llama 2 70B chat (OpenOrca, greedy decoding, continuous batching, ROUGE)",
+	ConfNames:  []string{Name, InteractiveName},
+	CheckerIDs: []string{"llama2-70b-99", "llama2-70b-99.9"},
+	Scenarios:  []loadgen.Scenario{loadgen.Server, loadgen.Offline},
+	Dataset:    "openorca",
+	// The default model is the tiny synthetic one: the full-size synthetic
+	// 70B is 276 GB of float32 weights.
+	Model: benchmark.Models{
+		Default: "synthetic:" + SizeTiny,
+		Sizes: []benchmark.Size{{Name: Size70B, Summary: "Llama-2-70b-chat-hf's shape, 276 GB of float32"},
+			{Name: Size7B, Summary: "Llama-2-7b-chat-hf's shape"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:  ArchSeed,
+		Build: BuildFile,
+	},
+	DefaultBatch: func(loadgen.Scenario, string) int { return DefaultBatch },
+	Options: []benchmark.Option{tokenizerOption,
+		{Name: "max-new-tokens", Default: strconv.Itoa(MaxNewTokens), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
+	Check: func(o *benchmark.Options) error { _, err := maxNewTokens(o.Extra); return err },
+	Open:  open,
+	Score: score,
+	// --workers and --cache are not used: one decode loop batches every
+	// running sequence (--batch), and the prompts are read from the
+	// parquet as they are.
+	Compliance: []string{"TEST06"},
+}
+
+func maxNewTokens(e benchmark.Extra) (int, error) {
+	s := e["max-new-tokens"]
+	if s == "" {
+		return MaxNewTokens, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 2 {
+		return 0, benchmark.UsageError("llama2: --max-new-tokens %s: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", s)
+	}
+	return n, nil
+}
+
+// lazyTokenizer loads the tokenizer at most once.
+func lazyTokenizer(path string) func() (*tokenizer.Llama, error) {
+	return sync.OnceValues(func() (*tokenizer.Llama, error) {
+		tok, err := tokenizer.LoadLlama(path)
+		if err != nil {
+			return nil, fmt.Errorf("llama2: %w (give --tokenizer DIR)", err)
+		}
+		return tok, nil
+	})
+}
+
+// dataFile resolves --data: synthetic (generated once into the cache
+// folder with tok), a parquet file, or a folder holding openorca.FileName.
+func dataFile(data, cacheDir string, tok func() (*tokenizer.Llama, error), stderr io.Writer) (string, error) {
+	if data == "synthetic" {
+		path := filepath.Join(cacheDir, "openorca-synthetic-small", openorca.FileName)
+		if _, err := os.Stat(path); err == nil {
+			return path, nil
+		}
+		t, err := tok()
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(stderr, "llama2: synthetic OpenOrca parquet (generated text, %d rows) at %s\n", openorca.SmallSynth.Samples, path)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", err
+		}
+		return path, openorca.SynthFile(path, t, openorca.SmallSynth)
+	}
+	if st, err := os.Stat(data); err == nil && st.IsDir() {
+		return filepath.Join(data, openorca.FileName), nil
+	}
+	return data, nil
+}
+
+// open opens the data set and the model, checks the model's vocabulary
+// against the tokenizer and starts the continuous-batching SUT.
+func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, err error) {
+	maxNew, err := maxNewTokens(env.Extra)
+	if err != nil {
+		return nil, err
+	}
+	tokPath := env.Extra["tokenizer"]
+	tok := lazyTokenizer(tokPath)
+	dataPath, err := dataFile(env.Data, env.CacheDir, tok, env.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	var closers []func() error
+	closeAll := func() error {
+		var first error
+		for i := len(closers) - 1; i >= 0; i-- {
+			if err := closers[i](); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
+	ds, err := openorca.Open(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, ds.Close)
+	sess, err := env.OpenSession(env.ModelPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, sess.Close)
+	spec := SpecFromSession(sess)
+	if env.Synthetic() {
+		c, err := ConfigOf(env.SyntheticSize)
+		if err != nil {
+			return nil, err
+		}
+		spec = c.Spec()
+	}
+	m, err := NewFromSpec(sess, spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
+	}
+	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
+	if t, terr := tok(); terr == nil {
+		if err := tokenizer.CheckModelVocab(t, spec.Vocab); err != nil {
+			return nil, fmt.Errorf("llama2: %w (model %s, tokenizer %s)", err, env.ModelPath, tokPath)
+		}
+	} else if accuracyRun {
+		return nil, terr
+	} else {
+		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
+	}
+	qsl, err := NewQSL(ds, env.Count, spec, maxNew)
+	if err != nil {
+		return nil, err
+	}
+	gen := Generation()
+	gen.MaxNewTokens = maxNew
+	if maxNew != MaxNewTokens {
+		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, MaxNewTokens)
+	}
+	bench, err := NewBenchmark(ctx, m, BenchmarkConfig{
+		SUTConfig: SUTConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen},
+		Offline:   env.Scenario == loadgen.Offline,
+	})
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, bench.Close)
+	return &benchmark.Instance{
+		SUT:  bench,
+		QSL:  qsl,
+		Done: func() int64 { n, _ := bench.Done(); return n },
+		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
+			env.Scenario, env.Mode, env.ModelName, env.Model, spec.Layers, spec.KVHeads, spec.HeadDim, spec.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
+		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
+			t, err := tok()
+			if err != nil {
+				return nil, err
+			}
+			r, err := Score(logPath, ds, t, accuracy.Int32)
+			if err != nil {
+				return nil, err
+			}
+			return &benchmark.Score{Lines: []string{r.Llama2String()}}, nil
+		},
+		Raw: rawSide(m, qsl, gen, env.Batch, env.Workers),
+		After: func(ctx context.Context, res *loadgen.Result) error {
+			samples, tokens := bench.Done()
+			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens\n", samples, tokens)
+			if env.AuditConf == "" {
+				return nil
+			}
+			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
+		},
+		Close: closeAll,
+	}, nil
+}
+
+// rawSide is perf's raw measurement: greedy decoding called directly,
+// back to back, on batches of loaded prompts (static batches of --batch,
+// where the harness run batches continuously), without the loadgen.
+func rawSide(m *generate.Model, qsl *QSL, gen sample.GreedyConfig, batch, workers int) func(context.Context, time.Duration) (int64, time.Duration, error) {
+	cfg := generate.GreedyConfig{GreedyConfig: gen}
+	return func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
+		prompt := func(i loadgen.SampleIndex) ([]int32, bool) { p, err := qsl.Prompt(i); return p, err == nil }
+		batches, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 8, prompt)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer unload()
+		var next atomic.Int64
+		calls, el, err := harness.Measure(ctx, workers, d, func(ctx context.Context) error {
+			_, err := m.Greedy(ctx, batches[int(next.Add(1)-1)%len(batches)], cfg)
+			return err
+		})
+		return calls * int64(batch), el, err
+	}
+}
+
+// score is the reference's evaluate-accuracy.py: ROUGE of the decoded
+// outputs against the OpenOrca responses, and tokens per sample.
+func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+	dt := accuracy.Int32
+	if req.DType != "" {
+		var err error
+		if dt, err = accuracy.ParseDType(req.DType); err != nil || (dt != accuracy.Int32 && dt != accuracy.Int64) {
+			return nil, benchmark.UsageError("llama2: --dtype %q: want int32 or int64", req.DType)
+		}
+	}
+	tok := lazyTokenizer(req.Extra["tokenizer"])
+	t, err := tok()
+	if err != nil {
+		return nil, err
+	}
+	path, err := dataFile(req.Data, req.CacheDir, tok, req.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := openorca.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer ds.Close()
+	r, err := Score(req.Log, ds, t, dt)
+	if err != nil {
+		return nil, err
+	}
+	line := r.Llama2String()
+	return &benchmark.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
+}
+
+// WriteTEST06 runs the TEST06 checks on an accuracy log, prints them on
+// stdout (failures on stderr) and writes them to
+// outDir/TEST06/verify_accuracy.txt, as run_verification.py does; a failed
+// check is an error.
+func WriteTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int64, stdout, stderr io.Writer) error {
+	r, err := CheckTEST06(logPath, scenario, dtype, eos)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(outDir, "TEST06")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("llama2: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "verify_accuracy.txt"), []byte(r.String()), 0o644); err != nil {
+		return fmt.Errorf("llama2: %w", err)
+	}
+	fmt.Fprint(stdout, r.String())
+	for _, f := range r.Failures {
+		fmt.Fprintln(stderr, "TEST06:", f)
+	}
+	if !r.Pass() {
+		return fmt.Errorf("TEST06 verification failed (%d entries of %s)", r.Samples, logPath)
+	}
+	return nil
+}
+
+// OpenOrca is the OpenOrca parquet's commands: synth and verify.
+var OpenOrca = &benchmark.Dataset{
+	Name:    "openorca",
+	Summary: "OpenOrca GPT-4 sample, Llama 2 tokenized (open_orca_gpt4_tokenized_llama.sampled_24576.parquet)",
+	Synth:   synthOpenOrca,
+	Verify:  verifyOpenOrca,
+	Options: []benchmark.Option{
+		tokenizerOption,
+		{Name: "official", Bool: true, Usage: "verify: fail unless the file has the shape of the official one (24576 rows, 6144 per origin)"},
+	},
+}
+
+func synthOpenOrca(req *benchmark.DatasetRequest) error {
+	cfg := openorca.SmallSynth
+	if req.N > 0 {
+		cfg.Samples = req.N
+	}
+	if req.Seed != 0 {
+		cfg.Seed = req.Seed
+	}
+	tok, err := lazyTokenizer(req.Extra["tokenizer"])()
+	if err != nil {
+		return err
+	}
+	path := req.Out
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, openorca.FileName)
+	}
+	if err := openorca.SynthFile(path, tok, openorca.SynthConfig{Samples: cfg.Samples, Seed: cfg.Seed}); err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Stdout, "wrote %d synthetic OpenOrca rows (generated text, Llama 2 token ids) to %s\n", cfg.Samples, path)
+	return nil
+}
+
+func verifyOpenOrca(req *benchmark.DatasetRequest) error {
+	path := req.Data
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, openorca.FileName)
+	}
+	ds, err := openorca.Open(path)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	rep, err := openorca.Verify(ds, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Stdout, "openorca: %s: %s\n", path, rep)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(req.Stdout, "  %s\n", p)
+	}
+	switch {
+	case len(rep.Problems) > 0:
+		return fmt.Errorf("openorca: %s: %d problem(s)", path, len(rep.Problems))
+	case req.Extra["official"] == "true" && !rep.Official:
+		return fmt.Errorf("openorca: %s is not the official file's shape (%d rows, want %d, %d per origin)", path, rep.Rows, openorca.Rows, openorca.Rows/len(openorca.Origins))
+	}
+	return nil
+}
