@@ -121,7 +121,7 @@ func TestVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.OK(false) || r.OK(true) || r.Listed != 4 {
+	if !r.OK(0) || !r.OK(4) || r.OK(Size) || r.Listed != 4 {
 		t.Fatalf("clean synthetic set: %s", r)
 	}
 	ds, _ := Load(dir, Options{})
@@ -138,7 +138,7 @@ func TestVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.String()
-	if r.OK(false) || len(r.Missing) != 1 || len(r.Undecodable) != 2 || r.ZipMD5 == "" || !strings.Contains(s, "download it again") || !strings.Contains(s, "decodes to") {
+	if r.OK(0) || len(r.Missing) != 1 || len(r.Undecodable) != 2 || r.ZipMD5 == "" || !strings.Contains(s, "download it again") || !strings.Contains(s, "decodes to") {
 		t.Errorf("damaged set: %s", s)
 	}
 }

@@ -29,11 +29,11 @@ type VerifyReport struct {
 	ZipMD5 string
 }
 
-// OK reports whether every listed image is present and decodable, the
-// count is Size when full, and a released archive beside the file, if
-// any, has its published MD5.
-func (r *VerifyReport) OK(full bool) bool {
-	return len(r.Missing) == 0 && len(r.Undecodable) == 0 && (!full || r.Listed == Size) && (r.ZipMD5 == "" || r.ZipMD5 == ReleasedZipMD5)
+// OK reports whether every listed image is present and decodable,
+// exactly expect images are listed (any count when expect ≤ 0), and a
+// released archive beside the file, if any, has its published MD5.
+func (r *VerifyReport) OK(expect int) bool {
+	return len(r.Missing) == 0 && len(r.Undecodable) == 0 && (expect <= 0 || r.Listed == expect) && (r.ZipMD5 == "" || r.ZipMD5 == ReleasedZipMD5)
 }
 
 // String summarises the report.

@@ -2,11 +2,9 @@ package retinanet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -52,6 +50,7 @@ var Desc = &benchmark.Benchmark{
 		Name:  "annotations",
 		Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + "; the reference's --dataset-list)",
 	}},
+	Check:      checkOptions,
 	Open:       openInstance,
 	Score:      score,
 	Compliance: []string{"TEST01"},
@@ -66,7 +65,6 @@ var Dataset = &benchmark.Dataset{
 	Preprocess: preprocessCommand,
 	Options: []benchmark.Option{
 		{Name: "annotations", Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + ")"},
-		{Name: "subset", Default: "false", Usage: "verify: accept fewer than 24781 images (a download with -m, or a synthetic set)"},
 	},
 }
 
@@ -134,11 +132,16 @@ func NewQSL(ds *openimages.Dataset, cacheDir string, workers int) (*harness.QSL[
 	return q, nil
 }
 
+// checkOptions is Desc.Check: the model takes one image per call.
+func checkOptions(o *benchmark.Options) error {
+	if o.Batch > 1 {
+		return benchmark.UsageError("retinanet: --batch %d: the RetinaNet model takes one image per call (input images [1 3 800 800], detections without a batch dimension); use --batch 1 and --workers for parallel calls", o.Batch)
+	}
+	return nil
+}
+
 // openInstance is Desc.Open.
 func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
-	if env.Batch > 1 {
-		return nil, fmt.Errorf("retinanet: --batch %d: the RetinaNet model takes one image per call (input images [1 3 800 800], detections without a batch dimension); use --batch 1 and --workers for parallel calls", env.Batch)
-	}
 	ds, err := loadData(env.Data, env.Count, env.Extra["annotations"], env.CacheDir, env.Stderr)
 	if err != nil {
 		return nil, err
@@ -231,7 +234,7 @@ func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*be
 
 func synthCommand(req *benchmark.DatasetRequest) error {
 	if req.Out == "" {
-		return errors.New("openimages: synth: -o DIR is required")
+		return benchmark.UsageError("openimages: synth: -o DIR is required")
 	}
 	n, seed := req.N, req.Seed
 	if n == 0 {
@@ -249,18 +252,21 @@ func synthCommand(req *benchmark.DatasetRequest) error {
 
 func verifyCommand(req *benchmark.DatasetRequest) error {
 	if req.Data == "" {
-		return errors.New("openimages: verify: --data DIR is required")
+		return benchmark.UsageError("openimages: verify: --data DIR is required")
 	}
-	subset, err := strconv.ParseBool(orDefault(req.Extra["subset"], "false"))
-	if err != nil {
-		return fmt.Errorf("openimages: verify: --subset %q: want true or false", req.Extra["subset"])
+	expect := openimages.Size
+	if req.NSet {
+		expect = req.N
 	}
 	r, err := openimages.Verify(req.Data, req.Extra["annotations"], req.Workers)
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(req.Stdout, r.String())
-	if !r.OK(!subset) {
+	if !r.OK(expect) {
+		if expect > 0 && r.Listed != expect {
+			return fmt.Errorf("openimages: %s lists %d images, want %d (-n 0 accepts any count)", r.Annotations, r.Listed, expect)
+		}
 		return fmt.Errorf("openimages: %s does not verify (see above)", req.Data)
 	}
 	fmt.Fprintln(req.Stdout, "OK")
@@ -268,26 +274,24 @@ func verifyCommand(req *benchmark.DatasetRequest) error {
 }
 
 func preprocessCommand(req *benchmark.DatasetRequest) error {
-	if req.Data == "" || req.Out == "" {
-		return errors.New("openimages: preprocess: --data DIR and -o OUT are required")
+	if req.Data == "" {
+		return benchmark.UsageError("openimages: preprocess: --data DIR is required")
 	}
-	ds, err := openimages.Load(req.Data, openimages.Options{Annotations: req.Extra["annotations"], Warn: req.Stderr})
+	ds, err := openimages.Load(req.Data, openimages.Options{Annotations: req.Extra["annotations"], Count: req.Count, Warn: req.Stderr})
 	if err != nil {
 		return err
 	}
+	out := req.Out
+	if out == "" {
+		// Beside the images, where --cache finds them by file name.
+		out = filepath.Join(req.Data, filepath.FromSlash(openimages.ImagesPath))
+	}
 	p := benchmark.NewProgress(req.Stderr, "preprocessing", "images")
-	err = WriteCache(context.Background(), ds, req.Out, req.Workers, func(done, total int) { p.Update(done, total) })
+	err = WriteCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })
 	p.Done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(req.Stdout, "wrote %d preprocessed images (float32 [3 800 800] .npy) under %s\n", ds.Len(), req.Out)
+	fmt.Fprintf(req.Stdout, "wrote %d preprocessed images (float32 [3 800 800] .npy, <file_name>.npy) under %s\n", ds.Len(), out)
 	return nil
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }

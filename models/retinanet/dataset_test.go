@@ -30,19 +30,22 @@ func TestDatasetCommands(t *testing.T) {
 	}
 	dir, out := t.TempDir(), t.TempDir()
 	var stdout, stderr bytes.Buffer
-	req := func(extra benchmark.Extra) *benchmark.DatasetRequest {
-		return &benchmark.DatasetRequest{Data: dir, Out: dir, N: 3, Workers: 2, Extra: extra, Stdout: &stdout, Stderr: &stderr}
+	req := func(n int, nset bool) *benchmark.DatasetRequest {
+		return &benchmark.DatasetRequest{Data: dir, Out: dir, N: n, NSet: nset, Workers: 2, Stdout: &stdout, Stderr: &stderr}
 	}
-	if err := d.Synth(req(nil)); err != nil {
+	if err := d.Synth(req(3, true)); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Verify(req(nil)); err == nil || !strings.Contains(stdout.String(), "the MLPerf subset has 24781") {
-		t.Errorf("verify of a 3-image set without --subset: %v\n%s", err, stdout.String())
+	if err := d.Verify(req(0, false)); err == nil || !strings.Contains(err.Error(), "lists 3 images, want 24781") {
+		t.Errorf("verify of a 3-image set without -n: %v\n%s", err, stdout.String())
 	}
-	if err := d.Verify(req(benchmark.Extra{"subset": "true"})); err != nil || !strings.HasSuffix(stdout.String(), "OK\n") {
-		t.Errorf("verify --subset: %v\n%s", err, stdout.String())
+	for _, n := range []int{3, 0} {
+		stdout.Reset()
+		if err := d.Verify(req(n, true)); err != nil || !strings.HasSuffix(stdout.String(), "OK\n") {
+			t.Errorf("verify -n %d: %v\n%s", n, err, stdout.String())
+		}
 	}
-	r := req(nil)
+	r := req(0, false)
 	r.Out = out
 	if err := d.Preprocess(r); err != nil {
 		t.Fatal(err)

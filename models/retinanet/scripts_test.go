@@ -90,7 +90,7 @@ func TestVerifyDatasetScript(t *testing.T) {
 	if !ok || !strings.Contains(out, "3 images listed, 3 present, 0 missing") || !strings.HasSuffix(out, "OK\n") {
 		t.Fatalf("clean set: ok=%v\n%s", ok, out)
 	}
-	if got, _ := os.ReadFile(args); string(got) != "dataset verify openimages --data "+dir+" --subset=true\n" {
+	if got, _ := os.ReadFile(args); string(got) != "dataset verify openimages --data "+dir+" -n 3\n" {
 		t.Errorf("mlperf called with %q", got)
 	}
 	if out, ok := scripttest.Run(t, "verify_dataset.sh", env, "-d", dir); ok || !strings.Contains(out, "the MLPerf subset has 24781") {

@@ -73,9 +73,7 @@ if [ -z "$BIN" ]; then
   if [ -x "$ROOT/bin/mlperf" ]; then BIN=$ROOT/bin/mlperf; elif command -v mlperf >/dev/null; then BIN=$(command -v mlperf); fi
 fi
 if [ -n "$BIN" ] && [ $status -eq 0 ]; then
-  subset=false
-  [ "$EXPECT" = 24781 ] || subset=true
-  "$BIN" dataset verify openimages --data "$DATA_DIR" --subset="$subset" || status=1
+  "$BIN" dataset verify openimages --data "$DATA_DIR" -n "$EXPECT" || status=1
 elif [ -z "$BIN" ]; then
   echo "verify_dataset: no mlperf binary (make build, or MLPERF_BIN); images were not decoded"
 fi
