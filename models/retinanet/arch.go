@@ -33,7 +33,7 @@ import (
 
 // Synthetic model sizes.
 const (
-	// SizeFull is the real architecture (about 38 M parameters).
+	// SizeFull is the real architecture (37.2 M weights).
 	SizeFull = "full"
 	// SizeTiny is the same graph with every width divided by 16 (and 2
 	// groups instead of 32), for tests. Input, classes, anchors and

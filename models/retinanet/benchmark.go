@@ -40,7 +40,7 @@ var Desc = &benchmark.Benchmark{
 	Model: benchmark.Models{
 		Default: "synthetic",
 		Sizes: []benchmark.Size{
-			{Name: SizeFull, Summary: "ResNeXt50-32x4d FPN, about 38M parameters"},
+			{Name: SizeFull, Summary: "ResNeXt50-32x4d FPN, 37.2M weights (150 MB)"},
 			{Name: SizeTiny, Summary: "the same graph with widths / 16, for tests"},
 		},
 		Seed:  ArchSeed,
