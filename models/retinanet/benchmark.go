@@ -177,19 +177,15 @@ func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance,
 // raw runs the model back to back on up to 8 loaded samples for about d
 // and returns the images done and the time the calls took.
 func raw(ctx context.Context, m *Model, q *harness.QSL[[]float32], d time.Duration) (int64, time.Duration, error) {
-	idx := make([]loadgen.SampleIndex, min(q.TotalSampleCount(), 8))
-	for i := range idx {
-		idx[i] = loadgen.SampleIndex(i)
-	}
-	if err := q.LoadSamples(ctx, idx); err != nil {
+	batches, unload, err := benchmark.LoadBatches(ctx, q, 1, 8, q.Sample)
+	if err != nil {
 		return 0, 0, err
 	}
-	defer q.UnloadSamples(ctx, idx)
+	defer unload()
 	var n int64
 	start := time.Now()
 	for time.Since(start) < d {
-		s, _ := q.Sample(idx[n%int64(len(idx))])
-		if _, err := m.Detect(ctx, s); err != nil {
+		if _, err := m.Detect(ctx, batches[n%int64(len(batches))][0]); err != nil {
 			return n, time.Since(start), err
 		}
 		n++
