@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -117,6 +118,9 @@ func Settings(o *Options) (loadgen.Settings, error) {
 	if o.QPS > 0 {
 		s.ServerTargetQPS, s.OfflineExpectedQPS = o.QPS, o.QPS
 	}
+	if o.CompletionTimeout > 0 {
+		s.CompletionTimeout = o.CompletionTimeout
+	}
 	return s, nil
 }
 
@@ -203,6 +207,7 @@ func ResolveModel(b *Benchmark, spec, cacheDir string, stderr io.Writer) (path, 
 // NewEnv validates o for b, resolves the model, makes the output folder
 // and returns the Env that Open works with.
 func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
+	stderr = serialize(stderr)
 	if err := o.Validate(b); err != nil {
 		return nil, err
 	}
@@ -300,7 +305,7 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	env.Stdout = stdout
+	env.Stdout, stderr = stdout, env.Stderr
 	s, err := Settings(&env.Options)
 	if err != nil {
 		return nil, err
@@ -326,6 +331,9 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	}
 	if s.Mode == loadgen.AccuracyOnly || s.Mode == loadgen.SubmissionRun {
 		logPath := filepath.Join(env.Out, "mlperf_log_accuracy.json")
+		if err := checkLogShape(b, logPath, ""); err != nil {
+			return res, err
+		}
 		var sc *Score
 		if inst.Score != nil {
 			sc, err = inst.Score(ctx, logPath)
@@ -411,4 +419,90 @@ func DepsPath(elem ...string) string {
 		deps = ".deps"
 	}
 	return filepath.Join(append([]string{deps}, elem...)...)
+}
+
+// CheckBatch returns a usage error when a model file fixes its batch
+// dimension (fixed > 0) below --batch.
+func (e *Env) CheckBatch(fixed int) error {
+	if fixed > 0 && e.Batch > fixed {
+		return UsageError("%s: the model has a fixed batch size of %d; use --batch %d or less", e.Benchmark.Name, fixed, fixed)
+	}
+	return nil
+}
+
+// Describe is the usual line about a tensor-model run: scenario, mode,
+// model, backend, batch, workers and the data set's sample count.
+func (e *Env) Describe(samples int) string {
+	return fmt.Sprintf("%s: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set",
+		e.Benchmark.Name, e.Scenario, e.Mode, e.Model, e.Backend, e.Batch, e.Workers, samples)
+}
+
+// FileIn resolves a data set argument that may name the file itself or a
+// folder holding it under its conventional name.
+func FileIn(path, name string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return filepath.Join(path, name)
+	}
+	return path
+}
+
+// TensorModel is a model over one engine session that OpenTensorModel
+// prepares: a harness.Model whose file may fix the batch dimension
+// (FixedBatch > 0) and that warms up with count calls of n samples.
+type TensorModel interface {
+	harness.Model
+	FixedBatch() int
+	Warmup(ctx context.Context, n, count int) error
+}
+
+// OpenTensorModel opens env.ModelPath with the run's engine settings
+// (fetching only outputs; nil: all), binds it with newModel, checks its
+// fixed batch against --batch and warms it up with warmups calls of
+// --batch samples. On an error the session is closed; otherwise the
+// caller closes it.
+func OpenTensorModel[M TensorModel](ctx context.Context, env *Env, outputs []string, warmups int, newModel func(backend.Session) (M, error)) (backend.Session, M, error) {
+	var zero M
+	sess, err := env.OpenSession(env.ModelPath, outputs)
+	if err != nil {
+		return nil, zero, err
+	}
+	m, err := newModel(sess)
+	if err != nil {
+		err = fmt.Errorf("%w (model %s)", err, env.ModelPath)
+	} else if err = env.CheckBatch(m.FixedBatch()); err == nil {
+		err = m.Warmup(ctx, env.Batch, warmups)
+	}
+	if err != nil {
+		sess.Close()
+		return nil, zero, err
+	}
+	return sess, m, nil
+}
+
+// syncWriter serialises the writes of several goroutines (the run's
+// progress line, the QSL's loading progress) to one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// serialize returns w made safe for concurrent writes: an *os.File (whose
+// writes already are, and which Progress checks for a terminal) or a
+// syncWriter as it is, nil as io.Discard, anything else wrapped in a
+// syncWriter.
+func serialize(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	switch w.(type) {
+	case *os.File, *syncWriter:
+		return w
+	}
+	return &syncWriter{w: w}
 }

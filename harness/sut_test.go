@@ -11,48 +11,8 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 )
-
-// recorder is a Completer that records every response (copying Data, which
-// the SUT may reuse) and lets a test wait for a number of them.
-type recorder struct {
-	mu    sync.Mutex
-	cond  sync.Cond
-	resps map[loadgen.ResponseID]loadgen.Response
-	dups  int
-	calls int
-}
-
-func newRecorder() *recorder {
-	r := &recorder{resps: map[loadgen.ResponseID]loadgen.Response{}}
-	r.cond.L = &r.mu
-	return r
-}
-
-func (r *recorder) Complete(resp ...loadgen.Response) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls++
-	for _, x := range resp {
-		if _, ok := r.resps[x.ID]; ok {
-			r.dups++
-		}
-		x.Data = slices.Clone(x.Data)
-		r.resps[x.ID] = x
-	}
-	r.cond.Broadcast()
-}
-
-// wait blocks until n responses have arrived (the test's own deadline
-// catches a hang).
-func (r *recorder) wait(n int) map[loadgen.ResponseID]loadgen.Response {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for len(r.resps) < n {
-		r.cond.Wait()
-	}
-	return r.resps
-}
 
 // echoModel answers each sample with its index as a little-endian uint32
 // and records the batch sizes it saw.
@@ -122,10 +82,10 @@ func TestPoolBatchingSplitsAndRemainder(t *testing.T) {
 			m := &echoModel{}
 			p := NewPool(m, PoolConfig{Batch: tc.batch, Workers: tc.workers})
 			defer p.Close()
-			rec := newRecorder()
+			rec := loadgentest.NewRecorder()
 			in := samples(tc.n)
 			p.IssueQuery(context.Background(), in, rec)
-			checkEcho(t, rec.wait(tc.n), in)
+			checkEcho(t, rec.Wait(tc.n), in)
 			m.mu.Lock()
 			got := slices.Sorted(slices.Values(m.batches))
 			m.mu.Unlock()
@@ -147,16 +107,14 @@ func TestInlineCompletesBeforeReturning(t *testing.T) {
 	} {
 		m := &echoModel{}
 		s := NewInline(m, tc.batch)
-		rec := newRecorder()
+		rec := loadgentest.NewRecorder()
 		in := samples(tc.n)
 		s.IssueQuery(context.Background(), in, rec)
-		rec.mu.Lock()
-		n := len(rec.resps)
-		rec.mu.Unlock()
-		if n != tc.n {
-			t.Fatalf("n=%d batch=%d: %d responses when IssueQuery returned", tc.n, tc.batch, n)
+		got := rec.Responses()
+		if len(got) != tc.n {
+			t.Fatalf("n=%d batch=%d: %d responses when IssueQuery returned", tc.n, tc.batch, len(got))
 		}
-		checkEcho(t, rec.resps, in)
+		checkEcho(t, got, in)
 		if !slices.Equal(m.batches, tc.want) {
 			t.Fatalf("n=%d batch=%d: batches %v, want %v", tc.n, tc.batch, m.batches, tc.want)
 		}
@@ -195,7 +153,7 @@ func TestPoolServerConcurrency(t *testing.T) {
 	m.cond.L = &m.mu
 	p := NewPool(m, PoolConfig{Batch: 1, Workers: workers})
 	defer p.Close()
-	rec := newRecorder()
+	rec := loadgentest.NewRecorder()
 	in := samples(16)
 	// Server traffic: one sample per query, from several goroutines.
 	var wg sync.WaitGroup
@@ -203,9 +161,9 @@ func TestPoolServerConcurrency(t *testing.T) {
 		wg.Go(func() { p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec) })
 	}
 	wg.Wait()
-	got := rec.wait(len(in))
-	if len(got) != len(in) || rec.dups != 0 {
-		t.Fatalf("%d responses (%d duplicates), want %d", len(got), rec.dups, len(in))
+	got := rec.Wait(len(in))
+	if len(got) != len(in) || rec.Duplicates() != 0 {
+		t.Fatalf("%d responses (%d duplicates), want %d", len(got), rec.Duplicates(), len(in))
 	}
 	if m.peak != workers {
 		t.Fatalf("peak concurrency %d, want %d", m.peak, workers)
@@ -229,7 +187,7 @@ func TestPoolServerBatchesWhatIsQueued(t *testing.T) {
 	m := &gateModel{gate: make(chan struct{}), started: make(chan int, 16)}
 	p := NewPool(m, PoolConfig{Batch: 4, Workers: 1})
 	defer p.Close()
-	rec := newRecorder()
+	rec := loadgentest.NewRecorder()
 	in := samples(7)
 	p.IssueQuery(context.Background(), in[:1], rec)
 	if n := <-m.started; n != 1 {
@@ -239,7 +197,7 @@ func TestPoolServerBatchesWhatIsQueued(t *testing.T) {
 		p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec)
 	}
 	close(m.gate)
-	checkEcho(t, rec.wait(len(in)), in)
+	checkEcho(t, rec.Wait(len(in)), in)
 	if a, b := <-m.started, <-m.started; a != 4 || b != 2 {
 		t.Fatalf("later batches %d, %d; want 4, 2", a, b)
 	}
@@ -273,10 +231,10 @@ func TestErrorsBecomeResponseErr(t *testing.T) {
 			t.Run(mname+"/"+sname, func(t *testing.T) {
 				sut, done := mk(m)
 				defer done()
-				rec := newRecorder()
+				rec := loadgentest.NewRecorder()
 				in := samples(5)
 				sut.IssueQuery(context.Background(), in, rec)
-				got := rec.wait(len(in))
+				got := rec.Wait(len(in))
 				for _, s := range in {
 					r := got[s.ID]
 					if r.Err == nil {
@@ -298,10 +256,10 @@ func TestPerSampleErrors(t *testing.T) {
 	m := &echoModel{fail: map[loadgen.SampleIndex]bool{3: true}}
 	p := NewPool(m, PoolConfig{Batch: 4, Workers: 1})
 	defer p.Close()
-	rec := newRecorder()
+	rec := loadgentest.NewRecorder()
 	in := samples(4) // indices 0, 3, 6, 9
 	p.IssueQuery(context.Background(), in, rec)
-	got := rec.wait(4)
+	got := rec.Wait(4)
 	for _, s := range in {
 		if bad := got[s.ID].Err != nil; bad != (s.Index == 3) {
 			t.Fatalf("index %d: err %v", s.Index, got[s.ID].Err)
@@ -315,10 +273,10 @@ func TestCancelledContextFailsSamples(t *testing.T) {
 	m := &echoModel{}
 	p := NewPool(m, PoolConfig{Batch: 2, Workers: 1})
 	defer p.Close()
-	rec := newRecorder()
+	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(ctx, in, rec)
-	for _, r := range rec.wait(3) {
+	for _, r := range rec.Wait(3) {
 		if !errors.Is(r.Err, context.Canceled) {
 			t.Fatalf("err %v, want context.Canceled", r.Err)
 		}
@@ -331,7 +289,7 @@ func TestCancelledContextFailsSamples(t *testing.T) {
 func TestPoolCloseCompletesQueued(t *testing.T) {
 	m := &gateModel{gate: make(chan struct{}), started: make(chan int, 16)}
 	p := NewPool(m, PoolConfig{Batch: 1, Workers: 1})
-	rec := newRecorder()
+	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(context.Background(), in, rec)
 	<-m.started // the worker holds sample 0; 1 and 2 are queued
@@ -348,7 +306,7 @@ func TestPoolCloseCompletesQueued(t *testing.T) {
 	}
 	close(m.gate)
 	<-closed
-	got := rec.wait(3)
+	got := rec.Wait(3)
 	if got[in[0].ID].Err != nil {
 		t.Fatalf("running sample failed: %v", got[in[0].ID].Err)
 	}
@@ -358,9 +316,9 @@ func TestPoolCloseCompletesQueued(t *testing.T) {
 		}
 	}
 	// After Close, new samples fail at once.
-	rec2 := newRecorder()
+	rec2 := loadgentest.NewRecorder()
 	p.IssueQuery(context.Background(), samples(2), rec2)
-	for _, r := range rec2.wait(2) {
+	for _, r := range rec2.Wait(2) {
 		if !errors.Is(r.Err, ErrClosed) {
 			t.Fatalf("after close: err %v", r.Err)
 		}
@@ -376,13 +334,13 @@ type funcCompleter func(...loadgen.Response)
 func (f funcCompleter) Complete(r ...loadgen.Response) { f(r...) }
 
 func TestPoolUncomparableCompleter(t *testing.T) {
-	rec := newRecorder()
+	rec := loadgentest.NewRecorder()
 	c := funcCompleter(rec.Complete)
 	p := NewPool(&echoModel{}, PoolConfig{Batch: 4, Workers: 1})
 	defer p.Close()
 	in := samples(6)
 	p.IssueQuery(context.Background(), in, c)
-	checkEcho(t, rec.wait(6), in)
+	checkEcho(t, rec.Wait(6), in)
 }
 
 func TestForScenario(t *testing.T) {
@@ -400,10 +358,10 @@ func TestForScenario(t *testing.T) {
 		if _, ok := sut.(*Inline); ok != tc.inline {
 			t.Fatalf("%s: %T", tc.scenario, sut)
 		}
-		rec := newRecorder()
+		rec := loadgentest.NewRecorder()
 		in := samples(3)
 		sut.IssueQuery(context.Background(), in, rec)
-		checkEcho(t, rec.wait(3), in)
+		checkEcho(t, rec.Wait(3), in)
 		if err := closeFn(); err != nil {
 			t.Fatal(err)
 		}

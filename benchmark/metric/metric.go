@@ -7,7 +7,6 @@ package metric
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,24 +56,8 @@ func Names() []string {
 
 var usageError = benchmark.UsageError
 
-// parse parses args into fs: -h prints the flags on stdout and returns
-// flag.ErrHelp; flag errors and positional arguments are usage errors.
-func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprintf(stdout, "usage: mlperf %s [flags]\n", fs.Name())
-			fs.PrintDefaults()
-			return flag.ErrHelp
-		}
-		return usageError("%v (see mlperf %s -h)", err, fs.Name())
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected argument %q (see mlperf %s -h)", fs.Arg(0), fs.Name())
-	}
-	return nil
-}
+// parse is benchmark.ParseFlags.
+var parse = benchmark.ParseFlags
 
 // Out holds the flags every metric shares: where to write
 // accuracy.txt and which benchmark's targets to judge the score by.

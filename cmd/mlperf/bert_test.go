@@ -52,7 +52,7 @@ func TestModelBuildBERT(t *testing.T) {
 func TestRunBERTBadInput(t *testing.T) {
 	vocab := bertTestVocab(t)
 	dir := t.TempDir()
-	if code, out := runChild(t, nil, "dataset", "synth", "squad", "-o", dir); code != 0 {
+	if code, out := runMlperf(t, nil, "dataset", "synth", "squad", "-o", dir); code != 0 {
 		t.Fatalf("synth: %d %s", code, out)
 	}
 	data := filepath.Join(dir, squad.DevFileName)
@@ -93,7 +93,7 @@ func TestRunBERTBadInput(t *testing.T) {
 			if tc.ort {
 				needORT(t)
 			}
-			code, out := runChild(t, env, append(run, tc.args...)...)
+			code, out := runMlperf(t, env, append(run, tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {
 				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
 			}
@@ -231,7 +231,7 @@ func TestRunBERTAccuracyEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
 	out := filepath.Join(dir, "out")
-	code, log := runChild(t, []string{"MLPERF_CACHE_DIR=" + cache},
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + cache},
 		"run", "bert", "--mode", "accuracy", "--model", "synthetic:tiny", "--data", "synthetic", "--vocab", vocab, "--batch", "3", "--out", out)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, log)
@@ -280,7 +280,7 @@ func TestRunBERTAccuracyEndToEnd(t *testing.T) {
 	}
 	// `mlperf accuracy bert` on the same log gives the same line.
 	acc := filepath.Join(dir, "accuracy-again.txt")
-	code, log2 := runChild(t, nil, "accuracy", "bert", "--log", filepath.Join(out, "mlperf_log_accuracy.json"),
+	code, log2 := runMlperf(t, nil, "accuracy", "bert", "--log", filepath.Join(out, "mlperf_log_accuracy.json"),
 		"--data", filepath.Join(cache, "squad-synthetic-small"), "--vocab", vocab, "--out", acc)
 	if again, _ := os.ReadFile(acc); code != 0 || strings.TrimSpace(string(again)) != res.String() {
 		t.Errorf("accuracy bert: exit %d, %q, want %q\n%s", code, again, res.String(), log2)

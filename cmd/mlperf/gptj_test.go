@@ -71,7 +71,7 @@ func TestRunGPTJEndToEnd(t *testing.T) {
 			[]string{"percentile latency (ns)"}},
 	} {
 		out := filepath.Join(dir, tc.name)
-		code, msg := runChild(t, env, append(append(slices.Clone(common), tc.args...), "--out", out)...)
+		code, msg := runMlperf(t, env, append(append(slices.Clone(common), tc.args...), "--out", out)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", tc.name, code, msg)
 		}
@@ -157,7 +157,7 @@ func TestRunGPTJEndToEnd(t *testing.T) {
 	// accuracy gptj reads the log and prints what the run wrote.
 	acc, _ := os.ReadFile(filepath.Join(dir, "offline-accuracy", "accuracy.txt"))
 	outFile := filepath.Join(dir, "acc.txt")
-	code, msg := runChild(t, env, "accuracy", "gptj", "--log", filepath.Join(dir, "offline-accuracy", "mlperf_log_accuracy.json"),
+	code, msg := runMlperf(t, env, "accuracy", "gptj", "--log", filepath.Join(dir, "offline-accuracy", "mlperf_log_accuracy.json"),
 		"--data", "synthetic", "--count", "2", "--tokenizer", tokDir, "--model", "synthetic:tiny", "--out", outFile)
 	if code != 0 || !strings.Contains(msg, "\nResults\n\n"+strings.TrimSpace(string(acc))+"\n") || !strings.Contains(msg, "not meaningful") {
 		t.Fatalf("accuracy gptj: exit %d\n%s\nwant %s", code, msg, acc)
@@ -171,7 +171,7 @@ func TestRunGPTJBadInput(t *testing.T) {
 	tokDir := gptjTestTokenizer(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, cnndm.FileName)
-	if code, out := runChild(t, nil, "dataset", "synth", "cnndm", "-o", data, "-n", "2"); code != 0 {
+	if code, out := runMlperf(t, nil, "dataset", "synth", "cnndm", "-o", data, "-n", "2"); code != 0 {
 		t.Fatalf("synth: %d %s", code, out)
 	}
 	malformed := filepath.Join(dir, "malformed.json")
@@ -210,7 +210,7 @@ func TestRunGPTJBadInput(t *testing.T) {
 			if tc.ort && !withORT {
 				t.Skip("ONNX Runtime unavailable")
 			}
-			code, out := runChild(t, env, append(slices.Clone(base), tc.args...)...)
+			code, out := runMlperf(t, env, append(slices.Clone(base), tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {
 				t.Fatalf("exit %d (want %d), output lacks %q:\n%s", code, tc.code, tc.want, out)
 			}
@@ -228,7 +228,7 @@ func TestRunGPTJBadInput(t *testing.T) {
 		{[]string{"accuracy", "gptj", "--data", data}, 2, "--log FILE and --data PATH are required"},
 		{[]string{"accuracy", "gptj", "--log", "x", "--data", data, "--dtype", "float32"}, 2, "want int64 or int32"},
 	} {
-		code, out := runChild(t, env, tc.args...)
+		code, out := runMlperf(t, env, tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.want) {
 			t.Errorf("%v: exit %d (want %d), output lacks %q:\n%s", tc.args, code, tc.code, tc.want, out)
 		}

@@ -40,7 +40,7 @@ func needLlamaTokenizer(t *testing.T) {
 func llamaRun(t *testing.T, cache string, args ...string) (int, string) {
 	t.Helper()
 	base := []string{"run", "llama2", "--model", "synthetic:tiny", "--data", "synthetic", "--threads", "1"}
-	return runChild(t, []string{"MLPERF_CACHE_DIR=" + cache}, append(base, args...)...)
+	return runMlperf(t, []string{"MLPERF_CACHE_DIR=" + cache}, append(base, args...)...)
 }
 
 // summaryValue returns the integer after "key" ... ":" in a summary.
@@ -177,13 +177,13 @@ func TestRunLlama2ServerTEST06(t *testing.T) {
 		t.Errorf("verify_accuracy.txt %q", b)
 	}
 	// the standalone command agrees, and fails a broken log
-	if code, msg := runChild(t, nil, "compliance", "test06", "--log", out, "--scenario", "Server", "--out", dir); code != 0 || !strings.Contains(msg, "First token check pass: True") {
+	if code, msg := runMlperf(t, nil, "compliance", "test06", "--log", out, "--scenario", "Server", "--out", dir); code != 0 || !strings.Contains(msg, "First token check pass: True") {
 		t.Fatalf("compliance test06: %d %s", code, msg)
 	}
 	b, _ := os.ReadFile(acc)
 	broken := regexp.MustCompile(`"token_count" : \d+`).ReplaceAll(b, []byte(`"token_count" : 1`))
 	os.WriteFile(acc, broken, 0o644)
-	if code, msg := runChild(t, nil, "compliance", "test06", "--log", acc, "--scenario", "Server", "--out", dir); code != 1 || !strings.Contains(msg, "Sample length check pass: False") {
+	if code, msg := runMlperf(t, nil, "compliance", "test06", "--log", acc, "--scenario", "Server", "--out", dir); code != 1 || !strings.Contains(msg, "Sample length check pass: False") {
 		t.Fatalf("broken log: %d %s", code, msg)
 	}
 }
@@ -262,7 +262,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 		t.Fatalf("score %s", want.Llama2String())
 	}
 	acc2 := filepath.Join(dir, "acc2.txt")
-	code, msg := runChild(t, nil, "accuracy", "llama2", "--log", filepath.Join(out, "mlperf_log_accuracy.json"), "--data", data, "--model", "synthetic:tiny", "--out", acc2)
+	code, msg := runMlperf(t, nil, "accuracy", "llama2", "--log", filepath.Join(out, "mlperf_log_accuracy.json"), "--data", data, "--model", "synthetic:tiny", "--out", acc2)
 	if code != 0 || !strings.Contains(msg, "Results\n\n"+want.Llama2String()+"\n(synthetic weights: accuracy not meaningful)") {
 		t.Fatalf("accuracy llama2: %d\n%s", code, msg)
 	}
@@ -270,7 +270,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 		t.Errorf("--out file %q", b)
 	}
 	// a log of another data set
-	code, msg = runChild(t, nil, "accuracy", "llama2", "--log", filepath.Join(out, "mlperf_log_accuracy.json"), "--data", writeOrca(t, dir, "two.parquet", 2, nil))
+	code, msg = runMlperf(t, nil, "accuracy", "llama2", "--log", filepath.Join(out, "mlperf_log_accuracy.json"), "--data", writeOrca(t, dir, "two.parquet", 2, nil))
 	if code != 1 || !strings.Contains(msg, "but "+filepath.Join(dir, "two.parquet")+" has 2 rows") {
 		t.Fatalf("short data set: %d %s", code, msg)
 	}
@@ -389,7 +389,7 @@ func TestRunLlama2BadInput(t *testing.T) {
 			if tc.ort {
 				needORT(t)
 			}
-			code, out := runChild(t, env, append(run, tc.args...)...)
+			code, out := runMlperf(t, env, append(run, tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {
 				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
 			}
@@ -400,19 +400,19 @@ func TestRunLlama2BadInput(t *testing.T) {
 func TestDatasetOpenOrcaCommands(t *testing.T) {
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
-	if code, out := runChild(t, nil, "dataset", "synth", "openorca", "-o", dir, "-n", "8"); code != 0 || !strings.Contains(out, "wrote 8 synthetic OpenOrca rows") {
+	if code, out := runMlperf(t, nil, "dataset", "synth", "openorca", "-o", dir, "-n", "8"); code != 0 || !strings.Contains(out, "wrote 8 synthetic OpenOrca rows") {
 		t.Fatalf("synth: %d %s", code, out)
 	}
 	path := filepath.Join(dir, openorca.FileName)
-	code, out := runChild(t, nil, "dataset", "verify", "openorca", "--data", dir)
+	code, out := runMlperf(t, nil, "dataset", "verify", "openorca", "--data", dir)
 	if code != 0 || !strings.Contains(out, "8 rows (cot 2, flan 2, niv 2, t0 2)") {
 		t.Fatalf("verify: %d %s", code, out)
 	}
-	if code, out := runChild(t, nil, "dataset", "verify", "openorca", "--data", path, "--official"); code != 1 || !strings.Contains(out, "not the official file's shape (8 rows, want 24576") {
+	if code, out := runMlperf(t, nil, "dataset", "verify", "openorca", "--data", path, "--official"); code != 1 || !strings.Contains(out, "not the official file's shape (8 rows, want 24576") {
 		t.Fatalf("verify --official: %d %s", code, out)
 	}
 	bad := writeOrca(t, dir, "bad.parquet", 2, func(i int) []int64 { return []int64{1, 2, 3} })
-	if code, out := runChild(t, nil, "dataset", "verify", "openorca", "--data", bad); code != 1 || !strings.Contains(out, "row 0: tok_input ends with 3, not 29871") {
+	if code, out := runMlperf(t, nil, "dataset", "verify", "openorca", "--data", bad); code != 1 || !strings.Contains(out, "row 0: tok_input ends with 3, not 29871") {
 		t.Fatalf("verify bad: %d %s", code, out)
 	}
 }

@@ -22,7 +22,7 @@ func TestModelBuildLLM(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := filepath.Join(dir, c.model+".onnx")
-		code, msg := runChild(t, nil, "model", "build", c.model, "--size", "tiny", "-o", out)
+		code, msg := runMlperf(t, nil, "model", "build", c.model, "--size", "tiny", "-o", out)
 		if code != 0 || !strings.Contains(msg, "wrote the synthetic") {
 			t.Fatalf("%s: exit %d: %s", c.model, code, msg)
 		}
@@ -42,7 +42,7 @@ func TestModelBuildLLM(t *testing.T) {
 		{"model", "build", "llama2", "--size", "13b", "-o", filepath.Join(dir, "x.onnx")},
 		{"model", "build", "gptj", "--size", "tiny"},
 	} {
-		if code, msg := runChild(t, nil, args...); code != 2 {
+		if code, msg := runMlperf(t, nil, args...); code != 2 {
 			t.Errorf("%v: exit %d (%s), want 2", args, code, msg)
 		}
 	}

@@ -14,7 +14,7 @@ func TestLoadgenCommandLogsMatchLoadGen(t *testing.T) {
 	conf := filepath.Join(dir, "user.conf")
 	os.WriteFile(conf, []byte("*.*.min_duration = 0\n*.*.min_query_count = 100\n"), 0o644)
 	issue, qsl := filepath.Join(dir, "issue.csv"), filepath.Join(dir, "qsl.csv")
-	code, out := runChild(t, nil, "loadgen", "--scenario", "SingleStream", "--user-conf", conf,
+	code, out := runMlperf(t, nil, "loadgen", "--scenario", "SingleStream", "--user-conf", conf,
 		"--total-samples", "1024", "--performance-samples", "1024", "--out", filepath.Join(dir, "logs"),
 		"--issue-log", issue, "--qsl-log", qsl)
 	if code != 0 {
@@ -69,7 +69,7 @@ func TestLoadgenCommandBadInput(t *testing.T) {
 		{[]string{"loadgen", "--user-conf", bad, "--out", dir}, 1, "bad.conf:1"},
 		{[]string{"loadgen", "--user-conf", filepath.Join(dir, "missing.conf")}, 1, "missing.conf"},
 	} {
-		code, out := runChild(t, nil, c.args...)
+		code, out := runMlperf(t, nil, c.args...)
 		if code != c.code || !strings.Contains(out, c.want) {
 			t.Errorf("%v: exit %d, output %q; want exit %d mentioning %q", c.args, code, out, c.code, c.want)
 		}

@@ -113,6 +113,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels ctx (the run ends, logs are flushed and say
+	// why); stopping the notification then restores the default action, so
+	// a second Ctrl-C ends the process at once.
+	context.AfterFunc(ctx, stop)
 	err := c.run(ctx, rest, stdout, stderr)
 	switch {
 	case err == nil:
@@ -128,21 +132,5 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// parse parses args into fs, turning flag errors into usage errors and
-// rejecting positional arguments.
-func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fmt.Fprintf(stdout, "usage: mlperf %s [flags]\n", fs.Name())
-			fs.PrintDefaults()
-			return flag.ErrHelp
-		}
-		return usageError("%v (see mlperf %s -h)", err, fs.Name())
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected argument %q (see mlperf %s -h)", fs.Arg(0), fs.Name())
-	}
-	return nil
-}
+// parse is benchmark.ParseFlags.
+var parse = benchmark.ParseFlags

@@ -44,7 +44,7 @@ func TestMetricCOCO(t *testing.T) {
 		if mode == "numpy1" {
 			args = append(args, "--numpy1")
 		}
-		code, stdout := runChild(t, nil, args...)
+		code, stdout := runMlperf(t, nil, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", mode, code, stdout)
 		}
@@ -90,7 +90,7 @@ func TestMetricCOCOBadInput(t *testing.T) {
 		{[]string{"--log", short, "--annotations", badAnn}, 1, badAnn},
 		{[]string{"--log", filepath.Join(dir, "none.json"), "--annotations", ann}, 1, "none.json"},
 	} {
-		code, out := runChild(t, nil, append([]string{"accuracy", "--metric", "coco"}, c.args...)...)
+		code, out := runMlperf(t, nil, append([]string{"accuracy", "--metric", "coco"}, c.args...)...)
 		if code != c.code || !strings.Contains(out, c.want) {
 			t.Errorf("%v: exit %d, output %q; want exit %d mentioning %q", c.args, code, out, c.code, c.want)
 		}

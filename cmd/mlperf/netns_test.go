@@ -137,7 +137,7 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 		var code int
 		var log string
 		if ns == "" {
-			code, log = runChild(t, env, argv...)
+			code, log = runProcess(t, env, argv...)
 		} else {
 			code, log = runChildIn(t, ns, env, argv...)
 		}

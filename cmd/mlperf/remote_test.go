@@ -89,7 +89,7 @@ func TestServeAndRunOverKServe(t *testing.T) {
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
 	addr := startServeChild(t, env, "resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", "node-a")
 	out := filepath.Join(dir, "out")
-	code, log := runChild(t, env, "run", "resnet50", "--backend", "kserve", "--endpoint", addr, "--served-model", "resnet50",
+	code, log := runProcess(t, env, "run", "resnet50", "--backend", "kserve", "--endpoint", addr, "--served-model", "resnet50",
 		"--mode", "accuracy", "--count", "8", "--out", out)
 	if code != 0 {
 		t.Fatalf("run over kserve: exit %d\n%s", code, log)
@@ -106,7 +106,7 @@ func TestServeAndRunOverKServe(t *testing.T) {
 		t.Errorf("the detail log does not name the node as a Network SUT (%v)", err)
 	}
 	// A served model name the node does not have is refused at start.
-	code, log = runChild(t, env, "run", "resnet50", "--backend", "kserve", "--endpoint", addr, "--served-model", "nope", "--out", filepath.Join(dir, "out2"))
+	code, log = runProcess(t, env, "run", "resnet50", "--backend", "kserve", "--endpoint", addr, "--served-model", "nope", "--out", filepath.Join(dir, "out2"))
 	if code != 1 || !strings.Contains(log, "nope") {
 		t.Errorf("unknown served model: exit %d\n%s", code, log)
 	}

@@ -297,3 +297,42 @@ func (m *Model) checkPrompts(prompts [][]int32, maxNew int) error {
 	}
 	return nil
 }
+
+// SpecFrom returns def updated with what a session's declared I/O fixes:
+// the layer count from its past_key_values.N.key inputs (layers; 0 when it
+// takes none, and def's count is kept), the kv heads and head dimension
+// from their shape, and the vocabulary from the logits' last dimension. A
+// dimension the export leaves symbolic keeps def's value. New checks the
+// rest of the contract.
+func SpecFrom(s backend.Session, def Spec) (spec Spec, layers int) {
+	spec = def
+	ins := map[string]backend.Info{}
+	for _, in := range s.Inputs() {
+		ins[in.Name] = in
+	}
+	for {
+		k, _ := kvcache.PastNames(layers)
+		in, ok := ins[k]
+		if !ok {
+			break
+		}
+		if layers == 0 && len(in.Shape) == 4 {
+			if in.Shape[1] > 0 {
+				spec.KVHeads = int(in.Shape[1])
+			}
+			if in.Shape[3] > 0 {
+				spec.HeadDim = int(in.Shape[3])
+			}
+		}
+		layers++
+	}
+	if layers > 0 {
+		spec.Layers = layers
+	}
+	for _, o := range s.Outputs() {
+		if o.Name == Logits && len(o.Shape) == 3 && o.Shape[2] > 0 {
+			spec.Vocab = int(o.Shape[2])
+		}
+	}
+	return spec, layers
+}

@@ -5,38 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"slices"
-	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 )
-
-type recorder struct {
-	mu    sync.Mutex
-	resp  map[loadgen.ResponseID]loadgen.Response
-	first map[loadgen.ResponseID][]byte
-	n     map[loadgen.ResponseID]int
-	wg    sync.WaitGroup
-}
-
-func (r *recorder) Complete(resp ...loadgen.Response) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, x := range resp {
-		x.Data = slices.Clone(x.Data)
-		r.resp[x.ID] = x
-		r.n[x.ID]++
-		r.wg.Done()
-	}
-}
-
-func (r *recorder) FirstToken(id loadgen.ResponseID, data []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.first[id] = slices.Clone(data)
-}
 
 func encodeInt32(dst []byte, toks []int32) []byte {
 	for _, t := range toks {
@@ -64,22 +38,21 @@ func TestSUT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{resp: map[loadgen.ResponseID]loadgen.Response{}, first: map[loadgen.ResponseID][]byte{}, n: map[loadgen.ResponseID]int{}}
+	rec := loadgentest.NewRecorder()
 	var samples []loadgen.Sample
 	for i := range len(ps) + 1 {
 		samples = append(samples, loadgen.Sample{ID: loadgen.ResponseID(100 + i), Index: loadgen.SampleIndex(i)})
 	}
-	rec.wg.Add(len(samples))
 	s.IssueQuery(context.Background(), samples[:5], rec)
 	s.IssueQuery(context.Background(), samples[5:], rec)
-	rec.wg.Wait()
+	resps := rec.Wait(len(samples))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for i, smp := range samples {
-		r := rec.resp[smp.ID]
-		if rec.n[smp.ID] != 1 {
-			t.Fatalf("sample %d completed %d times", i, rec.n[smp.ID])
+		r := resps[smp.ID]
+		if n := rec.Count(smp.ID); n != 1 {
+			t.Fatalf("sample %d completed %d times", i, n)
 		}
 		if i >= len(ps)-1 {
 			if r.Err == nil {
@@ -92,8 +65,8 @@ func TestSUT(t *testing.T) {
 			t.Errorf("sample %d: %v %x (%d tokens), want %v", i, r.Err, r.Data, r.Tokens, want)
 		}
 		// TEST06: the first token equals data[0]
-		if !bytes.Equal(rec.first[smp.ID], r.Data[:4]) {
-			t.Errorf("sample %d: first token %x, response starts %x", i, rec.first[smp.ID], r.Data[:4])
+		if !bytes.Equal(rec.First(smp.ID), r.Data[:4]) {
+			t.Errorf("sample %d: first token %x, response starts %x", i, rec.First(smp.ID), r.Data[:4])
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/mlperf-go/inference/datasets/squad"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/onnx"
 )
 
@@ -382,15 +382,18 @@ func TestEndToEndSynth(t *testing.T) {
 	}
 	pool := harness.NewPool(m, harness.PoolConfig{Batch: 4, Workers: 2})
 	defer pool.Close()
-	c := &collect{done: make(chan struct{}), want: n, data: map[int][]byte{}}
+	c := loadgentest.NewRecorder()
 	samples := make([]loadgen.Sample, n)
 	for i := range samples {
 		samples[i] = loadgen.Sample{ID: loadgen.ResponseID(i + 1), Index: idx[i]}
 	}
 	pool.IssueQuery(ctx, samples, c)
-	<-c.done
 	results := map[int]Logits{}
-	for id, d := range c.data {
+	for rid, r := range c.Wait(n) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+		id, d := int(rid), r.Data
 		if len(d) != ResponseBytes {
 			t.Fatalf("response %d: %d bytes", id, len(d))
 		}
@@ -437,28 +440,6 @@ func TestEndToEndSynth(t *testing.T) {
 	}
 	if qsl.Loaded() != 0 {
 		t.Fatalf("%d samples still loaded", qsl.Loaded())
-	}
-}
-
-// collect is a loadgen.Completer that keeps copies of the responses.
-type collect struct {
-	mu   sync.Mutex
-	data map[int][]byte
-	want int
-	done chan struct{}
-}
-
-func (c *collect) Complete(resp ...loadgen.Response) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, r := range resp {
-		if r.Err != nil {
-			panic(r.Err)
-		}
-		c.data[int(r.ID)] = append([]byte(nil), r.Data...)
-	}
-	if len(c.data) == c.want {
-		close(c.done)
 	}
 }
 
@@ -582,12 +563,12 @@ func BenchmarkPoolVsRaw(b *testing.B) {
 			}
 		}
 		t1 := time.Now()
-		c := &collect{done: make(chan struct{}), want: len(samples), data: map[int][]byte{}}
+		c := loadgentest.NewRecorder()
 		for k := range samples {
 			samples[k] = loadgen.Sample{ID: loadgen.ResponseID(k + 1), Index: loadgen.SampleIndex(k % n)}
 		}
 		pool.IssueQuery(ctx, samples, c)
-		<-c.done
+		c.Wait(len(samples))
 		raw, viaPool = raw+t1.Sub(t0), viaPool+time.Since(t1)
 	}
 	perIter := float64(rounds * batch * b.N)

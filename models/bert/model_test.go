@@ -8,25 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 )
 
-// fakeSession is a backend.Session whose start logit at a position is the
+// newFake returns a backendtest.Session whose start logit at a position is the
 // token id there and whose end logit is the segment id minus the mask, so
 // tests can see which sample went where and which input fed which tensor.
-type fakeSession struct {
-	inputs  []backend.Info
-	outputs []backend.Info
-	err     error
-
-	mu      sync.Mutex
-	batches []int64
-}
 
 func officialInfos() ([]backend.Info, []backend.Info) {
 	s := []int64{-1, MaxSeqLength}
@@ -40,19 +32,16 @@ func officialInfos() ([]backend.Info, []backend.Info) {
 		}
 }
 
-func newFake() *fakeSession {
+func newFake() *backendtest.Session {
 	in, out := officialInfos()
-	return &fakeSession{inputs: in, outputs: out}
+	s := &backendtest.Session{In: in, Out: out}
+	s.RunFunc = func(_ context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+		return fakeRun(s.In, s.Out, in)
+	}
+	return s
 }
 
-func (f *fakeSession) Inputs() []backend.Info  { return f.inputs }
-func (f *fakeSession) Outputs() []backend.Info { return f.outputs }
-func (f *fakeSession) Close() error            { return nil }
-
-func (f *fakeSession) Run(_ context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
-	if f.err != nil {
-		return nil, f.err
-	}
+func fakeRun(inputs, outputs []backend.Info, in []backend.Tensor) ([]backend.Tensor, error) {
 	byName := map[string][]int64{}
 	n := in[0].Shape[0]
 	for _, t := range in {
@@ -62,18 +51,15 @@ func (f *fakeSession) Run(_ context.Context, in []backend.Tensor) ([]backend.Ten
 		}
 		byName[t.Name] = x
 	}
-	f.mu.Lock()
-	f.batches = append(f.batches, n)
-	f.mu.Unlock()
-	ids, mask, seg := byName[f.inputs[0].Name], byName[f.inputs[1].Name], byName[f.inputs[2].Name]
+	ids, mask, seg := byName[inputs[0].Name], byName[inputs[1].Name], byName[inputs[2].Name]
 	start := make([]float32, n*MaxSeqLength)
 	end := make([]float32, n*MaxSeqLength)
 	for i := range start {
 		start[i] = float32(ids[i])
 		end[i] = float32(seg[i] - mask[i])
 	}
-	outs := make([]backend.Tensor, len(f.outputs))
-	for i, o := range f.outputs {
+	outs := make([]backend.Tensor, len(outputs))
+	for i, o := range outputs {
 		d := start
 		if o.Name == OutputEnd || (i == 1 && o.Name != OutputStart) {
 			d = end
@@ -248,8 +234,8 @@ func TestPredict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake()
 			if tc.fixed > 0 {
-				for i := range f.inputs {
-					f.inputs[i].Shape = []int64{int64(tc.fixed), MaxSeqLength}
+				for i := range f.In {
+					f.In[i].Shape = []int64{int64(tc.fixed), MaxSeqLength}
 				}
 			}
 			m, err := New(f, fakeSamples(tc.loaded))
@@ -260,8 +246,8 @@ func TestPredict(t *testing.T) {
 			if err := m.Predict(context.Background(), tc.idx, out); err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(f.batches) != fmt.Sprint(tc.runs) {
-				t.Errorf("session batches %v, want %v", f.batches, tc.runs)
+			if fmt.Sprint(f.Batches()) != fmt.Sprint(tc.runs) {
+				t.Errorf("session batches %v, want %v", f.Batches(), tc.runs)
 			}
 			for i, x := range tc.idx {
 				if !tc.loaded[x] {
@@ -289,7 +275,7 @@ func TestPredict(t *testing.T) {
 
 func TestPredictErrors(t *testing.T) {
 	f := newFake()
-	f.err = errors.New("engine on fire")
+	f.Err = errors.New("engine on fire")
 	m, err := New(f, fakeSamples(map[loadgen.SampleIndex]bool{0: true}))
 	if err != nil {
 		t.Fatal(err)
@@ -306,8 +292,8 @@ func TestPredictErrors(t *testing.T) {
 		t.Fatal("short batch accepted")
 	}
 	ff := newFake()
-	for i := range ff.inputs {
-		ff.inputs[i].Shape = []int64{2, MaxSeqLength}
+	for i := range ff.In {
+		ff.In[i].Shape = []int64{2, MaxSeqLength}
 	}
 	m3, _ := New(ff, nil)
 	z := make([]int64, 3*MaxSeqLength)
@@ -318,7 +304,7 @@ func TestPredictErrors(t *testing.T) {
 		t.Fatal("nil session accepted")
 	}
 	bad := newFake()
-	bad.inputs = bad.inputs[:2]
+	bad.In = bad.In[:2]
 	if _, err := New(bad, nil); !errors.Is(err, ErrContract) {
 		t.Fatalf("bad contract: %v", err)
 	}
@@ -328,8 +314,8 @@ func TestPredictErrors(t *testing.T) {
 // mask and segment ids.
 func TestPredictInt8Names(t *testing.T) {
 	f := newFake()
-	f.inputs[1].Name, f.inputs[2].Name = Int8InputMask, Int8InputSegmentIDs
-	f.outputs[0].Name, f.outputs[1].Name = "out0", "out1"
+	f.In[1].Name, f.In[2].Name = Int8InputMask, Int8InputSegmentIDs
+	f.Out[0].Name, f.Out[1].Name = "out0", "out1"
 	m, err := New(f, fakeSamples(map[loadgen.SampleIndex]bool{4: true}))
 	if err != nil {
 		t.Fatal(err)

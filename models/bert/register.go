@@ -56,6 +56,7 @@ var Descriptor = &benchmark.Benchmark{
 	Options:    []benchmark.Option{vocabOption},
 	Open:       open,
 	Score:      score,
+	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 2 * MaxSeqLength, MaxElems: 2 * MaxSeqLength},
 	Compliance: []string{"TEST01"},
 }
 
@@ -67,10 +68,7 @@ func squadPath(data, cacheDir string, stderr io.Writer) (string, error) {
 		fmt.Fprintf(stderr, "bert: synthetic SQuAD v1.1 file (generated text, not the dev set) at %s\n", path)
 		return SynthDataset(path)
 	}
-	if st, err := os.Stat(data); err == nil && st.IsDir() {
-		return filepath.Join(data, squad.DevFileName), nil
-	}
-	return data, nil
+	return benchmark.FileIn(data, squad.DevFileName), nil
 }
 
 // openSQuAD resolves the data set and the vocabulary and builds the
@@ -115,31 +113,17 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 			return nil, fmt.Errorf("%w (model %s, vocab %s)", err, env.ModelPath, vocab)
 		}
 	}
-	sess, err := env.OpenSession(env.ModelPath, nil)
+	sess, m, err := benchmark.OpenTensorModel(ctx, env, nil, 2, func(s backend.Session) (*Model, error) { return New(s, qsl.Sample) })
 	if err != nil {
-		return nil, err
-	}
-	m, err := New(sess, qsl.Sample)
-	if err != nil {
-		sess.Close()
-		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
-	}
-	if fb := m.FixedBatch(); fb > 0 && env.Batch > fb {
-		sess.Close()
-		return nil, benchmark.UsageError("bert: the model has a fixed batch size of %d; use --batch %d or less", fb, fb)
-	}
-	if err := m.Warmup(ctx, env.Batch, 2); err != nil {
-		sess.Close()
 		return nil, err
 	}
 	return &benchmark.Instance{
-		Model: m,
-		QSL:   qsl,
-		Describe: fmt.Sprintf("bert: %s %s, model %s, %s backend, batch %d, %d worker(s), %d samples in the data set",
-			env.Scenario, env.Mode, env.Model, env.Backend, env.Batch, env.Workers, qsl.TotalSampleCount()),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) { return scoreLog(logPath, sq) },
-		Raw:   rawSide(sess, m, qsl, env.Batch, env.Workers),
-		Close: sess.Close,
+		Model:    m,
+		QSL:      qsl,
+		Describe: env.Describe(qsl.TotalSampleCount()),
+		Score:    func(ctx context.Context, logPath string) (*benchmark.Score, error) { return scoreLog(logPath, sq) },
+		Raw:      rawSide(sess, m, qsl, env.Batch, env.Workers),
+		Close:    sess.Close,
 	}, nil
 }
 
@@ -269,10 +253,7 @@ func synthSquad(req *benchmark.DatasetRequest) error {
 	if err != nil {
 		return err
 	}
-	path := req.Out
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, squad.DevFileName)
-	}
+	path := benchmark.FileIn(req.Out, squad.DevFileName)
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("squad: %w", err)
@@ -289,10 +270,7 @@ func synthSquad(req *benchmark.DatasetRequest) error {
 }
 
 func verifySquad(req *benchmark.DatasetRequest) error {
-	path := req.Data
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, squad.DevFileName)
-	}
+	path := benchmark.FileIn(req.Data, squad.DevFileName)
 	rep, err := squad.Verify(path)
 	if err != nil {
 		return err

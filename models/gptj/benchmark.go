@@ -11,7 +11,6 @@ import (
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/generate"
-	"github.com/mlperf-go/inference/llm/kvcache"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -111,41 +110,13 @@ func QSLPrompts(q *harness.QSL[[]int32]) Prompts {
 // dynamic), a context of 2048 positions. generate.New (through NewSpec)
 // then checks the rest of the contract, present outputs included.
 func SpecOf(sess backend.Session) (generate.Spec, error) {
-	full := Configs[SizeFull]
-	spec := full.Spec()
-	ins := map[string]backend.Info{}
-	for _, in := range sess.Inputs() {
-		ins[in.Name] = in
-	}
-	layers := 0
-	for {
-		k, _ := kvcache.PastNames(layers)
-		in, ok := ins[k]
-		if !ok {
-			break
-		}
-		if layers == 0 && len(in.Shape) == 4 {
-			if in.Shape[1] > 0 {
-				spec.KVHeads = int(in.Shape[1])
-			}
-			if in.Shape[3] > 0 {
-				spec.HeadDim = int(in.Shape[3])
-			}
-		}
-		layers++
-	}
+	spec, layers := generate.SpecFrom(sess, Configs[SizeFull].Spec())
 	if layers == 0 {
 		var names []string
 		for _, in := range sess.Inputs() {
 			names = append(names, in.Name)
 		}
 		return spec, fmt.Errorf("gptj: the model takes no past_key_values.N.key/value inputs (inputs: %s); export GPT-J with its KV cache (optimum-cli export onnx --task text-generation-with-past)", strings.Join(names, ", "))
-	}
-	spec.Layers = layers
-	for _, o := range sess.Outputs() {
-		if o.Name == generate.Logits && len(o.Shape) == 3 && o.Shape[2] > 0 {
-			spec.Vocab = int(o.Shape[2])
-		}
 	}
 	spec.PadID = min(EOS, int32(spec.Vocab-1))
 	return spec, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/kvcache"
@@ -32,36 +33,26 @@ func testTokenizer(t testing.TB) *tokenizer.GPT2 {
 	return tok
 }
 
-// ioSession is a session with declared I/O only (Run fails).
-type ioSession struct{ in, out []backend.Info }
-
-func (s *ioSession) Inputs() []backend.Info  { return s.in }
-func (s *ioSession) Outputs() []backend.Info { return s.out }
-func (s *ioSession) Run(context.Context, []backend.Tensor) ([]backend.Tensor, error) {
-	return nil, errors.New("ioSession: no engine")
-}
-func (s *ioSession) Close() error { return nil }
-
 // decoderIO declares a GPT-J decoder of layers layers, heads×dim cache and
 // vocab logits (-1: dynamic); present reports whether it returns its cache.
-func decoderIO(layers int, heads, dim, vocab int64, present bool) *ioSession {
-	s := &ioSession{
-		in: []backend.Info{
+func decoderIO(layers int, heads, dim, vocab int64, present bool) *backendtest.Session {
+	s := &backendtest.Session{
+		In: []backend.Info{
 			{Name: generate.InputIDs, DType: backend.Int64, Shape: []int64{-1, -1}},
 			{Name: generate.AttentionMask, DType: backend.Int64, Shape: []int64{-1, -1}},
 			{Name: generate.PositionIDs, DType: backend.Int64, Shape: []int64{-1, -1}},
 		},
-		out: []backend.Info{{Name: generate.Logits, DType: backend.Float32, Shape: []int64{-1, -1, vocab}}},
+		Out: []backend.Info{{Name: generate.Logits, DType: backend.Float32, Shape: []int64{-1, -1, vocab}}},
 	}
 	for l := range layers {
 		k, v := kvcache.PastNames(l)
 		pk, pv := kvcache.PresentNames(l)
 		for _, n := range []string{k, v} {
-			s.in = append(s.in, backend.Info{Name: n, DType: backend.Float32, Shape: []int64{-1, heads, -1, dim}})
+			s.In = append(s.In, backend.Info{Name: n, DType: backend.Float32, Shape: []int64{-1, heads, -1, dim}})
 		}
 		if present {
 			for _, n := range []string{pk, pv} {
-				s.out = append(s.out, backend.Info{Name: n, DType: backend.Float32, Shape: []int64{-1, heads, -1, dim}})
+				s.Out = append(s.Out, backend.Info{Name: n, DType: backend.Float32, Shape: []int64{-1, heads, -1, dim}})
 			}
 		}
 	}
@@ -71,7 +62,7 @@ func decoderIO(layers int, heads, dim, vocab int64, present bool) *ioSession {
 func TestSpecOf(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		sess *ioSession
+		sess *backendtest.Session
 		want generate.Spec
 		err  string
 	}{

@@ -48,9 +48,10 @@ var Descriptor = &benchmark.Benchmark{
 	},
 	Options: []benchmark.Option{tokenizerOption,
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
-	Check: func(o *benchmark.Options) error { _, err := lengthMode(o.Extra["length-norm"]); return err },
-	Open:  open,
-	Score: score,
+	Check:    func(o *benchmark.Options) error { _, err := lengthMode(o.Extra["length-norm"]); return err },
+	Open:     open,
+	Score:    score,
+	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
 }
 
 // lengthMode reads --length-norm.

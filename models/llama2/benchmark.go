@@ -11,7 +11,6 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
-	"github.com/mlperf-go/inference/llm/kvcache"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -26,41 +25,8 @@ var ErrPrompt = errors.New("llama2: prompt does not fit the model")
 // MaxPositions is 4096 and PadID the EOS, as Llama 2. The full contract is
 // checked by New.
 func SpecFromSession(s backend.Session) generate.Spec {
-	c := Configs[Size70B]
-	spec := c.Spec()
-	layers := 0
-	for {
-		k, _ := kvcache.PastNames(layers)
-		in, ok := findInfo(s.Inputs(), k)
-		if !ok {
-			break
-		}
-		if layers == 0 && len(in.Shape) == 4 {
-			if in.Shape[1] > 0 {
-				spec.KVHeads = int(in.Shape[1])
-			}
-			if in.Shape[3] > 0 {
-				spec.HeadDim = int(in.Shape[3])
-			}
-		}
-		layers++
-	}
-	if layers > 0 {
-		spec.Layers = layers
-	}
-	if lo, ok := findInfo(s.Outputs(), generate.Logits); ok && len(lo.Shape) == 3 && lo.Shape[2] > 0 {
-		spec.Vocab = int(lo.Shape[2])
-	}
+	spec, _ := generate.SpecFrom(s, Configs[Size70B].Spec())
 	return spec
-}
-
-func findInfo(infos []backend.Info, name string) (backend.Info, bool) {
-	for _, in := range infos {
-		if in.Name == name {
-			return in, true
-		}
-	}
-	return backend.Info{}, false
 }
 
 // CheckPrompt checks one tok_input against a model spec: not empty, every

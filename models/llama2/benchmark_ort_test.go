@@ -14,6 +14,7 @@ import (
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 )
 
 // orcaFile writes prompts as the tok_input of an OpenOrca parquet.
@@ -88,38 +89,38 @@ func TestBenchmarkScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		comp := &test06{resp: map[loadgen.ResponseID]loadgen.Response{}, first: map[loadgen.ResponseID][]byte{}}
-		comp.wg.Add(6)
+		comp := loadgentest.NewRecorder()
 		var samples []loadgen.Sample
 		for i := range 6 {
 			samples = append(samples, loadgen.Sample{ID: loadgen.ResponseID(i), Index: loadgen.SampleIndex(i)})
 		}
 		b.IssueQuery(ctx, samples, comp)
-		comp.wg.Wait()
+		resps := comp.Wait(6)
+		first := comp.FirstTokens()
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if offline && len(comp.first) != 0 {
-			t.Errorf("Offline: %d first tokens reported", len(comp.first))
+		if offline && len(first) != 0 {
+			t.Errorf("Offline: %d first tokens reported", len(first))
 		}
-		if !offline && len(comp.first) != 6 {
-			t.Errorf("Server: %d first tokens reported, want 6", len(comp.first))
+		if !offline && len(first) != 6 {
+			t.Errorf("Server: %d first tokens reported, want 6", len(first))
 		}
 		n, toks := b.Done()
 		sum := 0
-		for id, r := range comp.resp {
+		for id, r := range resps {
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
 			sum += r.Tokens
-			if !offline && !slices.Equal(comp.first[id], r.Data[:4]) {
-				t.Errorf("sample %d: first token %x, data %x", id, comp.first[id], r.Data[:4])
+			if !offline && !slices.Equal(first[id], r.Data[:4]) {
+				t.Errorf("sample %d: first token %x, data %x", id, first[id], r.Data[:4])
 			}
 		}
 		if n != 6 || toks != int64(sum) {
 			t.Errorf("Done %d samples %d tokens, responses hold %d", n, toks, sum)
 		}
-		results[offline] = comp.resp
+		results[offline] = resps
 	}
 	for id, r := range results[false] {
 		if !slices.Equal(r.Data, results[true][id].Data) {

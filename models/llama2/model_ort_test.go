@@ -7,36 +7,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 )
-
-type test06 struct {
-	mu    sync.Mutex
-	wg    sync.WaitGroup
-	resp  map[loadgen.ResponseID]loadgen.Response
-	first map[loadgen.ResponseID][]byte
-}
-
-func (c *test06) Complete(rs ...loadgen.Response) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, r := range rs {
-		r.Data = slices.Clone(r.Data)
-		c.resp[r.ID] = r
-		c.wg.Done()
-	}
-}
-
-func (c *test06) FirstToken(id loadgen.ResponseID, data []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.first[id] = slices.Clone(data)
-}
 
 // TestSUTPassesTEST06 runs samples through the Llama 2 SUT as a Server run
 // would (queries arriving one by one, FirstToken reported) and applies
@@ -63,18 +40,17 @@ func TestSUTPassesTEST06(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	comp := &test06{resp: map[loadgen.ResponseID]loadgen.Response{}, first: map[loadgen.ResponseID][]byte{}}
-	comp.wg.Add(len(ps))
+	comp := loadgentest.NewRecorder()
 	for i := range ps {
 		sut.IssueQuery(context.Background(), []loadgen.Sample{{ID: loadgen.ResponseID(i + 1), Index: loadgen.SampleIndex(i)}}, comp)
 	}
-	comp.wg.Wait()
+	resps := comp.Wait(len(ps))
 	if err := sut.Close(); err != nil {
 		t.Fatal(err)
 	}
 	for i, p := range ps {
 		id := loadgen.ResponseID(i + 1)
-		r := comp.resp[id]
+		r := resps[id]
 		if r.Err != nil {
 			t.Fatalf("sample %d: %v", i, r.Err)
 		}
@@ -82,8 +58,8 @@ func TestSUTPassesTEST06(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(comp.first[id], r.Data[:4]) {
-			t.Errorf("sample %d: first token %x, data[0] %x", i, comp.first[id], r.Data[:4])
+		if !bytes.Equal(comp.First(id), r.Data[:4]) {
+			t.Errorf("sample %d: first token %x, data[0] %x", i, comp.First(id), r.Data[:4])
 		}
 		if r.Tokens != len(toks) || r.Tokens < 2 {
 			t.Errorf("sample %d: token_count %d, %d ids", i, r.Tokens, len(toks))

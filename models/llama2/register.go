@@ -64,6 +64,7 @@ var Descriptor = &benchmark.Benchmark{
 	Open:      open,
 	Score:     score,
 	Generator: openGenerator,
+	LogShape:  &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are read from the
 	// parquet as they are.
@@ -111,10 +112,7 @@ func dataFile(data, cacheDir string, tok func() (*tokenizer.Llama, error), stder
 		}
 		return path, openorca.SynthFile(path, t, openorca.SmallSynth)
 	}
-	if st, err := os.Stat(data); err == nil && st.IsDir() {
-		return filepath.Join(data, openorca.FileName), nil
-	}
-	return data, nil
+	return benchmark.FileIn(data, openorca.FileName), nil
 }
 
 // open opens the data set and the model, checks the model's vocabulary
@@ -348,10 +346,7 @@ func synthOpenOrca(req *benchmark.DatasetRequest) error {
 	if err != nil {
 		return err
 	}
-	path := req.Out
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, openorca.FileName)
-	}
+	path := benchmark.FileIn(req.Out, openorca.FileName)
 	if err := openorca.SynthFile(path, tok, openorca.SynthConfig{Samples: cfg.Samples, Seed: cfg.Seed}); err != nil {
 		return err
 	}
@@ -360,10 +355,7 @@ func synthOpenOrca(req *benchmark.DatasetRequest) error {
 }
 
 func verifyOpenOrca(req *benchmark.DatasetRequest) error {
-	path := req.Data
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, openorca.FileName)
-	}
+	path := benchmark.FileIn(req.Data, openorca.FileName)
 	ds, err := openorca.Open(path)
 	if err != nil {
 		return err

@@ -6,36 +6,14 @@ import (
 	"context"
 	"io"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
-
-type labelCompleter struct {
-	mu     sync.Mutex
-	labels map[loadgen.ResponseID]int
-	errs   []error
-	wg     sync.WaitGroup
-}
-
-func (c *labelCompleter) Complete(rs ...loadgen.Response) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, r := range rs {
-		if r.Err != nil {
-			c.errs = append(c.errs, r.Err)
-		} else if l, err := DecodeResponse(r.Data); err != nil {
-			c.errs = append(c.errs, err)
-		} else {
-			c.labels[r.ID] = l
-		}
-		c.wg.Done()
-	}
-}
 
 // TestTinyModelThroughHarness runs the whole ResNet50 path below the
 // loadgen on real ONNX Runtime: synthetic JPEGs → preprocessing QSL →
@@ -82,14 +60,20 @@ func TestTinyModelThroughHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(sut loadgen.SUT, q []loadgen.Sample) map[loadgen.ResponseID]int {
-		c := &labelCompleter{labels: map[loadgen.ResponseID]int{}}
-		c.wg.Add(len(q))
+		c := loadgentest.NewRecorder()
 		sut.IssueQuery(ctx, q, c)
-		c.wg.Wait()
-		if len(c.errs) > 0 {
-			t.Fatal(c.errs[0])
+		labels := map[loadgen.ResponseID]int{}
+		for id, r := range c.Wait(len(q)) {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			l, err := DecodeResponse(r.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels[id] = l
 		}
-		return c.labels
+		return labels
 	}
 	query := make([]loadgen.Sample, 2*ds.Len()) // every sample twice
 	for i := range query {

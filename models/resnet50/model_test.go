@@ -6,23 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// fakeSession is a backend.Session whose "ArgMax" of an image is the first
+// newFake returns a backendtest.Session whose "ArgMax" of an image is the first
 // value of that image, so tests can see which sample went where.
-type fakeSession struct {
-	inputs  []backend.Info
-	outputs []backend.Info
-	err     error
-
-	mu      sync.Mutex
-	batches []int64
-}
 
 func officialInfos() ([]backend.Info, []backend.Info) {
 	return []backend.Info{{Name: InputName, DType: backend.Float32, Shape: []int64{-1, 3, 224, 224}}},
@@ -32,33 +24,27 @@ func officialInfos() ([]backend.Info, []backend.Info) {
 		}
 }
 
-func newFake() *fakeSession {
+func newFake() *backendtest.Session {
 	in, out := officialInfos()
-	return &fakeSession{inputs: in, outputs: out}
+	s := &backendtest.Session{In: in, Out: out}
+	s.RunFunc = func(_ context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+		return fakeRun(s.In, s.Out, in)
+	}
+	return s
 }
 
-func (f *fakeSession) Inputs() []backend.Info  { return f.inputs }
-func (f *fakeSession) Outputs() []backend.Info { return f.outputs }
-func (f *fakeSession) Close() error            { return nil }
-
-func (f *fakeSession) Run(_ context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
-	if f.err != nil {
-		return nil, f.err
-	}
+func fakeRun(inputs, outputs []backend.Info, in []backend.Tensor) ([]backend.Tensor, error) {
 	x := in[0].Data.([]float32)
 	n := in[0].Shape[0]
 	if int64(len(x)) != n*SampleLen || in[0].Name != InputName {
 		return nil, fmt.Errorf("fake: bad input %q %v len %d", in[0].Name, in[0].Shape, len(x))
 	}
-	f.mu.Lock()
-	f.batches = append(f.batches, n)
-	f.mu.Unlock()
 	am := make([]int64, n)
 	for i := range am {
 		am[i] = int64(x[int64(i)*SampleLen])
 	}
-	outs := make([]backend.Tensor, len(f.outputs))
-	for i, o := range f.outputs {
+	outs := make([]backend.Tensor, len(outputs))
+	for i, o := range outputs {
 		switch o.Name {
 		case ArgMaxName:
 			outs[i] = backend.Tensor{Name: o.Name, DType: backend.Int64, Shape: []int64{n}, Data: am}
@@ -114,7 +100,7 @@ func TestCheckContract(t *testing.T) {
 		t.Fatal("New(nil): no error")
 	}
 	bad := newFake()
-	bad.inputs = nil
+	bad.In = nil
 	if _, err := New(bad, nil); !errors.Is(err, ErrContract) {
 		t.Fatalf("New on a wrong model: %v", err)
 	}
@@ -158,8 +144,8 @@ func TestPredictGathersAndEncodes(t *testing.T) {
 					t.Fatalf("sample %d: %s (err %v), want %s", i, got, out[i].Err, w)
 				}
 			}
-			if fmt.Sprint(sess.batches) != fmt.Sprint(tc.batches) {
-				t.Fatalf("session batches %v, want %v", sess.batches, tc.batches)
+			if fmt.Sprint(sess.Batches()) != fmt.Sprint(tc.batches) {
+				t.Fatalf("session batches %v, want %v", sess.Batches(), tc.batches)
 			}
 		})
 	}
@@ -167,26 +153,26 @@ func TestPredictGathersAndEncodes(t *testing.T) {
 
 func TestPredictSessionError(t *testing.T) {
 	sess := newFake()
-	sess.err = errors.New("ort: out of memory")
+	sess.Err = errors.New("ort: out of memory")
 	m, _ := New(sess, func(loadgen.SampleIndex) ([]float32, bool) { return image(3), true })
 	out := make([]loadgen.Response, 2)
 	err := m.Predict(context.Background(), []loadgen.SampleIndex{0, 1}, out)
-	if !errors.Is(err, sess.err) || !strings.HasPrefix(err.Error(), "resnet50: ") {
+	if !errors.Is(err, sess.Err) || !strings.HasPrefix(err.Error(), "resnet50: ") {
 		t.Fatalf("err %v", err)
 	}
 }
 
 func TestFixedBatchPads(t *testing.T) {
 	sess := newFake()
-	sess.inputs[0].Shape[0] = 4
+	sess.In[0].Shape[0] = 4
 	m, err := New(sess, nil)
 	if err != nil || m.FixedBatch() != 4 {
 		t.Fatalf("fixed %d, err %v", m.FixedBatch(), err)
 	}
 	batch := append(image(5), image(9)...)
 	got, err := m.Classify(context.Background(), batch, 2)
-	if err != nil || fmt.Sprint(got) != "[5 9]" || fmt.Sprint(sess.batches) != "[4]" {
-		t.Fatalf("got %v, err %v, batches %v", got, err, sess.batches)
+	if err != nil || fmt.Sprint(got) != "[5 9]" || fmt.Sprint(sess.Batches()) != "[4]" {
+		t.Fatalf("got %v, err %v, batches %v", got, err, sess.Batches())
 	}
 	if _, err := m.Classify(context.Background(), make([]float32, 5*SampleLen), 5); err == nil || !strings.Contains(err.Error(), "--batch 4") {
 		t.Fatalf("batch over the fixed size: %v", err)
