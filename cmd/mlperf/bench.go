@@ -152,7 +152,7 @@ func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fs := flag.NewFlagSet("perf "+b.Name, flag.ContinueOnError)
 	opts := benchFlags(fs, b, false)
-	d := &argcheck.Duration{Name: "--duration", Min: time.Second, D: 10 * time.Second}
+	d := &argcheck.Duration{Name: "--duration", D: 10 * time.Second}
 	fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
 	fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
 	fs.Set("out", filepath.Join("out", b.Name+"-perf"))
