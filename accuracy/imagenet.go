@@ -53,5 +53,8 @@ func Top1(logPath string, labels []int, d DType) (Top1Result, error) {
 		return nil
 	})
 	r.Dupes = dupes
+	if err == nil && r.Total == 0 {
+		err = EmptyLogError(logPath)
+	}
 	return r, err
 }

@@ -90,6 +90,11 @@ type Models struct {
 	// resolved synthetic models get a folder each). Same size and seed,
 	// same bytes.
 	Build func(path, size string, seed uint64) error
+	// Convert, when set, converts the benchmark's official weights in
+	// their upstream format (src: a file or folder, e.g. DLRMv2's
+	// torchsnapshot) into the model this suite runs, written under out
+	// (`mlperf model convert <name>`); progress goes to stderr.
+	Convert func(ctx context.Context, src, out string, stderr io.Writer) error
 }
 
 // Size is one synthetic model size.

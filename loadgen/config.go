@@ -32,17 +32,24 @@ const (
 var ErrConfig = errors.New("invalid config")
 
 type confValue struct {
-	u uint64
-	f float64
+	u    uint64
+	f    float64
+	line int
 }
 
 // parseConf reads LoadGen's conf syntax: whitespace-separated tokens
 // `key = value`, a token exactly "#" ends the line, later lines overwrite
 // earlier ones. Values must parse fully as an integer (strtoull base 0:
-// hex and octal honoured) or a floating-point number.
-func parseConf(data []byte, file string) (map[string]confValue, error) {
+// hex and octal honoured) or a floating-point number. LoadGen's parser is
+// laxer; this one keeps its meaning for every valid file but refuses a
+// value outside its key's valid range (naming the file, line and range)
+// and warns about keys, scenarios and model names LoadGen does not know.
+// A leading UTF-8 byte-order mark is skipped.
+func parseConf(data []byte, file, model string, kind ConfKind) (map[string]confValue, []string, error) {
 	kv := map[string]confValue{}
-	for n, line := range strings.Split(string(data), "\n") {
+	var warns []string
+	text := strings.TrimPrefix(string(data), "\uFEFF")
+	for n, line := range strings.Split(text, "\n") {
 		var toks []string
 		for _, t := range strings.Fields(line) {
 			if t == "#" {
@@ -54,18 +61,174 @@ func parseConf(data []byte, file string) (map[string]confValue, error) {
 			continue
 		}
 		if len(toks) != 3 || toks[1] != "=" {
-			return nil, fmt.Errorf("loadgen: %s:%d: %w: want `model.scenario.key = value` (tokens separated by spaces), got %q", file, n+1, ErrConfig, strings.TrimSpace(line))
+			return nil, nil, fmt.Errorf("loadgen: %s:%d: %w: want `model.scenario.key = value` (tokens separated by spaces), got %q", file, n+1, ErrConfig, strings.TrimSpace(line))
 		}
 		if strings.Count(toks[0], ".") < 2 {
-			return nil, fmt.Errorf("loadgen: %s:%d: %w: key %q is not of the form model.scenario.key", file, n+1, ErrConfig, toks[0])
+			return nil, nil, fmt.Errorf("loadgen: %s:%d: %w: key %q is not of the form model.scenario.key", file, n+1, ErrConfig, toks[0])
 		}
 		v, ok := parseConfValue(toks[2])
 		if !ok {
-			return nil, fmt.Errorf("loadgen: %s:%d: %w: value %q of %s is not a number", file, n+1, ErrConfig, toks[2], toks[0])
+			return nil, nil, fmt.Errorf("loadgen: %s:%d: %w: value %q of %s is not a number", file, n+1, ErrConfig, toks[2], toks[0])
 		}
-		kv[toks[0]] = v
+		v.line = n + 1
+		key := toks[0]
+		i := strings.LastIndexByte(key, '.')
+		j := strings.LastIndexByte(key[:i], '.')
+		m, sc, name := key[:j], key[j+1:i], key[i+1:]
+		spec, known := confKeys[name]
+		switch {
+		case !known:
+			warns = append(warns, fmt.Sprintf("%s:%d: unknown key %q in %s (LoadGen ignores it; check the spelling)", file, n+1, name, key))
+		case spec.mlperfConfOnly && kind != MLPerfConfKind:
+			warns = append(warns, fmt.Sprintf("%s:%d: %s is read from mlperf.conf only; LoadGen ignores it in this file", file, n+1, key))
+		}
+		if sc != "*" && !isScenarioName(sc) {
+			warns = append(warns, fmt.Sprintf("%s:%d: unknown scenario %q in %s (want SingleStream, MultiStream, Server, Offline or *)", file, n+1, sc, key))
+		}
+		if m != "*" && m != model && !knownModels[m] && kind != MLPerfConfKind {
+			warns = append(warns, fmt.Sprintf("%s:%d: unknown model %q in %s (this run's model is %q; the line applies to no MLPerf benchmark)", file, n+1, m, key, model))
+		}
+		if known {
+			if err := spec.check(v, toks[2]); err != nil {
+				return nil, nil, fmt.Errorf("loadgen: %s:%d: %w: %s = %s: %v", file, n+1, ErrConfig, key, toks[2], err)
+			}
+		}
+		kv[key] = v
 	}
-	return kv, nil
+	return kv, warns, nil
+}
+
+func isScenarioName(s string) bool {
+	for _, n := range scenarioNames {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}
+
+// confRange is the valid range of one conf key's value.
+type confRange int
+
+const (
+	rangeSeed       confRange = iota // any 64-bit unsigned integer
+	rangeCount                       // an integer 0..2^63-1
+	rangeFlag                        // 0 or 1
+	rangeMode                        // 0..3
+	rangeDurationMs                  // milliseconds, 0..maxConfMs
+	rangeLatencyMs                   // milliseconds, 0..maxConfMs (mlperf.conf sets 0 where token latencies rule)
+	rangePercentile                  // percent, > 0 and <= 100
+	rangePercent                     // percent, 0..100
+	rangeQPS                         // queries per second, finite, >= 0
+)
+
+// maxConfMs is the largest duration in milliseconds whose nanoseconds fit
+// in an int64 (about 292 years).
+const maxConfMs = math.MaxInt64 / 1_000_000
+
+type confKeySpec struct {
+	r              confRange
+	mlperfConfOnly bool
+}
+
+// confKeys are the keys LoadGen's TestSettings::FromConfig reads (plus
+// target_duration, which mlperf.conf sets and LoadGen ignores).
+var confKeys = map[string]confKeySpec{
+	"mode":                              {r: rangeMode},
+	"qsl_rng_seed":                      {r: rangeSeed, mlperfConfOnly: true},
+	"sample_index_rng_seed":             {r: rangeSeed, mlperfConfOnly: true},
+	"schedule_rng_seed":                 {r: rangeSeed, mlperfConfOnly: true},
+	"accuracy_log_probability":          {r: rangePercent, mlperfConfOnly: true},
+	"test05":                            {r: rangeFlag, mlperfConfOnly: true},
+	"test05_qsl_rng_seed":               {r: rangeSeed, mlperfConfOnly: true},
+	"test05_sample_index_rng_seed":      {r: rangeSeed, mlperfConfOnly: true},
+	"test05_schedule_rng_seed":          {r: rangeSeed, mlperfConfOnly: true},
+	"use_token_latencies":               {r: rangeFlag},
+	"ttft_latency":                      {r: rangeLatencyMs},
+	"tpot_latency":                      {r: rangeLatencyMs},
+	"infer_token_latencies":             {r: rangeFlag},
+	"token_latency_scaling_factor":      {r: rangeCount},
+	"target_latency_percentile":         {r: rangePercentile},
+	"samples_per_query":                 {r: rangeCount},
+	"target_latency":                    {r: rangeLatencyMs},
+	"performance_issue_unique":          {r: rangeFlag},
+	"performance_issue_same":            {r: rangeFlag},
+	"performance_issue_same_index":      {r: rangeCount},
+	"sample_concatenate_permutation":    {r: rangeFlag},
+	"coalesce_queries":                  {r: rangeFlag},
+	"max_async_queries":                 {r: rangeCount},
+	"min_duration":                      {r: rangeDurationMs},
+	"max_duration":                      {r: rangeDurationMs},
+	"target_duration":                   {r: rangeDurationMs},
+	"min_query_count":                   {r: rangeCount},
+	"max_query_count":                   {r: rangeCount},
+	"performance_sample_count_override": {r: rangeCount},
+	"accuracy_sample_count_override":    {r: rangeCount},
+	"target_qps":                        {r: rangeQPS},
+	"print_timestamps":                  {r: rangeFlag},
+	"accuracy_log_rng_seed":             {r: rangeSeed},
+	"accuracy_log_sampling_target":      {r: rangeCount},
+}
+
+// knownModels are the model names of the embedded mlperf.conf.
+var knownModels = func() map[string]bool {
+	m := map[string]bool{}
+	for _, line := range strings.Split(string(mlperfConf), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if i := strings.LastIndexByte(f[0], '.'); i > 0 {
+			if j := strings.LastIndexByte(f[0][:i], '.'); j > 0 {
+				m[f[0][:j]] = true
+			}
+		}
+	}
+	return m
+}()
+
+// check says why v (written as text) is outside the key's range, or nil.
+func (k confKeySpec) check(v confValue, text string) error {
+	integer := v.f == math.Trunc(v.f) && !math.IsInf(v.f, 0)
+	switch k.r {
+	case rangeSeed:
+		if !integer || v.f < 0 || v.f >= 1<<64 {
+			return errors.New("want an integer from 0 to 18446744073709551615")
+		}
+	case rangeCount:
+		if !integer || v.f < 0 || v.f >= 1<<63 {
+			return errors.New("want an integer from 0 to 9223372036854775807")
+		}
+	case rangeFlag:
+		if v.f != 0 && v.f != 1 {
+			return errors.New("want 0 or 1")
+		}
+	case rangeMode:
+		if !integer || v.f < 0 || v.f > 3 {
+			return errors.New("want 0 (submission), 1 (accuracy), 2 (performance) or 3 (find peak)")
+		}
+	case rangeDurationMs:
+		if math.IsNaN(v.f) || v.f < 0 || v.f > maxConfMs {
+			return fmt.Errorf("want milliseconds from 0 to %d", int64(maxConfMs))
+		}
+	case rangeLatencyMs:
+		if math.IsNaN(v.f) || v.f < 0 || v.f > maxConfMs {
+			return fmt.Errorf("want milliseconds from 0 to %d", int64(maxConfMs))
+		}
+	case rangePercentile:
+		if math.IsNaN(v.f) || v.f <= 0 || v.f > 100 {
+			return errors.New("want a percentile above 0 and at most 100 (e.g. 90 or 99.9)")
+		}
+	case rangePercent:
+		if math.IsNaN(v.f) || v.f < 0 || v.f > 100 {
+			return errors.New("want a percentage from 0 to 100")
+		}
+	case rangeQPS:
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) || v.f < 0 {
+			return errors.New("want a finite number of queries per second, 0 or above")
+		}
+	}
+	return nil
 }
 
 func parseConfValue(s string) (confValue, bool) {
@@ -75,7 +238,7 @@ func parseConfValue(s string) (confValue, bool) {
 		}
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || strings.Contains(s, "_") {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || strings.Contains(s, "_") {
 		return confValue{}, false
 	}
 	var u uint64
@@ -106,14 +269,21 @@ func confLookup(kv map[string]confValue, model, scenario, key string) (confValue
 
 // ApplyConf applies one conf file's settings for model under s.Scenario,
 // as LoadGen's FromConfig does for conf kind. file names the source in
-// errors. Unknown keys are ignored, as LoadGen ignores them.
+// errors. Unknown keys, scenarios and model names are ignored, as LoadGen
+// ignores them, but each is reported: printed to stderr and recorded for
+// the detail log (see Warnings). A value outside its key's valid range is
+// an error wrapping ErrConfig.
 func (s *Settings) ApplyConf(data []byte, file, model string, kind ConfKind) error {
-	kv, err := parseConf(data, file)
+	if kind == AuditConfKind {
+		model = "*"
+	}
+	kv, warns, err := parseConf(data, file, model, kind)
 	if err != nil {
 		return err
 	}
-	if kind == AuditConfKind {
-		model = "*"
+	for _, w := range warns {
+		fmt.Fprintln(os.Stderr, "loadgen: warning: "+w)
+		s.warnings = append(s.warnings, w)
 	}
 	sc := s.Scenario.String()
 	look := func(scenario, key string) (confValue, bool) { return confLookup(kv, model, scenario, key) }
@@ -194,6 +364,11 @@ func (s *Settings) ApplyConf(data []byte, file, model string, kind ConfKind) err
 	u64(&s.AccuracyLogSamplingTarget, sc, "accuracy_log_sampling_target")
 	return nil
 }
+
+// Warnings returns the conf-file warnings recorded so far (unknown keys,
+// scenarios and model names, a second user conf), in order. Run writes them
+// to the detail log; the caller owns the returned slice.
+func (s *Settings) Warnings() []string { return append([]string(nil), s.warnings...) }
 
 // FromConfig reads a user.conf at path for model, as LoadGen's
 // TestSettings::FromConfig: the first call applies the embedded mlperf.conf

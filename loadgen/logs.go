@@ -458,12 +458,12 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	lw.log("result_min_queries_met", r.MinQueriesMet)
 	lw.log("early_stopping_met", r.EarlyStoppingMet)
 	if !r.Valid {
-		lw.log("result_invalid_reason", strings.Join(r.InvalidReasons, "; "))
+		lw.log("result_invalid_reason", invalidReason(r))
 	}
 	// LoadGen replaces the recommendation's line breaks by spaces here.
 	oneLine := func(lines []string) string { return strings.ReplaceAll(strings.Join(lines, "\n"), "\n", " ") }
+	// LoadGen writes these for Offline too, empty.
 	switch {
-	case e.scenario == Offline:
 	case r.hasTokenMetrics:
 		lw.log("early_stopping_ttft_result", oneLine(r.EarlyStoppingTTFT))
 		lw.log("early_stopping_tpot_result", oneLine(r.EarlyStoppingTPOT))
@@ -501,21 +501,35 @@ func (lw *logWriter) results(r *Result, e *effective) {
 		lw.log(fmt.Sprintf("result_%.2f_percentile_latency_ns", p*100), l.Percentiles[i])
 	}
 	if r.hasTokenMetrics {
-		for _, tk := range []struct {
-			name string
-			s    LatencyStats
-		}{{"first_token", r.TTFT}, {"time_per_output_token", r.TPOT}} {
-			lw.log("result_"+tk.name+"_min_latency_ns", tk.s.Min)
-			lw.log("result_"+tk.name+"_max_latency_ns", tk.s.Max)
-			lw.log("result_"+tk.name+"_mean_latency_ns", tk.s.Mean)
-			for i, p := range ReportedPercentiles {
-				lw.log(fmt.Sprintf("result_%s_%.2f_percentile_latency_ns", tk.name, p*100), tk.s.Percentiles[i])
-			}
-		}
-		if e.scenario == Server {
-			lw.log("result_completed_tokens_per_second", r.TokensPerSec)
-		} else {
+		if e.scenario == Offline {
 			lw.log("result_tokens_per_second", r.TokensPerSec)
+		} else {
+			// As LoadGen 6.0 (results.cc PerformanceSummary::LogDetail),
+			// keys and units included: result_token_throughput divides by
+			// the mean latency in ns, not s.
+			t := r.TTFT
+			lw.log("result_first_token_min_latency_ns", t.Min)
+			lw.log("result_first_token_max_latency_ns", t.Max)
+			lw.log("result_first_token_mean_latency_ns", t.Mean)
+			for i, p := range ReportedPercentiles {
+				lw.log(fmt.Sprintf("result_first_token_%.2f_percentile_latency_ns", p*100), t.Percentiles[i])
+			}
+			var withOverhead, perNs float64
+			if r.lastIssued > 0 {
+				withOverhead = float64(r.Tokens) / (float64(r.lastIssued) / 1e9)
+			}
+			if r.Latency.Mean > 0 && r.SampleCount > 0 {
+				perNs = float64(r.Tokens) / (float64(r.Latency.Mean) * float64(r.SampleCount))
+			}
+			lw.log("result_token_throughput_with_loadgen_overhead", withOverhead)
+			lw.log("result_token_throughput", perNs)
+			for i, p := range ReportedPercentiles {
+				lw.log(fmt.Sprintf("result_time_per_output_token_%.2f_percentile_ns", p*100), r.TPOT.Percentiles[i])
+			}
+			lw.log("result_time_to_output_token_min", r.TPOT.Min)
+			lw.log("result_time_to_output_token_max", r.TPOT.Max)
+			lw.log("result_time_to_output_token_mean", r.TPOT.Mean)
+			lw.log("result_completed_tokens_per_second", r.TokensPerSec)
 		}
 	}
 	if e.req.InferTokenLatencies {
@@ -528,6 +542,25 @@ func (lw *logWriter) results(r *Result, e *effective) {
 	}
 	lw.log("num_errors", lw.errors)
 	lw.writeSummary(r, e)
+}
+
+// invalidReason is the detail log's result_invalid_reason: LoadGen's
+// recommendations, each followed by a space (line breaks as spaces), then
+// the reasons LoadGen has no text for.
+func invalidReason(r *Result) string {
+	var b strings.Builder
+	for _, rec := range r.Recommendations {
+		if strings.HasPrefix(rec, "The test exited early") {
+			// LoadGen's detail has only the first sentence, no space after.
+			b.WriteString("The test exited early, before enough queries were issued.")
+			continue
+		}
+		b.WriteString(strings.ReplaceAll(rec, "\n", " ") + " ")
+	}
+	if len(r.otherReasons) > 0 {
+		b.WriteString(strings.Join(r.otherReasons, "; "))
+	}
+	return b.String()
 }
 
 func yesNo(b bool) string {
@@ -558,6 +591,9 @@ func (lw *logWriter) writeSummary(r *Result, e *effective) {
 		fmt.Fprintf(w, "SUT name : %s\n", lw.sutName)
 		fmt.Fprintf(w, "Scenario : %s\n", e.scenario)
 		fmt.Fprintf(w, "Mode     : %s\n", e.mode)
+		if r.Interrupted {
+			fmt.Fprintf(w, "Run was interrupted: INVALID; only the %d samples completed before it stopped are counted\n", r.CompletedSamples)
+		}
 		writeResultSummary(w, r, e)
 		fmt.Fprintln(w)
 		fmt.Fprint(w, rule+"Test Parameters Used\n"+rule)
@@ -628,14 +664,20 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 	fmt.Fprintf(w, "  Min duration satisfied : %s\n", yesNo(r.MinDurationMet))
 	fmt.Fprintf(w, "  Min queries satisfied : %s\n", yesNo(r.MinQueriesMet))
 	fmt.Fprintf(w, "  Early stopping satisfied: %s\n", yesNo(r.EarlyStoppingMet))
-	if !r.Valid && len(r.InvalidReasons) > 0 {
+	if !r.Valid {
 		fmt.Fprintln(w, "Recommendations:")
-		for _, why := range r.InvalidReasons {
+		for _, why := range r.Recommendations {
+			fmt.Fprintf(w, " * %s\n", why)
+		}
+		for _, why := range r.otherReasons {
 			fmt.Fprintf(w, " * %s\n", why)
 		}
 	}
 	writeLines := func(head string, lines []string) {
 		fmt.Fprintln(w, head)
+		if len(lines) == 0 { // LoadGen prints the empty recommendation as a blank line
+			fmt.Fprintln(w)
+		}
 		for _, l := range lines {
 			fmt.Fprintln(w, l)
 		}
@@ -656,14 +698,15 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 		fmt.Fprintf(w, "QPS w/ loadgen overhead         : %.2f\n", r.QPSWithOverhead)
 		fmt.Fprintf(w, "QPS w/o loadgen overhead        : %.2f\n\n", r.QPSNoOverhead)
 	case MultiStream:
+		// LoadGen 6.0 reports the per-query statistics only.
 		fmt.Fprintln(w, "Per-query latency:  ")
 		writeStats(w, r.QueryLatency, "")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Per-sample latency:")
 	case Server:
 		fmt.Fprintf(w, "Scheduled samples per second : %.2f\n", r.ScheduledPerSec)
 	}
-	writeStats(w, r.Latency, "")
+	if e.scenario != MultiStream {
+		writeStats(w, r.Latency, "")
+	}
 	if r.hasTokenMetrics {
 		fmt.Fprintln(w)
 		switch e.scenario {
@@ -678,7 +721,7 @@ func writeResultSummary(w io.Writer, r *Result, e *effective) {
 		}
 		writeStats(w, r.TTFT, "First Token")
 		fmt.Fprintln(w)
-		writeStats(w, r.TPOT, "Time to Output Token")
+		writeStats(w, r.TPOT, "Time per Output Token")
 	}
 }
 
@@ -692,17 +735,18 @@ func writeStats(w io.Writer, s LatencyStats, what string) {
 		}
 		return
 	}
-	// LoadGen's labels: "Min First Token latency (ns)" but "Min Time to
-	// Output Token (ns)".
-	label := what + " latency"
-	if what == "Time to Output Token" {
-		label = what
+	// LoadGen 6.0's labels: "Min First Token latency (ns)" and "50.00
+	// percentile first token latency (ns)", but "Min Time per Output Token
+	// (ns)" and "50.00 percentile time to output token (ns)".
+	label, plabel := what+" latency", strings.ToLower(what+" latency")
+	if what == "Time per Output Token" {
+		label, plabel = what, "time to output token"
 	}
 	fmt.Fprintf(w, "Min %s (ns)                : %d\n", label, s.Min)
 	fmt.Fprintf(w, "Max %s (ns)                : %d\n", label, s.Max)
 	fmt.Fprintf(w, "Mean %s (ns)               : %d\n", label, s.Mean)
 	for i, p := range ReportedPercentiles {
-		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, strings.ToLower(label), s.Percentiles[i])
+		fmt.Fprintf(w, "%.2f percentile %s (ns)   : %d\n", p*100, plabel, s.Percentiles[i])
 	}
 }
 
@@ -739,6 +783,7 @@ func writeParams(w io.Writer, e *effective) {
 	fmt.Fprintf(w, "performance_issue_same : %d\n", b01(s.PerformanceIssueSame))
 	fmt.Fprintf(w, "performance_issue_same_index : %d\n", s.PerformanceIssueSameIndex)
 	fmt.Fprintf(w, "performance_sample_count : %d\n", e.performanceSampleCount)
+	fmt.Fprintf(w, "accuracy_sample_count : %d\n", e.accuracySampleCount)
 	if e.equalIssue {
 		fmt.Fprintln(w, "WARNING: sample_concatenate_permutation was set to true. ")
 		fmt.Fprintln(w, "Generated samples per query might be different as the one in the setting.")

@@ -70,10 +70,24 @@ type Result struct {
 	PerfConstraintsMet bool // Server only; true elsewhere
 	EarlyStoppingMet   bool
 	InvalidReasons     []string
+	// Recommendations are LoadGen's own recommendation lines for an
+	// invalid run, as its summary prints them after " * " (performance
+	// constraints, min duration, min queries; a line may hold "\n * ").
+	Recommendations []string
+	// otherReasons are the reasons LoadGen has no text for (SUT errors,
+	// timeouts, interruption), printed after the recommendations.
+	otherReasons []string
 
 	QueryCount    int // queries issued
 	SampleCount   int // samples issued
 	FailedSamples int // samples the SUT completed with an error
+	// CompletedSamples are the samples completed without an error; the
+	// latencies and throughputs count only these (they equal SampleCount
+	// in a run that ends normally).
+	CompletedSamples int
+	// Interrupted is set when the run's context was cancelled before it
+	// ended (Run then also returns an error wrapping ErrInterrupted).
+	Interrupted bool
 
 	Latency      LatencyStats // per sample, completion - scheduled
 	QueryLatency LatencyStats // per query (MultiStream)
@@ -108,8 +122,9 @@ type Result struct {
 	PeakQPS float64 // FindPeakPerformance: the highest passing QPS
 	LogDir  string  // where the logs were written
 
-	accuracy bool
-	lastDone int64 // ns from start of the last completion
+	accuracy   bool
+	lastDone   int64 // ns from start to the completion of the last issued query
+	lastIssued int64 // ns from start to the issue of the last query (final_query_issued_time)
 }
 
 // Metric returns the scenario's result metric, named as in the summary.
@@ -130,25 +145,41 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 	res := &Result{QueryCount: issued, SampleCount: issued * r.spq, FailedSamples: int(r.failed.Load()), accuracy: accuracy}
 	n := res.SampleCount
 	lat := make([]int64, 0, n)
-	var lastDone int64
 	for i := 0; i < n; i++ {
 		d := r.done[i]
-		if d == 0 {
+		if d == 0 || r.failedAt(i) {
 			continue
 		}
 		lat = append(lat, d-r.sched[i/r.spq])
-		lastDone = max(lastDone, d)
 	}
-	if lastDone > 0 {
-		res.lastDone = lastDone - r.start
+	res.CompletedSamples = len(lat)
+	if issued > 0 {
+		// LoadGen's final_query_all_samples_done_time: when the last
+		// issued query completed, not the latest completion of any query
+		// (loadgen.cc IssueQueries).
+		var lastDone int64
+		for _, d := range r.done[(issued-1)*r.spq : issued*r.spq] {
+			if d == 0 {
+				lastDone = 0
+				break
+			}
+			lastDone = max(lastDone, d)
+		}
+		if lastDone > 0 {
+			res.lastDone = lastDone - r.start
+		}
+		res.lastIssued = r.sched[issued-1] - r.start
+		if r.lastIssued > 0 {
+			res.lastIssued = r.lastIssued - r.start
+		}
 	}
 	if r.e.scenario == MultiStream {
 		ql := make([]int64, 0, issued)
 		for q := 0; q < issued; q++ {
 			var last int64
 			ok := true
-			for _, d := range r.done[q*r.spq : (q+1)*r.spq] {
-				if d == 0 {
+			for i, d := range r.done[q*r.spq : (q+1)*r.spq] {
+				if d == 0 || r.failedAt(q*r.spq+i) {
 					ok = false
 					break
 				}
@@ -166,7 +197,7 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 		for i := 0; i < n; i++ {
 			tok := int64(r.tokens[i])
 			res.Tokens += tok
-			if r.first[i] == 0 || r.done[i] == 0 {
+			if r.first[i] == 0 || r.done[i] == 0 || r.failedAt(i) {
 				continue
 			}
 			ttft = append(ttft, r.first[i]-r.sched[i/r.spq])
@@ -194,6 +225,11 @@ func (r *runState) measure(issued int, accuracy bool) *Result {
 	return res
 }
 
+// failedAt says whether sample i of the series was completed with an error.
+func (r *runState) failedAt(i int) bool {
+	return r.failMask != nil && r.failMask[i/64]&(1<<(i%64)) != 0
+}
+
 func mergeAccuracy(a, b *Result) *Result {
 	if a == nil {
 		return b
@@ -201,6 +237,8 @@ func mergeAccuracy(a, b *Result) *Result {
 	a.QueryCount += b.QueryCount
 	a.SampleCount += b.SampleCount
 	a.FailedSamples += b.FailedSamples
+	a.CompletedSamples += b.CompletedSamples
+	a.Interrupted = a.Interrupted || b.Interrupted
 	a.InvalidReasons = append(a.InvalidReasons, b.InvalidReasons...)
 	return a
 }
@@ -210,12 +248,17 @@ func (r *Result) evaluate(e *effective) {
 	if r.FailedSamples > 0 {
 		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the SUT reported an error for %d samples", r.FailedSamples))
 	}
+	r.otherReasons = slices.Clone(r.InvalidReasons)
 	if r.accuracy {
 		r.MinDurationMet, r.MinQueriesMet, r.PerfConstraintsMet, r.EarlyStoppingMet = true, true, true, true
 		r.Valid = len(r.InvalidReasons) == 0
 		return
 	}
 	n := float64(r.SampleCount)
+	if r.CompletedSamples < r.SampleCount {
+		// Interrupted, failed or timed-out samples are not throughput.
+		n = float64(r.CompletedSamples)
+	}
 	secs := func(ns int64) float64 { return float64(ns) / 1e9 }
 	switch e.scenario {
 	case SingleStream:
@@ -266,6 +309,26 @@ func (r *Result) evaluate(e *effective) {
 
 	minDur := int64(e.minDurationMs) * 1_000_000
 	r.MinDurationMet = r.DurationNs >= minDur
+	var perfRec string // LoadGen's PerfConstraintsMet recommendation
+	defer func() {
+		// LoadGen's summary order: performance constraints, min duration,
+		// min queries (results.cc PerformanceSummary::LogSummary).
+		r.Recommendations = nil
+		if perfRec != "" {
+			r.Recommendations = append(r.Recommendations, perfRec)
+		}
+		if !r.MinDurationMet {
+			r.Recommendations = append(r.Recommendations, map[Scenario]string{
+				SingleStream: "Decrease the expected latency so the loadgen pre-generates more queries.",
+				MultiStream:  "Decrease the expected latency so the loadgen pre-generates more queries.",
+				Server:       "Increase the target QPS so the loadgen pre-generates more queries.",
+				Offline:      "Increase expected QPS so the loadgen pre-generates a larger (coalesced) query.",
+			}[e.scenario])
+		}
+		if !r.MinQueriesMet {
+			r.Recommendations = append(r.Recommendations, "The test exited early, before enough queries were issued.\n   See the detailed log for why this may have occurred.")
+		}
+	}()
 	if !r.MinDurationMet {
 		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the test ran %.3f s, under the minimum duration of %.3f s: increase the expected QPS or the target latency in user.conf so that more queries are generated", secs(r.DurationNs), secs(minDur)))
 	}
@@ -281,14 +344,20 @@ func (r *Result) evaluate(e *effective) {
 			ttft, tpot := r.TTFT.At(pct), r.TPOT.At(pct)
 			if ttft > e.req.ServerTTFTLatencyNs {
 				r.PerfConstraintsMet = false
+				perfRec = "TTFT constrain not met: Reduce target QPS to improve latency."
 				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TTFT constraint not met: the %.1fth percentile first-token latency %d ns is over %d ns: reduce target_qps", pct*100, ttft, e.req.ServerTTFTLatencyNs))
 			}
 			if tpot > e.req.ServerTPOTLatencyNs {
 				r.PerfConstraintsMet = false
+				if perfRec != "" {
+					perfRec += "\n * "
+				}
+				perfRec += "TPOT constrain not met: Reduce target QPS to improve latency."
 				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TPOT constraint not met: the %.1fth percentile time per output token %d ns is over %d ns: reduce target_qps", pct*100, tpot, e.req.ServerTPOTLatencyNs))
 			}
 		} else if r.Latency.Target > e.targetLatencyNs {
 			r.PerfConstraintsMet = false
+			perfRec = "Reduce target QPS to improve latency."
 			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: reduce target_qps", pct*100, r.Latency.Target, e.targetLatencyNs))
 		}
 	}

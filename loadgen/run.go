@@ -16,6 +16,13 @@ import (
 // outstanding when the completion timeout ran out.
 var ErrTimeout = errors.New("loadgen: SUT did not complete all samples before the completion timeout")
 
+// ErrInterrupted is returned (wrapped) by Run when its context was
+// cancelled before the run ended: the logs are written and say so, the
+// Result (also returned) counts only the samples completed before the
+// interruption and has Interrupted set, and the run is INVALID. A caller
+// must exit non-zero and must not score the accuracy log of such a run.
+var ErrInterrupted = errors.New("loadgen: run interrupted")
+
 // Run drives sut and qsl through one LoadGen test with settings s and
 // writes the logs that logs describes. It returns the result of the
 // performance run (or, in AccuracyOnly mode, of the accuracy run). A
@@ -23,10 +30,22 @@ var ErrTimeout = errors.New("loadgen: SUT did not complete all samples before th
 // INVALID; Run returns an error only when it cannot go on (bad settings,
 // logs that cannot be written, a QSL that fails to load), and the logs
 // written so far are flushed on every path.
+//
+// When ctx is cancelled Run stops issuing, gives the SUT a short grace
+// period, writes the logs and returns the partial Result together with an
+// error wrapping ErrInterrupted. Settings whose query schedule would not
+// fit in memory are refused before anything is built (see
+// CheckScheduleCost).
 func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*Result, error) {
 	e, err := deriveSettings(s, qsl.TotalSampleCount(), qsl.PerformanceSampleCount())
 	if err != nil {
 		return nil, err
+	}
+	if err := e.checkScheduleCost(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w before it started: %w", ErrInterrupted, context.Cause(ctx))
 	}
 	lw, err := openLogs(logs, e.req.UseTokenLatencies, e.scenario)
 	if err != nil {
@@ -49,6 +68,15 @@ func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*
 	case FindPeakPerformance:
 		res, err = runFindPeak(ctx, sut, qsl, e, lw)
 	}
+	if err != nil {
+		lw.errorf("%v", err)
+	}
+	if ctx.Err() != nil {
+		if res != nil {
+			res.markInterrupted(context.Cause(ctx))
+		}
+		lw.errorf("run interrupted (%v): the results count only the samples completed before it stopped", context.Cause(ctx))
+	}
 	if res != nil {
 		lw.results(res, e)
 	}
@@ -58,7 +86,24 @@ func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*
 	if res != nil {
 		res.LogDir = logs.OutDir
 	}
+	if ctx.Err() != nil {
+		if err != nil {
+			err = fmt.Errorf("%w: %w", ErrInterrupted, err)
+		} else {
+			err = fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))
+		}
+	}
 	return res, err
+}
+
+// markInterrupted records that the run was stopped by cause.
+func (r *Result) markInterrupted(cause error) {
+	if r.Interrupted {
+		return
+	}
+	r.Interrupted = true
+	r.Valid = false
+	r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the run was interrupted (%v): only the %d samples completed before it stopped are counted", cause, r.CompletedSamples))
 }
 
 // toSchedule maps the effective settings to the schedule package's params.
@@ -69,7 +114,7 @@ func (e *effective) params(accuracy bool) schedule.Params {
 		QSLSeed:                e.qslSeed,
 		SampleIndexSeed:        e.sampleSeed,
 		ScheduleSeed:           e.scheduleSeed,
-		TotalSampleCount:       int(e.accuracySampleCount),
+		TotalSampleCount:       int(min(e.accuracySampleCount, e.qslTotal)), // LoadGen caps at the QSL's total
 		PerformanceSampleCount: int(e.performanceSampleCount),
 		SamplesPerQuery:        int(e.samplesPerQuery),
 		MinQueryCount:          e.minQueryCount,
@@ -95,12 +140,19 @@ func runAccuracy(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWri
 	lw.message("Starting accuracy mode")
 	var total *Result
 	for _, set := range schedule.LoadableSets(p) {
+		if ctx.Err() != nil {
+			break
+		}
 		idx := toIndices(set)
 		if err := qsl.LoadSamples(ctx, idx); err != nil {
 			return nil, fmt.Errorf("loadgen: QSL LoadSamples: %w", err)
 		}
 		lw.loadedSet(set)
-		q := schedule.Generate(p, set)
+		q, err := schedule.GenerateContext(ctx, p, set)
+		if err != nil {
+			_ = qsl.UnloadSamples(ctx, idx)
+			break
+		}
 		r, err := issue(ctx, sut, e, lw, q, true)
 		if uerr := qsl.UnloadSamples(ctx, idx); err == nil && uerr != nil {
 			err = fmt.Errorf("loadgen: QSL UnloadSamples: %w", uerr)
@@ -135,7 +187,11 @@ func runPerformance(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *log
 		return nil, fmt.Errorf("loadgen: QSL LoadSamples: %w", err)
 	}
 	lw.loadedSet(set)
-	q := schedule.Generate(p, set)
+	q, err := schedule.GenerateContext(ctx, p, set)
+	if err != nil {
+		_ = qsl.UnloadSamples(ctx, idx)
+		return nil, fmt.Errorf("loadgen: generating the queries: %w", err)
+	}
 	lw.generated(q, e)
 	r, err := issue(ctx, sut, e, lw, q, false)
 	if uerr := qsl.UnloadSamples(ctx, idx); err == nil && uerr != nil {
@@ -158,6 +214,9 @@ func runFindPeak(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWri
 		pe := *e
 		pe.targetQPS = qps
 		pe.mode = PerformanceOnly
+		if err := pe.checkScheduleCost(); err != nil {
+			return nil, fmt.Errorf("loadgen: FindPeakPerformance probing %g QPS: %w", qps, err)
+		}
 		lw.message(fmt.Sprintf("FindPeakPerformance: probing %g QPS", qps))
 		return runPerformance(ctx, sut, qsl, &pe, lw)
 	}
@@ -229,14 +288,18 @@ type runState struct {
 	tokens   []int32   // per sample: n_tokens, token latencies only
 	remain   []int32   // per query: samples outstanding
 	logMask  []uint64  // per sample bit: log its response in performance mode
+	failMask []uint64  // per sample bit: completed with an error
 	logAll   bool
-	complete atomic.Int64 // samples completed
-	failed   atomic.Int64 // samples completed with an error
-	extra    atomic.Int64 // completions of unknown or already completed IDs
-	waitQ    atomic.Int64 // query the issuer is waiting for
-	wake     chan struct{}
-	errMu    sync.Mutex
-	errMsgs  []string
+	// lastIssued is when the last query issued so far was handed to the
+	// SUT (ns since base); 0 where that is its scheduled time.
+	lastIssued int64
+	complete   atomic.Int64 // samples completed
+	failed     atomic.Int64 // samples completed with an error
+	extra      atomic.Int64 // completions of unknown or already completed IDs
+	waitQ      atomic.Int64 // query the issuer is waiting for
+	wake       chan struct{}
+	errMu      sync.Mutex
+	errMsgs    []string
 }
 
 func (r *runState) now() int64 { return int64(time.Since(r.base)) + 1 }
@@ -254,6 +317,7 @@ func (r *runState) Complete(resps ...Response) {
 			continue
 		}
 		if resp.Err != nil {
+			atomic.OrUint64(&r.failMask[id/64], 1<<(id%64))
 			r.failed.Add(1)
 			r.recordErr(fmt.Sprintf("SUT reported an error for sample seq_id %d (qsl_idx %d): %v", resp.ID, r.q.Samples[id], resp.Err))
 		}
@@ -308,13 +372,14 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	nq := len(q.Samples) / spq
 	r := &runState{
 		e: e, lw: lw, q: q, spq: spq,
-		base:    lw.base,
-		seqBase: lw.nextSeq,
-		sched:   make([]int64, nq),
-		done:    make([]int64, len(q.Samples)),
-		remain:  make([]int32, nq),
-		wake:    make(chan struct{}, 1),
-		logAll:  accuracy,
+		base:     lw.base,
+		seqBase:  lw.nextSeq,
+		sched:    make([]int64, nq),
+		done:     make([]int64, len(q.Samples)),
+		remain:   make([]int32, nq),
+		failMask: make([]uint64, (len(q.Samples)+63)/64),
+		wake:     make(chan struct{}, 1),
+		logAll:   accuracy,
 	}
 	lw.nextSeq += uint64(len(q.Samples))
 	for i := range r.remain {
@@ -335,11 +400,10 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 		samples[i] = Sample{ID: ResponseID(r.seqBase + uint64(i)), Index: SampleIndex(idx)}
 	}
 
-	timeout := e.req.CompletionTimeout
-	if timeout <= 0 {
-		timeout = 10*time.Minute + time.Duration(e.maxDurationMs)*time.Millisecond
-	}
+	timeout := e.completionTimeout()
+	lw.message(fmt.Sprintf("completion timeout: %v without a completion ends the run", timeout))
 	issued, stopReason := 0, ""
+	timeoutSpent := false // a query wait already used the completion timeout
 	r.start = r.now()
 	minDur := int64(e.minDurationMs) * 1_000_000
 	maxDur := int64(e.maxDurationMs) * 1_000_000
@@ -379,6 +443,11 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 			issued++
 			if !r.waitQuery(ctx, qi, timeout) {
 				stopReason = "Ending early: SUT did not complete a query before the completion timeout."
+				if ctx.Err() != nil {
+					stopReason = "Ending early: interrupted."
+				} else {
+					timeoutSpent = true
+				}
 				break
 			}
 			if accuracy {
@@ -406,7 +475,11 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 		flusher.Flush()
 	}
 	want := int64(issued * spq)
-	timedOut := !r.waitAll(ctx, want, timeout)
+	wait := timeout
+	if timeoutSpent {
+		wait = 0 // one completion timeout per run, not one per wait
+	}
+	timedOut := !r.waitAll(ctx, want, wait)
 	lw.message(stopReason)
 	if timedOut {
 		lw.errorf("%v: %d of %d samples outstanding", ErrTimeout, want-r.complete.Load(), want)
@@ -422,7 +495,7 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 		res.InvalidReasons = append(res.InvalidReasons, fmt.Sprintf("%d samples were not completed before the completion timeout (%v)", want-r.complete.Load(), timeout))
 	}
 	if ctx.Err() != nil {
-		res.InvalidReasons = append(res.InvalidReasons, "the run was interrupted: "+ctx.Err().Error())
+		res.markInterrupted(context.Cause(ctx))
 	}
 	return res, nil
 }
@@ -439,10 +512,13 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			return issued, "Ending early: interrupted."
 		}
 		target := r.sched[issued]
-		r.sleepUntil(target)
+		if !r.sleepUntil(ctx, target) {
+			return issued, "Ending early: interrupted."
+		}
 		end := issued + 1
+		r.lastIssued = r.now()
 		if e.req.ServerCoalesceQueries {
-			now := r.now()
+			now := r.lastIssued
 			for end < nq && r.sched[end] <= now {
 				end++
 			}
@@ -473,12 +549,23 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 
 // sleepUntil waits for the time t (ns since base): it sleeps while far
 // away and spins the last stretch, as the OS sleep is too coarse for
-// Server schedules of hundreds of thousands of queries per second.
-func (r *runState) sleepUntil(t int64) {
+// Server schedules of hundreds of thousands of queries per second. It
+// returns false, early, when ctx is cancelled during a long sleep.
+func (r *runState) sleepUntil(ctx context.Context, t int64) bool {
 	for {
 		d := t - r.now()
 		if d <= 0 {
-			return
+			return true
+		}
+		if d > 50_000_000 { // long waits watch ctx
+			tm := time.NewTimer(time.Duration(d - 100_000))
+			select {
+			case <-ctx.Done():
+				tm.Stop()
+				return false
+			case <-tm.C:
+			}
+			continue
 		}
 		if d > 200_000 {
 			time.Sleep(time.Duration(d - 100_000))
@@ -510,11 +597,18 @@ func (r *runState) waitQuery(ctx context.Context, qi int, timeout time.Duration)
 	return true
 }
 
-// waitAll waits until want samples have completed.
+// waitAll waits until want samples have completed. timeout is an idle
+// timeout: it restarts whenever a sample completes, so a slow SUT that
+// keeps completing is never cut off, and a stuck one is.
 func (r *runState) waitAll(ctx context.Context, want int64, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	pause := time.Microsecond
+	last := r.complete.Load()
 	for r.complete.Load()-r.extra.Load() < want {
+		if c := r.complete.Load(); c != last && ctx.Err() == nil {
+			last = c
+			deadline = time.Now().Add(timeout)
+		}
 		if time.Now().After(deadline) {
 			return false
 		}

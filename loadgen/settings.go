@@ -134,11 +134,19 @@ type Settings struct {
 	InferTokenLatencies       bool
 	TokenLatencyScalingFactor uint64
 
-	// CompletionTimeout bounds how long the loadgen waits, after the last
-	// query is issued, for the SUT to complete what is outstanding; a SUT
-	// that never completes then ends the run INVALID instead of hanging it.
-	// Not a LoadGen setting. Zero means 10 minutes plus the max duration.
+	// CompletionTimeout bounds how long the loadgen waits without any
+	// sample completing, for a query (SingleStream, MultiStream) or, after
+	// the last query is issued, for what is outstanding; a SUT that stops
+	// completing then ends the run INVALID instead of hanging it. Not a
+	// LoadGen setting. Zero derives it from the scenario's bounds: 20 × the
+	// expected or target latency, 4 × the expected Offline query duration,
+	// at least one minute.
 	CompletionTimeout time.Duration
+
+	// MaxScheduleBytes bounds the memory the query schedule may take
+	// (estimated before it is built; see CheckScheduleCost). Not a LoadGen
+	// setting. Zero means half of the machine's memory.
+	MaxScheduleBytes uint64
 
 	// warnings collects conf-file warnings for the detail log.
 	warnings []string

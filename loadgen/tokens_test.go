@@ -72,7 +72,7 @@ func TestTokenLatenciesAndTEST06Fields(t *testing.T) {
 		t.Fatalf("TPOT min %d ns, want at least 100000", res.TPOT.Min)
 	}
 	summary, _ := os.ReadFile(filepath.Join(dir, "mlperf_log_summary.txt"))
-	for _, want := range []string{"Completed tokens per second: ", "ttft_latency (ns): ", "50.00 percentile first token latency (ns)   : ", "Min Time to Output Token (ns)                : ", "99.90 percentile time to output token (ns)   : "} {
+	for _, want := range []string{"Completed tokens per second: ", "ttft_latency (ns): ", "50.00 percentile first token latency (ns)   : ", "Min Time per Output Token (ns)                : ", "99.90 percentile time to output token (ns)   : "} {
 		if !strings.Contains(string(summary), want) {
 			t.Errorf("summary lacks %q", want)
 		}

@@ -46,7 +46,7 @@ func LoadNifti(path string) (*NiftiImage, error) {
 	defer f.Close()
 	img, err := readNifti(f)
 	if err != nil {
-		return nil, fmt.Errorf("preprocess: %s: %w", path, err)
+		return nil, fmt.Errorf("preprocess: %s: %w; the file is damaged or not a NIfTI-1 (.nii or .nii.gz) image: re-download it or re-create it with the data set's scripts", path, err)
 	}
 	return img, nil
 }

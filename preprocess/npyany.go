@@ -173,6 +173,9 @@ func readNpyArray(r io.Reader) (*NpyArray, error) {
 	return &NpyArray{Shape: shape, Descr: descr, Data: data}, nil
 }
 
+// npyFix says what to do about a damaged .npy or .npz file.
+const npyFix = "the file is damaged or not a numpy .npy/.npz file: re-download it or re-create it (a preprocessed cache: delete it and preprocess again)"
+
 // LoadNpyArray reads a .npy file with ReadNpyArray. Errors name the file.
 func LoadNpyArray(path string) (*NpyArray, error) {
 	f, err := os.Open(path)
@@ -182,7 +185,7 @@ func LoadNpyArray(path string) (*NpyArray, error) {
 	defer f.Close()
 	a, err := readNpyArray(f)
 	if err != nil {
-		return nil, fmt.Errorf("preprocess: %s: %w", path, err)
+		return nil, fmt.Errorf("preprocess: %s: %w; %s", path, err, npyFix)
 	}
 	return a, nil
 }
@@ -192,7 +195,7 @@ func LoadNpyArray(path string) (*NpyArray, error) {
 func LoadNpz(path string) (map[string]*NpyArray, error) {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
-		return nil, fmt.Errorf("preprocess: %s: %w: not an .npz archive: %v", path, ErrNpy, err)
+		return nil, fmt.Errorf("preprocess: %s: %w: not an .npz archive (%v); %s", path, ErrNpy, err, npyFix)
 	}
 	defer zr.Close()
 	out := map[string]*NpyArray{}
@@ -204,7 +207,7 @@ func LoadNpz(path string) (map[string]*NpyArray, error) {
 		a, err := readNpyArray(rc)
 		rc.Close()
 		if err != nil {
-			return nil, fmt.Errorf("preprocess: %s: %s: %w", path, f.Name, err)
+			return nil, fmt.Errorf("preprocess: %s: member %s: %w; %s", path, f.Name, err, npyFix)
 		}
 		out[strings.TrimSuffix(f.Name, ".npy")] = a
 	}

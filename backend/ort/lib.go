@@ -7,7 +7,10 @@
 //  2. $MLPERF_DEPS/onnxruntime/libonnxruntime.so.1, when MLPERF_DEPS is set;
 //  3. .deps/onnxruntime/libonnxruntime.so.1 in the working directory or any
 //     parent, then beside the executable or in its parent directory (where
-//     `make setup` installs it).
+//     `make setup` installs it);
+//  4. the per-user deps folder (UserDepsDir: $XDG_DATA_HOME/mlperf-go/deps,
+//     by default ~/.local/share/mlperf-go/deps), for a binary run from
+//     anywhere or installed with go install.
 //
 // The library is loaded once per process, on the first Open.
 package ort
@@ -69,10 +72,12 @@ func findLibrary(getenv func(string) string, cwd, exe string) (string, error) {
 		return abs, nil
 	}
 	var tried []string
+	seen := map[string]bool{}
 	try := func(p string) bool {
-		if p == "" {
+		if p == "" || seen[p] {
 			return false
 		}
+		seen[p] = true
 		tried = append(tried, p)
 		return isFile(p)
 	}
@@ -99,8 +104,33 @@ func findLibrary(getenv func(string) string, cwd, exe string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("%w: libonnxruntime.so.1 not found (looked at %s); run make setup, or set %s",
-		ErrNoLibrary, strings.Join(tried, ", "), EnvLibrary)
+	if d := userDepsDir(getenv); d != "" {
+		if p := filepath.Join(d, relLibrary); try(p) {
+			return p, nil
+		}
+	}
+	where := ""
+	if d := userDepsDir(getenv); d != "" {
+		where = ", install it in " + filepath.Join(d, relLibrary)
+	}
+	return "", fmt.Errorf("%w: libonnxruntime.so.1 not found (looked at %s); run make setup%s, or set %s",
+		ErrNoLibrary, strings.Join(tried, ", "), where, EnvLibrary)
+}
+
+// UserDepsDir is the per-user deps folder searched after the project's
+// .deps folders: $XDG_DATA_HOME/mlperf-go/deps, or
+// ~/.local/share/mlperf-go/deps ("" when neither variable is set). A
+// setup that installs there makes the binary work from any folder.
+func UserDepsDir() string { return userDepsDir(os.Getenv) }
+
+func userDepsDir(getenv func(string) string) string {
+	if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "mlperf-go", "deps")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "share", "mlperf-go", "deps")
+	}
+	return ""
 }
 
 func isFile(p string) bool {

@@ -22,6 +22,13 @@ func TestFindLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := t.TempDir()
+	userLib := filepath.Join(root, "mlperf-go", "deps", relLibrary)
+	home := t.TempDir()
+	homeLib := filepath.Join(home, ".local", "share", "mlperf-go", "deps", relLibrary)
+	for _, p := range []string{userLib, homeLib} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
 	env := func(kv ...string) func(string) string {
 		return func(k string) string {
 			for i := 0; i < len(kv); i += 2 {
@@ -45,6 +52,9 @@ func TestFindLibrary(t *testing.T) {
 		{"beside executable", env(), other, filepath.Join(root, "mlperf"), lib},
 		{"parent of executable dir", env(), other, filepath.Join(root, "bin", "mlperf"), lib},
 		{"nowhere", env(), other, "", "!libonnxruntime.so.1 not found"},
+		{"per-user folder", env("XDG_DATA_HOME", root), other, "", userLib},
+		{"per-user folder from HOME", env("HOME", home), other, "", homeLib},
+		{"nowhere names the per-user folder", env("HOME", other), other, "", "!install it in " + filepath.Join(other, ".local", "share", "mlperf-go", "deps", relLibrary)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -59,5 +69,22 @@ func TestFindLibrary(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, c.want)
 			}
 		})
+	}
+}
+
+// Each place is listed once in the message, even when the executable's
+// folder is also a parent of the working directory.
+func TestFindLibraryListsEachPlaceOnce(t *testing.T) {
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	os.MkdirAll(bin, 0o755)
+	_, err := findLibrary(func(string) string { return "" }, bin, filepath.Join(bin, "mlperf"))
+	if err == nil {
+		t.Fatal("found a library in an empty folder")
+	}
+	for _, p := range []string{filepath.Join(bin, ".deps", relLibrary), filepath.Join(root, ".deps", relLibrary)} {
+		if n := strings.Count(err.Error(), p+","); n > 1 {
+			t.Fatalf("%s listed %d times: %v", p, n, err)
+		}
 	}
 }

@@ -545,3 +545,18 @@ func BenchmarkRunOverhead(b *testing.B) {
 		}
 	})
 }
+
+// Absurd thread counts are refused before ONNX Runtime sees them (it
+// crashes creating 100000 threads); no library is needed for the check.
+func TestAbsurdThreadCountsAreRefused(t *testing.T) {
+	for _, o := range []ort.Options{{IntraOpThreads: 100000}, {InterOpThreads: 1 << 20}, {IntraOpThreads: -2}} {
+		_, err := ort.OpenBytes([]byte("not a model"), o)
+		if err == nil || !strings.Contains(err.Error(), "thread") {
+			t.Errorf("%+v: err = %v", o, err)
+		}
+	}
+	_, err := ort.OpenBytes([]byte("x"), ort.Options{IntraOpThreads: 100000})
+	if !errors.Is(err, backend.ErrTooLarge) {
+		t.Errorf("err = %v, want backend.ErrTooLarge", err)
+	}
+}

@@ -163,15 +163,20 @@ func open(path string, data []byte, o Options) (*Session, error) {
 	if name == "" {
 		name = "model from memory"
 	}
+	// Absurd counts crash ONNX Runtime (it creates every thread while the
+	// session opens) instead of failing, so they are refused here.
+	if err := backend.CheckThreads("intra-op threads", o.IntraOpThreads); err != nil {
+		return nil, fmt.Errorf("ort: %w", err)
+	}
+	if err := backend.CheckThreads("inter-op threads", o.InterOpThreads); err != nil {
+		return nil, fmt.Errorf("ort: %w", err)
+	}
 	if err := Init(); err != nil {
 		return nil, err
 	}
 	prov, err := ParseProvider(o.Provider)
 	if err != nil {
 		return nil, err
-	}
-	if o.IntraOpThreads < 0 || o.InterOpThreads < 0 {
-		return nil, fmt.Errorf("ort: negative thread count (intra %d, inter %d)", o.IntraOpThreads, o.InterOpThreads)
 	}
 	// Introspect on the CPU with optimisations off: cheap, and needed
 	// because the session binds its input and output names at creation.

@@ -8,7 +8,9 @@ package all
 
 import (
 	_ "github.com/mlperf-go/inference/models/bert"
+	_ "github.com/mlperf-go/inference/models/dlrm"
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
 	_ "github.com/mlperf-go/inference/models/resnet50"
+	_ "github.com/mlperf-go/inference/models/sdxl"
 )

@@ -114,11 +114,15 @@ func Load(dir string, opt Options) (*Dataset, error) {
 	return ds, nil
 }
 
+// NumClasses is the number of ImageNet classes: val_map.txt labels are
+// 0..NumClasses-1.
+const NumClasses = 1000
+
 // ParseValMap parses val_map.txt lines "<relative path><whitespace><label>"
 // (split on runs of whitespace after trimming, as the reference's
 // re.split(r"\s+", line.strip())). Blank lines are ignored; any other line
-// without exactly two fields or with a non-integer label is an error
-// naming the line. count > 0 stops after that many lines.
+// without exactly two fields, with a non-integer label or with a label
+// outside 0..NumClasses-1 is an error naming the line. count > 0 stops after that many lines.
 func ParseValMap(r io.Reader, count int) ([]Sample, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -140,6 +144,9 @@ func ParseValMap(r io.Reader, count int) ([]Sample, error) {
 		label, err := strconv.Atoi(fields[1])
 		if err != nil {
 			return nil, fmt.Errorf("%w: line %d: label %q is not an integer", ErrBadValMap, line, fields[1])
+		}
+		if label < 0 || label >= NumClasses {
+			return nil, fmt.Errorf("%w: line %d: label %d is outside the ImageNet classes 0 to %d (is this the ILSVRC2012 val_map.txt?)", ErrBadValMap, line, label, NumClasses-1)
 		}
 		out = append(out, Sample{Path: fields[0], Label: label})
 	}

@@ -218,3 +218,35 @@ func TestVerifyWithoutManifest(t *testing.T) {
 		t.Errorf("malformed manifest: %v", err)
 	}
 }
+
+func TestValMapLabelOutsideImageNetIsRefused(t *testing.T) {
+	for _, l := range []string{"5000", "1000", "-1"} {
+		_, err := ParseValMap(strings.NewReader("a.JPEG 3\nb.JPEG "+l+"\n"), 0)
+		if !errors.Is(err, ErrBadValMap) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "0 to 999") {
+			t.Errorf("label %s: err = %v", l, err)
+		}
+	}
+	if s, err := ParseValMap(strings.NewReader("a.JPEG 999\nb.JPEG 0\n"), 0); err != nil || len(s) != 2 {
+		t.Fatalf("valid labels: %v %v", s, err)
+	}
+}
+
+func FuzzParseValMap(f *testing.F) {
+	f.Add("ILSVRC2012_val_00000001.JPEG 65\nILSVRC2012_val_00000002.JPEG 970\n", 0)
+	f.Add("a 1\n\n b\t2 \n", 1)
+	f.Add("a 5000\n", 0)
+	f.Fuzz(func(t *testing.T, text string, count int) {
+		s, err := ParseValMap(strings.NewReader(text), count)
+		if err != nil {
+			if !errors.Is(err, ErrBadValMap) {
+				t.Fatalf("error without ErrBadValMap: %v", err)
+			}
+			return
+		}
+		for _, x := range s {
+			if x.Label < 0 || x.Label >= NumClasses || x.Path == "" {
+				t.Fatalf("accepted %+v", x)
+			}
+		}
+	})
+}

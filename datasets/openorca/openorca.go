@@ -25,6 +25,7 @@
 package openorca
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -65,6 +66,9 @@ const (
 // Columns lists every column of the reference's data frame, in its order.
 var Columns = []string{ColID, ColSystemPrompt, ColQuestion, ColOutput, ColInput, ColTokInput, ColTokOutput, ColOrigin, ColTokInputLength, ColTokOutputLength}
 
+// fixHint says how to replace a damaged data set file.
+const fixHint = "re-download it with datasets/openorca/download_dataset.sh (or re-create it with 'mlperf dataset synth openorca') and check it with 'mlperf dataset verify openorca'"
+
 // ErrFormat is wrapped by errors about a file that is not the preprocessed
 // OpenOrca data set.
 var ErrFormat = errors.New("openorca: not the preprocessed OpenOrca format")
@@ -90,13 +94,20 @@ func Open(path string) (*Dataset, error) {
 		f.Close()
 		return nil, fmt.Errorf("openorca: %w", err)
 	}
+	if err := checkFooter(f, st.Size()); err != nil {
+		f.Close()
+		if strings.HasSuffix(path, ".pkl") || strings.HasSuffix(path, ".pkl.gz") {
+			return nil, fmt.Errorf("%w: %s is a pandas pickle; convert it once to parquet (see datasets/openorca/README.md): %v", ErrFormat, path, err)
+		}
+		return nil, fmt.Errorf("%w: %s is damaged or not a parquet file (%v); %s", ErrFormat, path, err, fixHint)
+	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		f.Close()
 		if strings.HasSuffix(path, ".pkl") || strings.HasSuffix(path, ".pkl.gz") {
 			return nil, fmt.Errorf("%w: %s is a pandas pickle; convert it once to parquet (see datasets/openorca/README.md): %v", ErrFormat, path, err)
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
+		return nil, fmt.Errorf("%w: %s is damaged or not a parquet file (%v); %s", ErrFormat, path, err, fixHint)
 	}
 	d := &Dataset{path: path, f: f, pf: pf}
 	if _, err := d.listLeaf(ColTokInput); err != nil {
@@ -104,6 +115,26 @@ func Open(path string) (*Dataset, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// checkFooter checks the parquet trailer (footer length, "PAR1") before
+// the parquet reader trusts it: a damaged length would make the reader
+// allocate up to 4 GiB for the footer.
+func checkFooter(f *os.File, size int64) error {
+	if size < 12 {
+		return fmt.Errorf("%d bytes, too short for parquet", size)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("no parquet magic at the end")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("footer of %d bytes in a file of %d bytes", n, size)
+	}
+	return nil
 }
 
 // Path is the file name given to Open.
@@ -222,7 +253,7 @@ func (d *Dataset) scan(l parquet.LeafColumn, fn func(row int, v parquet.Value) e
 			}
 		}()
 		if err != nil {
-			return fmt.Errorf("%w: %s: column %s: %v", ErrFormat, d.path, l.Path[0], err)
+			return fmt.Errorf("%w: %s: column %s is damaged (%v); %s", ErrFormat, d.path, l.Path[0], err, fixHint)
 		}
 	}
 	if row+1 != d.Len() {

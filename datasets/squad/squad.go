@@ -38,6 +38,44 @@ const (
 	DevFeatures   = 10833
 )
 
+// ErrFormat is returned (wrapped) for a file that is not SQuAD v1.1 JSON
+// or misses a field every question needs.
+var ErrFormat = errors.New("not a SQuAD JSON file")
+
+// describeJSONError says where and why a SQuAD document failed to decode,
+// in the file's terms rather than the decoder's Go types.
+func describeJSONError(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("JSON syntax error at byte %d (%v)", se.Offset, se)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the top level"
+		}
+		return fmt.Sprintf("at byte %d, %s holds a JSON %s where SQuAD has %s", te.Offset, field, te.Value, jsonKind(te.Type.Kind().String()))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the file is empty or ends early"
+	}
+	return err.Error()
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "string":
+		return "a string"
+	case "int", "int64", "float64":
+		return "a number"
+	}
+	return "another type"
+}
+
 // ErrVersion is returned (wrapped) when a file's "version" is not "1.1".
 var ErrVersion = errors.New("squad: unsupported data set version")
 
@@ -100,7 +138,7 @@ func Read(r io.Reader) (*Dataset, error) {
 	}
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("squad: not a SQuAD JSON file: %w", err)
+		return nil, fmt.Errorf("squad: %w: %s; the file is damaged or not SQuAD v1.1 JSON: re-download it with datasets/squad/download_dataset.sh (or make a synthetic one with 'mlperf dataset synth squad')", ErrFormat, describeJSONError(err))
 	}
 	if raw.Version == nil {
 		return nil, fmt.Errorf("%w: no \"version\" field, want %q", ErrVersion, Version)
@@ -118,9 +156,15 @@ func Read(r io.Reader) (*Dataset, error) {
 func (ds *Dataset) validate() error {
 	for a, art := range ds.Data {
 		for p, par := range art.Paragraphs {
+			if par.Context == "" && len(par.QAs) > 0 {
+				return fmt.Errorf("squad: %w: data[%d].paragraphs[%d] has questions but no \"context\"", ErrFormat, a, p)
+			}
 			for q, qa := range par.QAs {
 				if qa.ID == "" {
-					return fmt.Errorf("squad: data[%d].paragraphs[%d].qas[%d] has no \"id\"", a, p, q)
+					return fmt.Errorf("squad: %w: data[%d].paragraphs[%d].qas[%d] has no \"id\"", ErrFormat, a, p, q)
+				}
+				if qa.Question == "" {
+					return fmt.Errorf("squad: %w: data[%d].paragraphs[%d].qas[%d] (id %q) has no \"question\"", ErrFormat, a, p, q, qa.ID)
 				}
 			}
 		}

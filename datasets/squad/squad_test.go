@@ -195,3 +195,49 @@ func TestDownloadScript(t *testing.T) {
 		t.Fatalf("second download: %v\n%s", err, out)
 	}
 }
+
+// Questions without a question and decoder errors in Go terms are refused
+// with the file's terms and the fix.
+func TestReadRefusesMissingFieldsClearly(t *testing.T) {
+	for name, c := range map[string]struct{ doc, want string }{
+		"no question": {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[{"id":"q1","answers":[]}]}]}]}`, `(id "q1") has no "question"`},
+		"no context":  {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"qas":[{"id":"q1","question":"why?","answers":[]}]}]}]}`, `no "context"`},
+		"data array":  {`{"version":"1.1","data":{"title":"t"}}`, "data holds a JSON object where SQuAD has an array"},
+		"top array":   {`[1,2]`, "the top level holds a JSON array where SQuAD has an object"},
+	} {
+		_, err := Read(strings.NewReader(c.doc))
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want ErrFormat mentioning %q", name, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "Go value") {
+			t.Errorf("%s: message leaks decoder internals: %v", name, err)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[{"id":"q1","question":"why?","answers":[{"text":"c","answer_start":0}]}]}]}]}`))
+	f.Add([]byte(`{"version":"1.1","data":{}}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ds, err := Read(bytes.NewReader(b))
+		if err != nil {
+			if !errors.Is(err, ErrFormat) && !errors.Is(err, ErrVersion) {
+				t.Fatalf("error outside ErrFormat/ErrVersion: %v", err)
+			}
+			if strings.Contains(err.Error(), "Go value") {
+				t.Fatalf("message leaks decoder internals: %v", err)
+			}
+			return
+		}
+		for _, a := range ds.Data {
+			for _, p := range a.Paragraphs {
+				for _, q := range p.QAs {
+					if q.ID == "" || q.Question == "" || p.Context == "" {
+						t.Fatalf("accepted an incomplete question %+v", q)
+					}
+				}
+			}
+		}
+	})
+}

@@ -52,7 +52,32 @@ type Vocab interface{ VocabSize() int }
 func CheckModelVocab(tok Vocab, modelVocab int) error {
 	n := tok.VocabSize()
 	if modelVocab < n || modelVocab-n >= 1024 {
-		return fmt.Errorf("tokenizer: the model has %d vocabulary rows but the tokenizer has %d ids; use the model's own tokenizer", modelVocab, n)
+		return fmt.Errorf("tokenizer: the model has %d vocabulary rows%s but the tokenizer has %d ids%s: the model is not this benchmark's (or the tokenizer is not the model's); check the model file", modelVocab, looksLike(modelVocab, vocabRows), n, looksLike(n, tokenizerIDs))
 	}
 	return nil
+}
+
+// vocabRows and tokenizerIDs name the models that have a vocabulary of a
+// given size (embedding rows; tokenizer ids), for messages.
+var (
+	vocabRows = map[int]string{
+		50400:  "GPT-J 6B (gptj)",
+		32000:  "Llama 2 (llama2-70b) or Mixtral 8x7B",
+		30522:  "BERT (bert)",
+		128256: "Llama 3.1 (llama3_1-8b, llama3_1-405b)",
+		50257:  "GPT-2",
+	}
+	tokenizerIDs = map[int]string{
+		50257:  "GPT-J's (GPT-2 BPE)",
+		32000:  "Llama 2's",
+		30522:  "BERT's",
+		128256: "Llama 3.1's",
+	}
+)
+
+func looksLike(n int, names map[int]string) string {
+	if s, ok := names[n]; ok {
+		return ", as " + s
+	}
+	return ""
 }

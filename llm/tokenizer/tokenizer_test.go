@@ -306,3 +306,19 @@ func BenchmarkLlamaEncodeArticle(b *testing.B) {
 		tok.Encode(string(text), true)
 	}
 }
+
+type vocabOf int
+
+func (v vocabOf) VocabSize() int { return int(v) }
+
+// A wrong model is named by the benchmark it looks like, not blamed on the
+// tokenizer.
+func TestCheckModelVocabNamesTheBenchmark(t *testing.T) {
+	err := CheckModelVocab(vocabOf(50257), 32000)
+	if err == nil || !strings.Contains(err.Error(), "Llama 2") || !strings.Contains(err.Error(), "GPT-J") || !strings.Contains(err.Error(), "not this benchmark's") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := CheckModelVocab(vocabOf(50257), 50400); err != nil {
+		t.Fatalf("GPT-J's padded embedding refused: %v", err)
+	}
+}

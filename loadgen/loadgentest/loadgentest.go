@@ -66,7 +66,9 @@ func (n *NullSUT) IssueQuery(_ context.Context, samples []loadgen.Sample, c load
 
 // DelaySUT completes each sample after a fixed service time, on Workers
 // goroutines (default 1), taking up to Batch samples at a time (default 1).
-// Samples wait in an unbounded queue. Close stops the workers.
+// Samples wait in an unbounded queue. Close stops the workers. It honours
+// the context of IssueQuery: once that is cancelled, the samples of the
+// query fail at once (Response.Err) instead of waiting out the service time.
 type DelaySUT struct {
 	ServiceTime time.Duration
 	Workers     int
@@ -84,8 +86,9 @@ type DelaySUT struct {
 }
 
 type item struct {
-	s loadgen.Sample
-	c loadgen.Completer
+	ctx context.Context
+	s   loadgen.Sample
+	c   loadgen.Completer
 }
 
 // Name implements loadgen.Namer.
@@ -115,24 +118,35 @@ func (d *DelaySUT) work() {
 		take := append([]item(nil), d.queue[:k]...)
 		d.queue = d.queue[k:]
 		d.mu.Unlock()
-		if d.ServiceTime > 0 {
-			time.Sleep(d.ServiceTime)
+		if d.ServiceTime > 0 && take[0].ctx.Err() == nil {
+			t := time.NewTimer(d.ServiceTime)
+			select {
+			case <-t.C:
+			case <-take[0].ctx.Done():
+				t.Stop()
+			}
 		}
 		for _, it := range take {
+			if err := it.ctx.Err(); err != nil {
+				// Cancelled: the sample fails at once instead of sleeping on.
+				it.c.Complete(loadgen.Response{ID: it.s.ID, Err: err})
+				continue
+			}
 			it.c.Complete(loadgen.Response{ID: it.s.ID, Data: Response(it.s.Index)})
 		}
 	}
 }
 
-// IssueQuery implements loadgen.SUT.
-func (d *DelaySUT) IssueQuery(_ context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+// IssueQuery implements loadgen.SUT. A sample whose ctx is cancelled
+// while it waits or is being served completes at once with ctx's error.
+func (d *DelaySUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
 	if d.Never {
 		return
 	}
 	d.once.Do(d.start)
 	d.mu.Lock()
 	for _, s := range samples {
-		d.queue = append(d.queue, item{s, c})
+		d.queue = append(d.queue, item{ctx, s, c})
 	}
 	d.mu.Unlock()
 	d.cond.Broadcast()

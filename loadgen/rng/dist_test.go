@@ -2,6 +2,9 @@ package rng
 
 import (
 	"bufio"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
 	"os"
 	"strconv"
 	"strings"
@@ -52,9 +55,11 @@ func TestGolden(t *testing.T) {
 		if !ok {
 			continue
 		}
+		// "N=5000" lines hold the whole shuffle, "N=100000 first64" its head.
+		head, _, _ = strings.Cut(head, " ")
 		nn, err := strconv.Atoi(strings.TrimPrefix(head, "N="))
 		if err != nil {
-			continue
+			t.Fatalf("bad golden line %q", head)
 		}
 		s := make([]int, nn)
 		for i := range s {
@@ -65,6 +70,49 @@ func TestGolden(t *testing.T) {
 		for i := range min(len(want), nn) {
 			if strconv.Itoa(s[i]) != want[i] {
 				t.Fatalf("shuffle N=%d pos %d = %d, want %s", nn, i, s[i], want[i])
+			}
+		}
+	}
+}
+
+// TestShuffleLargeN compares Shuffle with libstdc++'s std::shuffle over
+// mt19937 in full for N around and above 65536, where libstdc++ switches
+// from two swaps per draw to one: shuffle_large_qslseed.txt holds, per N,
+// the FNV-1a 64 of the whole permutation (4 little-endian bytes per
+// element) and its first and last 16 elements (make_shuffle_large.cc).
+func TestShuffleLargeN(t *testing.T) {
+	ls := lines(t, "shuffle_large_qslseed.txt")
+	if len(ls) < 6 {
+		t.Fatalf("%d golden lines", len(ls))
+	}
+	for _, l := range ls {
+		f := strings.Fields(l)
+		n, err := strconv.Atoi(f[0])
+		if err != nil || len(f) != 2+32 {
+			t.Fatalf("bad golden line %q", l)
+		}
+		s := make([]uint32, n)
+		for i := range s {
+			s[i] = uint32(i)
+		}
+		Shuffle(s, New(2085463073848966840))
+		h := fnv.New64a()
+		var b [4]byte
+		for _, v := range s {
+			binary.LittleEndian.PutUint32(b[:], v)
+			h.Write(b[:])
+		}
+		if got := fmt.Sprintf("%016x", h.Sum64()); got != f[1] {
+			t.Errorf("N=%d: FNV-1a 64 %s, want %s", n, got, f[1])
+		}
+		for i, w := range f[2:] {
+			pos := i
+			if i >= 16 {
+				pos = n - 32 + i
+			}
+			if strconv.FormatUint(uint64(s[pos]), 10) != w {
+				t.Errorf("N=%d pos %d = %d, want %s", n, pos, s[pos], w)
+				break
 			}
 		}
 	}

@@ -6,10 +6,12 @@
 // Every golden sequence of the C++ LoadGen is reproduced (see the tests).
 // The TEST04 paths (performance_issue_unique / _same) follow LoadGen's
 // GenerateQueries; the equal-issue (sample_concatenate_permutation) order
-// follows the spec's description and has no golden sequence yet.
+// is checked against C++ LoadGen event traces (loadgen/testdata/cpptrace).
 package schedule
 
 import (
+	"context"
+
 	"github.com/mlperf-go/inference/loadgen/rng"
 )
 
@@ -61,7 +63,11 @@ func LoadableSets(p Params) [][]uint64 {
 		end := min(start+p.PerformanceSampleCount, count)
 		set := append([]uint64(nil), idx[start:end]...)
 		if p.Scenario == MultiStream && p.SamplesPerQuery > 1 {
-			set = append(set, set[:min(p.SamplesPerQuery-1, len(set))]...)
+			// LoadGen appends set[i] for i < spq-1 one at a time, so a set
+			// shorter than the padding repeats its own padding.
+			for i := range p.SamplesPerQuery - 1 {
+				set = append(set, set[i])
+			}
 		}
 		sets = append(sets, set)
 	}
@@ -77,13 +83,24 @@ type Queries struct {
 
 // Generate returns the queries of one IssueQueries call over the loaded set.
 func Generate(p Params, loaded []uint64) Queries {
+	q, _ := GenerateContext(context.Background(), p, loaded)
+	return q
+}
+
+// ctxCheckEvery is how many queries (or Offline samples) GenerateContext
+// builds between two looks at its context.
+const ctxCheckEvery = 1 << 16
+
+// GenerateContext is Generate that gives up, returning ctx's error, when
+// ctx is cancelled while a long schedule is being built.
+func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, error) {
 	spq := max(p.SamplesPerQuery, 1)
 	setSize := len(loaded)
 	if p.Scenario == MultiStream {
 		setSize -= spq - 1
 	}
 	if setSize <= 0 {
-		return Queries{SamplesPerQuery: spq}
+		return Queries{SamplesPerQuery: spq}, nil
 	}
 	g := rng.New(p.SampleIndexSeed)
 	stride := 1
@@ -116,13 +133,19 @@ func Generate(p Params, loaded []uint64) Queries {
 		rng.Shuffle(s, g)
 		return s
 	}
+	// LoadGen's SampleDistributionEqualIssue shuffles one vector in place
+	// again and again, so each permutation is a shuffle of the previous one
+	// (not of 0..L-1).
 	var equal []uint64
 	if L > 0 && p.MinQueryCount > 0 {
+		cur := make([]uint64, L)
+		for i := range cur {
+			cur[i] = uint64(i)
+		}
 		for range (p.MinQueryCount + L - 1) / L {
+			rng.Shuffle(cur, g)
 			if p.EqualIssue {
-				equal = append(equal, perm()...)
-			} else {
-				perm()
+				equal = append(equal, cur...)
 			}
 		}
 	}
@@ -135,11 +158,11 @@ func Generate(p Params, loaded []uint64) Queries {
 			q.Samples = make([]uint64, 0, spq)
 			switch {
 			case p.IssueSame:
-				// LoadGen fills only the first len(loaded) slots and leaves
-				// the rest as sample 0, which may not be loaded; every slot
-				// gets the chosen sample here.
+				// Every slot gets the chosen loaded sample, as LoadGen's
+				// std::fill; the caller checks IssueSameIndex < len(loaded)
+				// (LoadGen checks it against performance_sample_count only).
 				for range spq {
-					q.Samples = append(q.Samples, loaded[p.IssueSameIndex%L])
+					q.Samples = append(q.Samples, loaded[p.IssueSameIndex])
 				}
 			case p.EqualIssue:
 				// LoadGen pads the query to a multiple of the loaded set
@@ -154,22 +177,28 @@ func Generate(p Params, loaded []uint64) Queries {
 					for _, i := range perm() {
 						q.Samples = append(q.Samples, loaded[i])
 					}
+					if err := ctx.Err(); err != nil {
+						return Queries{}, err
+					}
 				}
 			default:
 				for i := 0; i < spq; i++ {
+					if i%ctxCheckEvery == 0 && ctx.Err() != nil {
+						return Queries{}, ctx.Err()
+					}
 					q.Samples = append(q.Samples, loaded[i%len(loaded)])
 				}
 			}
 		}
 		q.Scheduled = []int64{0}
-		return q
+		return q, nil
 	}
 	if p.Accuracy {
 		for _, pos := range accOrder {
 			q.Samples = append(q.Samples, loaded[pos:pos+uint64(spq)]...)
 			q.Scheduled = append(q.Scheduled, 0)
 		}
-		return q
+		return q, nil
 	}
 	sg := rng.New(p.ScheduleSeed)
 	horizon := p.TargetDurationNs
@@ -198,6 +227,9 @@ func Generate(p Params, loaded []uint64) Queries {
 	for n := uint64(0); ; n++ {
 		if !(prev < horizon || n < minQueries) {
 			break
+		}
+		if n%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return Queries{}, ctx.Err()
 		}
 		prev = t
 		var start uint64
@@ -228,5 +260,5 @@ func Generate(p Params, loaded []uint64) Queries {
 			minQueries += L
 		}
 	}
-	return q
+	return q, nil
 }

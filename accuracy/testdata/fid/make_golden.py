@@ -58,6 +58,17 @@ cases = {
 }
 a = features(30, 12)
 cases["identical"] = (a, a.copy())
+# One constant feature set (every row the same, float64 features so that
+# the mean is inexact): its covariance is only rounding residue (~1e-30),
+# the product is rank one at the residue level, and scipy's sqrtm of it
+# stays finite (complex), so no eps fallback is taken. (With the sets in
+# the other order, OpenBLAS's Schur form has exact zeros on its diagonal
+# and scipy's sqrtm fails: which branch scipy takes there is decided by
+# the rounding of its BLAS.) Its own generator keeps the draws above.
+rng2 = np.random.default_rng(78)
+# Float64 features (full mantissas) make the mean inexact, hence residue.
+row = np.abs(rng2.normal(size=(1, 16))) + 0.1
+cases["constant_set"] = (np.abs(rng2.normal(size=(50, 16))), np.repeat(row, 50, axis=0))
 
 out = {"numpy": np.__version__, "scipy": scipy.__version__, "cases": {}}
 for name, (fa, fb) in cases.items():

@@ -1,0 +1,105 @@
+package dlrm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/criteo"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+func needORT(t testing.TB) {
+	t.Helper()
+	if err := ort.Init(); err != nil {
+		if errors.Is(err, ort.ErrNoLibrary) {
+			t.Skipf("ONNX Runtime not available: %v", err)
+		}
+		t.Fatal(err)
+	}
+}
+
+// TestRunTinyAccuracy runs the benchmark end to end as `mlperf run dlrm
+// --model synthetic:tiny --data synthetic --mode accuracy` does and checks
+// that the AUC line it prints is the one accuracy-dlrm.py's algorithm
+// gives on the run's log (accuracy.ScoreDLRM agrees with sklearn; see
+// TestScoreMatchesReferenceScript for the script itself).
+func TestRunTinyAccuracy(t *testing.T) {
+	needORT(t)
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	for _, sc := range []loadgen.Scenario{loadgen.Offline, loadgen.Server} {
+		out := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		o := benchmark.Options{Scenario: sc, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out,
+			Batch: 3, Extra: benchmark.Extra{OptRowBudget: "500"}}
+		if _, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr); err != nil {
+			t.Fatalf("%v: Run: %v\n%s", sc, err, stderr.String())
+		}
+		m := regexp.MustCompile(`(?m)^AUC=\d+\.\d{3}%, accuracy=\d+\.\d{3}%, good=\d+, total=10000, queries=40$`).FindString(stdout.String())
+		if m == "" {
+			t.Fatalf("%v: no AUC line over the 10000 rows of 40 samples in:\n%s", sc, stdout.String())
+		}
+		r, err := accuracy.ScoreDLRM(filepath.Join(out, "mlperf_log_accuracy.json"), accuracy.Float32, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.String() != m {
+			t.Errorf("%v: run printed %q, the log scores %q", sc, m, r.String())
+		}
+		acc, _ := os.ReadFile(filepath.Join(out, "accuracy.txt"))
+		if !strings.Contains(string(acc), m) {
+			t.Errorf("accuracy.txt lacks %q: %q", m, acc)
+		}
+		trace, _ := os.ReadFile(filepath.Join(out, "dlrm_trace_of_aggregated_samples.txt"))
+		if !strings.HasPrefix(string(trace), "0, 200, 200\n200, 400, 200\n") || strings.Count(string(trace), "\n") != 40 {
+			t.Errorf("trace file starts %q, %d lines", trace[:min(len(trace), 40)], strings.Count(string(trace), "\n"))
+		}
+	}
+}
+
+func TestTraceForOptions(t *testing.T) {
+	tr, err := TraceFor(benchmark.Extra{OptAggregateFix: "300"}, 1000)
+	if err != nil || tr.Len() != 4 || tr.Offsets[3] != 900 {
+		t.Errorf("fix 300 over 1000 rows: %v, %v", tr, err)
+	}
+	tr, err = TraceFor(nil, criteo.ValidationRows)
+	if err != nil || tr.Len() != criteo.AggregatedSamples {
+		t.Errorf("the reference's trace: %d samples, %v; want %d", tr.Len(), err, criteo.AggregatedSamples)
+	}
+	q := filepath.Join(t.TempDir(), "q.txt")
+	os.WriteFile(q, []byte("5, 5\n"), 0o644)
+	if tr, err = TraceFor(benchmark.Extra{OptQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
+		t.Errorf("quantile file of fives: %v, %v", tr, err)
+	}
+	for _, x := range []benchmark.Extra{{OptAggregateFix: "x"}, {OptNumpySeed: "-1"}, {OptNumpySeed: "4294967296"}, {OptQuantileFile: filepath.Join(t.TempDir(), "none")}} {
+		if _, err := TraceFor(x, 100); err == nil {
+			t.Errorf("TraceFor(%v) accepted it", x)
+		}
+	}
+}
+
+// TestRunRejectsBadData checks that a run on a damaged data set ends in
+// the reader's error, naming the file.
+func TestRunRejectsBadData(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	dir := t.TempDir()
+	if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 50}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, criteo.DenseFile))
+	os.WriteFile(filepath.Join(dir, criteo.DenseFile), b[:len(b)-4], 0o644)
+	var stdout, stderr bytes.Buffer
+	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: dir, Backend: "cpu", Out: t.TempDir()}
+	_, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), criteo.DenseFile+": truncated") {
+		t.Errorf("run on a truncated dense file: %v", err)
+	}
+}

@@ -1,0 +1,75 @@
+//go:build cgo
+
+package gptj
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/internal/torchgolden"
+)
+
+// The goldens in testdata/torch come from PyTorch 1.13 (Debian's
+// python3-torch) by make_torch_small.py: a GPT-J decoder as transformers'
+// modeling_gptj, written with torch.nn layers at 2 layers of width 32,
+// exported in the optimum "with past" I/O with seeded weights;
+// the same weights in this package's builder names; PyTorch's logits of a
+// left-padded prefill and of one cached step; and 8 greedy tokens per
+// prompt.
+
+const torchDir = "testdata/torch"
+
+// torchSmall is make_torch_small.py's configuration.
+var torchSmall = Config{Layers: 2, Hidden: 32, Heads: 2, RotaryDim: 8, Inner: 128, Vocab: 101, MaxPositions: 256, LNEps: 1e-5}
+
+var torchPrompts = [][]int32{{7, 5, 17, 33}, {7, 40, 8, 61, 22, 90}}
+
+func compareTorch(t *testing.T, s backend.Session) {
+	t.Helper()
+	torchgolden.CheckDecoder(t, s, torchSmall.Spec(), torchDir, torchPrompts, 100, 8)
+}
+
+// TestTorchExportMatchesPyTorch runs the PyTorch-exported decoder through
+// ONNX Runtime and llm/generate: logits, cache and greedy tokens are
+// PyTorch's.
+func TestTorchExportMatchesPyTorch(t *testing.T) {
+	needORT(t)
+	s, err := ort.Open(filepath.Join(torchDir, "torch_small.onnx"), ort.Options{IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	compareTorch(t, s)
+}
+
+// TestArchWithTorchWeightsMatchesPyTorch gives this package's builder, at
+// the same configuration, PyTorch's weights: LayerNorm, the partial
+// interleaved rotary embeddings, parallel attention and MLP, gelu_new,
+// biases, masks and the cache I/O then compute PyTorch's numbers.
+func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
+	needORT(t)
+	ws, err := torchgolden.ReadWeights(torchDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Arch(torchSmall, ArchSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := torchgolden.Replace(g, ws); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := g.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ort.OpenBytes(buf.Bytes(), ort.Options{IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	compareTorch(t, s)
+}

@@ -1,0 +1,71 @@
+package sdxl
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The full size has SDXL base 1.0's parameter counts (diffusers/
+// transformers: text encoders 123.1 M and 694.7 M, UNet 2567.5 M, VAE
+// decoder with post_quant_conv 49.5 M); the graphs are only built, not
+// written.
+func TestFullSizeParameterCounts(t *testing.T) {
+	c, err := ConfigOf(SizeFull, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	// Published sizes (diffusers/transformers module parameter counts);
+	// the graphs add a few thousand constants (masks, norm constants,
+	// shapes), hence the 0.01% tolerance.
+	for name, c := range map[string]struct {
+		g    interface{ ParamCount() int64 }
+		want float64
+	}{
+		"text_encoder":   {TextEncoder(c.Text1, false, 1), 123060480},
+		"text_encoder_2": {TextEncoder(c.Text2, false, 1), 694659840},
+		"unet":           {UNet(c, 1), 2567463684},
+		"vae_decoder":    {VAEDecoder(c, 1), 49490199 + 20},
+	} {
+		got := float64(c.g.ParamCount())
+		if got < c.want || got > c.want*1.0001 {
+			t.Errorf("%s: %.0f parameters, want %.0f (+0.01%%)", name, got, c.want)
+		}
+	}
+}
+
+func TestBuildTinyLayout(t *testing.T) {
+	dir := t.TempDir()
+	if err := Build(filepath.Join(dir, "model.onnx"), SizeTiny, ArchSeed); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Parts {
+		if _, err := os.Stat(PartPath(dir, p)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func mkTemp() (string, error) { return os.MkdirTemp("", "sdxl-tiny-*") }
+
+// The full synthetic CLIP towers have open_clip ViT-B-32's parameter
+// counts (visual 87,849,216; text 63,428,096 with the 49408-token
+// vocabulary; with the logit scale, the model's 151,277,313), within the
+// graphs' constants.
+func TestCLIPParameterCounts(t *testing.T) {
+	c := CLIPConfigs[SizeFull]
+	for name, x := range map[string]struct {
+		got  int64
+		want float64
+	}{
+		"visual": {SyntheticCLIPImage(c, 1).ParamCount(), 87849216},
+		"text":   {SyntheticCLIPText(c, 49408, 1).ParamCount(), 63428096},
+	} {
+		if g := float64(x.got); g < x.want || g > x.want*1.0002 {
+			t.Errorf("%s: %d parameters, want %.0f (+0.02%%)", name, x.got, x.want)
+		}
+	}
+}

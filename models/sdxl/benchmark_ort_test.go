@@ -1,0 +1,69 @@
+//go:build cgo
+
+package sdxl
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// `mlperf run sdxl --model synthetic:tiny --data synthetic --mode accuracy`
+// end to end: the loadgen run, the FID / CLIP line, accuracy.txt and the
+// review images' captions.
+func TestRunAccuracyTinyEndToEnd(t *testing.T) {
+	needORT(t)
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic",
+		Backend: "cpu", Threads: 1, Out: out, Extra: benchmark.Extra{optWarmup: "1"}}
+	if _, err := benchmark.Run(context.Background(), Benchmark, o, &stdout, &stderr); err != nil {
+		t.Fatalf("Run: %v\n%s", err, stderr.String())
+	}
+	line := regexp.MustCompile(`Accuracy Results: \{'FID_SCORE': '([0-9.e+-]+)', 'CLIP_SCORE': '(-?[0-9.e+-]+)'\}`)
+	m := line.FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("no FID/CLIP line in:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), benchmark.SyntheticNote) {
+		t.Error("no synthetic note")
+	}
+	acc, err := os.ReadFile(filepath.Join(out, "accuracy.txt"))
+	if err != nil || !strings.Contains(string(acc), m[0]) {
+		t.Errorf("accuracy.txt %q, %v", acc, err)
+	}
+	if !strings.Contains(stderr.String(), "3 steps, not the reference's 20") {
+		t.Errorf("the run does not state the tiny model's steps:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "images", "captions.txt")); err != nil {
+		t.Error(err)
+	}
+	// `mlperf accuracy sdxl` on the same log and data gives the same scores.
+	var acc2 bytes.Buffer
+	if _, err := benchmark.Accuracy(context.Background(), Benchmark, &benchmark.AccuracyRequest{
+		ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join(out, "mlperf_log_accuracy.json"), Data: "synthetic"}}, &acc2); err != nil {
+		t.Fatal(err)
+	}
+	m2 := line.FindStringSubmatch(acc2.String())
+	if m2 == nil {
+		t.Fatalf("mlperf accuracy printed %q", acc2.String())
+	}
+	for i := 1; i <= 2; i++ {
+		a, _ := strconv.ParseFloat(m[i], 64)
+		b, _ := strconv.ParseFloat(m2[i], 64)
+		if math.Abs(a-b) > 1e-4*math.Abs(a) {
+			t.Errorf("run scored %s, accuracy %s", m[i], m2[i])
+		}
+	}
+	t.Log(m[0])
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make test: every test with the race detector. The full output goes to
+# out/test.log; the terminal gets each package's result, each failed test,
+# each skipped test with its reason, and the skip count
+# (internal/testreport). Exits with go test's status.
+# Usage: scripts/test.sh [go test flags...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+mkdir -p out
+$GO build -o out/testreport ./internal/testreport || exit 1
+$GO test -race -count=1 -json "$@" ./... | out/testreport out/test.log
+rc=${PIPESTATUS[0]}
+echo "full output: out/test.log"
+exit "$rc"
