@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 )
 
@@ -44,7 +45,7 @@ func TestListAndUnknownBenchmark(t *testing.T) {
 // harness measurements in rounds and ends with the ratio line that
 // scripts read, for every benchmark.
 func TestPerfPrintsRoundsAndRatio(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {

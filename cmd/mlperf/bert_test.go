@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/squad"
 	"github.com/mlperf-go/inference/models/bert"
 )
@@ -91,7 +92,7 @@ func TestRunBERTBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.ort {
-				needORT(t)
+				orttest.Need(t)
 			}
 			code, out := runMlperf(t, env, append(run, tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {
@@ -226,7 +227,7 @@ func TestScoreSquadLog(t *testing.T) {
 // accuracy mode, the accuracy log and its score, against the score of the
 // same model's logits computed here in-process.
 func TestRunBERTAccuracyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	vocab := bertTestVocab(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")

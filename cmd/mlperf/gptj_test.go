@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/llm/sample"
@@ -45,7 +46,7 @@ type gptjLogEntry struct {
 // one EOS when a hypothesis ended), the same ids a direct beam search of
 // each prompt gives, and a score that `accuracy gptj` reproduces.
 func TestRunGPTJEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	tokDir := gptjTestTokenizer(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")

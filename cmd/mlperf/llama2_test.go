@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
@@ -91,7 +92,7 @@ func idsOf(t *testing.T, h string) []int32 {
 }
 
 func TestRunLlama2OfflinePerformance(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -125,7 +126,7 @@ func TestRunLlama2OfflinePerformance(t *testing.T) {
 }
 
 func TestRunLlama2ServerTEST06(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -192,7 +193,7 @@ func TestRunLlama2ServerTEST06(t *testing.T) {
 // greedy decoding of the sample alone (computed here in-process), and
 // `mlperf accuracy llama2` printing the same score as the run.
 func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
@@ -387,7 +388,7 @@ func TestRunLlama2BadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.ort {
-				needORT(t)
+				orttest.Need(t)
 			}
 			code, out := runMlperf(t, env, append(run, tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {

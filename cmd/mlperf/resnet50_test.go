@@ -13,19 +13,12 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/resnet50"
 	"github.com/mlperf-go/inference/onnx"
 )
-
-// needORT skips the test when the ONNX Runtime library is not installed.
-func needORT(t *testing.T) {
-	t.Helper()
-	if _, err := ort.Version(); err != nil {
-		t.Skipf("ONNX Runtime unavailable: %v", err)
-	}
-}
 
 // writeMeanModel writes a small model with ResNet50's I/O contract (input
 // name configurable): ArgMax over the three channel means, so an image
@@ -53,7 +46,7 @@ func writeMeanModel(t *testing.T, path, input string) {
 }
 
 func TestResNet50ModelOnORT(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "mean.onnx")
 	writeMeanModel(t, path, resnet50.InputName)
 	sess, err := ort.Open(path, ort.Options{Provider: "cpu", IntraOpThreads: 1, Outputs: []string{resnet50.ArgMaxName}})
@@ -190,7 +183,7 @@ func TestRunResNet50BadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.ort {
-				needORT(t)
+				orttest.Need(t)
 			}
 			code, out := runMlperf(t, append(env, tc.env...), append(run, tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {
@@ -204,7 +197,7 @@ func TestRunResNet50BadInput(t *testing.T) {
 // accuracy log and its top-1 score. The mean model's predictions are
 // computed independently here from the preprocessed images.
 func TestRunResNet50AccuracyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	if code, out := runMlperf(t, nil, "dataset", "synth", "imagenet", "-o", data, "-n", "6"); code != 0 {
