@@ -86,14 +86,12 @@ func TestScoreOpenImagesBadInputs(t *testing.T) {
 		"partial record":  {logOf(logEntry(0, 0, good), logEntry(3, 1, good[:20])), "seq_id 3: malformed COCO data: qsl_idx 1: 20 bytes are not a whole number of 28-byte records"},
 		"record and more": {logOf(logEntry(5, 0, append(good, 0, 0, 0, 0))), "seq_id 5: malformed COCO data: qsl_idx 0: 32 bytes"},
 		"qsl outside":     {logOf(logEntry(4, 3, good)), "seq_id 4: malformed COCO data: qsl_idx 3 is outside the 3 images"},
-		"unknown label": {logOf(logEntry(6, 2, retinaRecords([7]float32{2, 0, 0, 1, 1, 0.5, 0}, [7]float32{2, 0, 0, 1, 1, 0.5, 264}))),
-			"seq_id 6: malformed COCO data: qsl_idx 2, record 1: label 264: category_id 264 is not a category"},
-		"nan label":   {logOf(logEntry(7, 0, retinaRecords([7]float32{0, 0, 0, 1, 1, 0.5, float32(math.NaN())}))), "record 0: label is NaN"},
-		"inf index":   {logOf(logEntry(8, 0, retinaRecords([7]float32{float32(math.Inf(1)), 0, 0, 1, 1, 0.5, 1}))), "image index is +Inf"},
-		"no entries":  {"[\n]\n", "no entries"},
-		"truncated":   {logOf(logEntry(0, 0, good))[:40], "truncated"},
-		"bad hex":     {`[{"seq_id": 9, "qsl_idx": 0, "data": "0G"}]`, "seq_id 9"},
-		"not a array": {`{}`, "does not start with '['"},
+		"nan label":       {logOf(logEntry(7, 0, retinaRecords([7]float32{0, 0, 0, 1, 1, 0.5, float32(math.NaN())}))), "record 0: label is NaN"},
+		"inf index":       {logOf(logEntry(8, 0, retinaRecords([7]float32{float32(math.Inf(1)), 0, 0, 1, 1, 0.5, 1}))), "image index is +Inf"},
+		"no entries":      {"[\n]\n", "no entries"},
+		"truncated":       {logOf(logEntry(0, 0, good))[:40], "truncated"},
+		"bad hex":         {`[{"seq_id": 9, "qsl_idx": 0, "data": "0G"}]`, "seq_id 9"},
+		"not a array":     {`{}`, "does not start with '['"},
 	} {
 		path := writeLog(t, c.log)
 		_, err := ScoreOpenImages(path, gt, OpenImagesConfig{})
@@ -209,6 +207,27 @@ func TestScoreOpenImagesPerfect(t *testing.T) {
 	}
 	if r.String() != "mAP=100.000%" || !r.Pass(RetinaNetTarget) || r.Images != 3 || r.NoResults != 1 || r.Dupes != 1 || r.Detections != 3 {
 		t.Errorf("%s images %d no-results %d dupes %d detections %d", r, r.Images, r.NoResults, r.Dupes, r.Detections)
+	}
+}
+
+// TestScoreOpenImagesUnknownCategory: detections of categories the file
+// does not have are dropped and counted, as COCOeval ignores them; the
+// score is that of the log without them.
+func TestScoreOpenImagesUnknownCategory(t *testing.T) {
+	gt := miniGroundTruth(t)
+	good := [7]float32{0, 48.0 / 480, 64.0 / 640, 288.0 / 480, 384.0 / 640, 0.9, 0}
+	stray := [7]float32{0, 0.1, 0.1, 0.5, 0.5, 0.95, 264}
+	negative := [7]float32{0, 0.1, 0.1, 0.5, 0.5, 0.95, -1}
+	with, err := ScoreOpenImages(writeLog(t, logOf(logEntry(0, 0, retinaRecords(stray, good, negative)), logEntry(1, 1, nil))), gt, OpenImagesConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := ScoreOpenImages(writeLog(t, logOf(logEntry(0, 0, retinaRecords(good)), logEntry(1, 1, nil))), gt, OpenImagesConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.UnknownCategory != 2 || with.Detections != 1 || with.String() != without.String() || without.MAP() <= 0 {
+		t.Errorf("with strays: %s, %d unknown, %d detections; without: %s", with, with.UnknownCategory, with.Detections, without)
 	}
 }
 

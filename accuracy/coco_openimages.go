@@ -56,30 +56,32 @@ func NewRetinaNetDecoder(gt *COCOGroundTruth, cfg OpenImagesConfig) *RetinaNetDe
 // the box is scaled by the image's width and height from the annotation
 // file and turned into [x, y, w, h]; category_id is int(label). It returns
 // how many records carry an index other than qslIdx (the script warns and
-// goes on). An empty response has no detections. Errors: a length that is
-// not a whole number of records, qslIdx outside the images, a label that is
-// not a category of the file, a NaN or infinite index or label. (The script
-// crashes on most of these, but takes 4 to 24 bytes as "no detections" and
-// lets pycocotools drop unknown categories silently: here both are errors,
-// since no correct SUT produces them.)
+// goes on). An empty response has no detections. A detection whose
+// category is not one of the file's is dropped, as COCOeval (which only
+// iterates the ground truth's categories) drops it; ScoreOpenImages counts
+// them. Errors: a length that is not a whole number of records, qslIdx
+// outside the images, a NaN or infinite index or label, a label outside
+// the inverse map. (The script crashes on most of these, but takes 4 to 24
+// bytes as "no detections": here that is an error, since no correct SUT
+// produces it.)
 func (d *RetinaNetDecoder) Append(dst []COCODetection, qslIdx uint64, data []byte) ([]COCODetection, int, error) {
-	dst, mis, err := d.decode(dst, qslIdx, data)
+	dst, mis, _, err := d.decode(dst, qslIdx, data)
 	if err != nil {
 		err = fmt.Errorf("accuracy: %w", err)
 	}
 	return dst, mis, err
 }
 
-// decode is Append with errors not yet prefixed.
-func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byte) ([]COCODetection, int, error) {
+// decode is Append with errors not yet prefixed, also returning how many
+// detections were dropped for an unknown category.
+func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byte) (_ []COCODetection, mismatches, unknown int, _ error) {
 	if qslIdx >= uint64(len(d.gt.Images)) {
-		return dst, 0, fmt.Errorf("%w: qsl_idx %d is outside the %d images of the annotation file (was the log made with another data set?)", ErrCOCO, qslIdx, len(d.gt.Images))
+		return dst, 0, 0, fmt.Errorf("%w: qsl_idx %d is outside the %d images of the annotation file (was the log made with another data set?)", ErrCOCO, qslIdx, len(d.gt.Images))
 	}
 	if len(data)%RetinaNetRecordSize != 0 {
-		return dst, 0, fmt.Errorf("%w: qsl_idx %d: %d bytes are not a whole number of %d-byte records [qsl_idx, ymin, xmin, ymax, xmax, score, label]", ErrCOCO, qslIdx, len(data), RetinaNetRecordSize)
+		return dst, 0, 0, fmt.Errorf("%w: qsl_idx %d: %d bytes are not a whole number of %d-byte records [qsl_idx, ymin, xmin, ymax, xmax, score, label]", ErrCOCO, qslIdx, len(data), RetinaNetRecordSize)
 	}
 	im := &d.gt.Images[qslIdx]
-	mismatches := 0
 	var rec [7]float32
 	for n := 0; n*RetinaNetRecordSize < len(data); n++ {
 		b := data[n*RetinaNetRecordSize:]
@@ -88,14 +90,18 @@ func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byt
 		}
 		idx, label := float64(rec[0]), float64(rec[6])
 		if math.IsNaN(idx) || math.IsInf(idx, 0) {
-			return dst, mismatches, fmt.Errorf("%w: qsl_idx %d, record %d: image index is %v", ErrCOCO, qslIdx, n, idx)
+			return dst, mismatches, unknown, fmt.Errorf("%w: qsl_idx %d, record %d: image index is %v", ErrCOCO, qslIdx, n, idx)
 		}
 		if math.Trunc(idx) != float64(qslIdx) {
 			mismatches++
 		}
-		cat, err := d.category(label)
+		cat, known, err := d.category(label)
 		if err != nil {
-			return dst, mismatches, fmt.Errorf("%w: qsl_idx %d, record %d: %v", ErrCOCO, qslIdx, n, err)
+			return dst, mismatches, unknown, fmt.Errorf("%w: qsl_idx %d, record %d: %v", ErrCOCO, qslIdx, n, err)
+		}
+		if !known {
+			unknown++
+			continue
 		}
 		det := COCODetection{ImageID: im.ID, CategoryID: cat, Score: float64(rec[5])}
 		if d.cfg.NumPy1 {
@@ -112,33 +118,32 @@ func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byt
 		}
 		dst = append(dst, det)
 	}
-	return dst, mismatches, nil
+	return dst, mismatches, unknown, nil
 }
 
-// category is int(label), through the inverse map if configured.
-func (d *RetinaNetDecoder) category(label float64) (int64, error) {
+// category is int(label), through the inverse map if configured; known
+// reports whether the file has that category.
+func (d *RetinaNetDecoder) category(label float64) (cat int64, known bool, err error) {
 	if math.IsNaN(label) || math.IsInf(label, 0) {
-		return 0, fmt.Errorf("label is %v", label)
+		return 0, false, fmt.Errorf("label is %v", label)
 	}
 	t := math.Trunc(label)
 	if math.Abs(t) > 1<<53 {
-		return 0, fmt.Errorf("label %v is not a category of the annotation file", label)
+		return 0, false, nil
 	}
 	c := int64(t)
 	if d.cfg.UseInvMap {
 		n := int64(len(d.invMap))
 		if c < -n || c >= n {
-			return 0, fmt.Errorf("label %d is outside the inverse label map of %d entries", c, n)
+			return 0, false, fmt.Errorf("label %d is outside the inverse label map of %d entries", c, n)
 		}
 		if c < 0 {
 			c += n
 		}
 		c = d.invMap[c]
 	}
-	if _, ok := d.cats.get(c); !ok {
-		return 0, fmt.Errorf("label %v: category_id %d is not a category of the annotation file", label, c)
-	}
-	return c, nil
+	_, ok := d.cats.get(c)
+	return c, ok, nil
 }
 
 // OpenImagesResult is the outcome of ScoreOpenImages.
@@ -149,6 +154,9 @@ type OpenImagesResult struct {
 	Detections int
 	Dupes      int // log entries skipped as repeats of a qsl_idx
 	Mismatches int // records whose index field differs from their qsl_idx
+	// UnknownCategory counts detections dropped because their category
+	// is not in the annotation file (COCOeval never looks at them).
+	UnknownCategory int
 }
 
 // MAP is the score in percent: 100 × AP@[.50:.95], area all, maxDets 100.
@@ -172,12 +180,13 @@ func ScoreOpenImages(logPath string, gt *COCOGroundTruth, cfg OpenImagesConfig) 
 	var imgIDs []int64
 	r := &OpenImagesResult{}
 	dupes, err := ReadUnique(logPath, func(e Entry) error {
-		var mis int
+		var mis, unknown int
 		var err error
-		if dets, mis, err = dec.decode(dets, e.QSLIdx, e.Data); err != nil {
+		if dets, mis, unknown, err = dec.decode(dets, e.QSLIdx, e.Data); err != nil {
 			return fmt.Errorf("accuracy: %s: seq_id %d: %w", logPath, e.SeqID, err)
 		}
 		r.Mismatches += mis
+		r.UnknownCategory += unknown
 		if len(e.Data) == 0 {
 			r.NoResults++
 		}

@@ -38,6 +38,9 @@ func Accuracy(ctx context.Context, b *Benchmark, req *AccuracyRequest, stdout io
 	if req.CacheDir == "" {
 		req.CacheDir = CacheDir()
 	}
+	if err := checkLogShape(b, req.Log, req.DType); err != nil {
+		return nil, err
+	}
 	sc, err := b.Score(ctx, &req.ScoreRequest)
 	if err != nil {
 		return nil, err
@@ -71,4 +74,15 @@ func Accuracy(ctx context.Context, b *Benchmark, req *AccuracyRequest, stdout io
 		return sc, fmt.Errorf("%s: accuracy target of %s not met", b.Name, req.CheckerID)
 	}
 	return sc, nil
+}
+
+// checkLogShape refuses an accuracy log that cannot be b's (see
+// Benchmark.LogShape). A --dtype other than the shape's skips the check:
+// the user says the log was written another way.
+func checkLogShape(b *Benchmark, path, dtype string) error {
+	if b.LogShape == nil || (dtype != "" && dtype != string(b.LogShape.DType)) {
+		return nil
+	}
+	_, err := accuracy.CheckLog(path, *b.LogShape)
+	return err
 }

@@ -18,6 +18,7 @@ package benchmark
 
 import (
 	"context"
+	"github.com/mlperf-go/inference/accuracy"
 	"io"
 	"time"
 
@@ -69,6 +70,11 @@ type Benchmark struct {
 	// does, for `mlperf accuracy <name>` and for runs whose Instance has
 	// no Score of its own.
 	Score func(ctx context.Context, req *ScoreRequest) (*Score, error)
+	// LogShape, when set, describes the responses in the benchmark's
+	// accuracy log (element type, count, value range): a log that does
+	// not fit (another benchmark's, or another dtype's) is refused before
+	// it is scored.
+	LogShape *accuracy.LogShape
 	// Compliance lists the compliance tests that apply (TEST01, TEST04,
 	// TEST06, ...), as the round's rules name them.
 	Compliance []string
@@ -152,6 +158,10 @@ type Options struct {
 	Duration   time.Duration
 	MinQueries int
 	QPS        float64
+	// CompletionTimeout, when positive, bounds how long the loadgen waits
+	// without any completion (loadgen.Settings.CompletionTimeout; 0: the
+	// scenario's default).
+	CompletionTimeout time.Duration
 	// Extra holds the values of the benchmark's Options.
 	Extra Extra
 }

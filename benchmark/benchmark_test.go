@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,5 +189,32 @@ func TestPerfCompareRefusesEmptySides(t *testing.T) {
 	r, err := PerfCompare(context.Background(), &bytes.Buffer{}, time.Second, one, one)
 	if err != nil || r.Ratio() != 1 {
 		t.Errorf("equal sides: %+v, %v; want ratio 1", r, err)
+	}
+}
+
+func TestAccuracyRefusesAnotherBenchmarksLog(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	out := t.TempDir()
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: out}
+	if _, err := Run(context.Background(), b, o, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(out, "mlperf_log_accuracy.json")
+	req := &AccuracyRequest{ScoreRequest: ScoreRequest{Log: log}}
+	b.LogShape = &accuracy.LogShape{Benchmark: "echo", DType: accuracy.Int32, MinElems: 1, MaxElems: 1, MaxValue: 10}
+	if _, err := Accuracy(context.Background(), b, req, &bytes.Buffer{}); err != nil {
+		t.Fatalf("a log of the benchmark's own shape: %v", err)
+	}
+	b.LogShape = &accuracy.LogShape{Benchmark: "bert", DType: accuracy.Float32, MinElems: 768, MaxElems: 768}
+	_, err := Accuracy(context.Background(), b, req, &bytes.Buffer{})
+	if !errors.Is(err, accuracy.ErrWrongBenchmark) {
+		t.Errorf("a log of another shape: %v, want ErrWrongBenchmark", err)
+	}
+	// A --dtype the user gives overrides the shape's.
+	req.DType = "int64"
+	b.Score = func(context.Context, *ScoreRequest) (*Score, error) { return &Score{Lines: []string{"x=1"}}, nil }
+	if _, err := Accuracy(context.Background(), b, req, &bytes.Buffer{}); err != nil {
+		t.Errorf("with --dtype int64: %v", err)
 	}
 }

@@ -121,7 +121,10 @@ func OfflineRun(ctx context.Context, env *Env, sut loadgen.SUT, qsl loadgen.QSL,
 	}
 	s.MinDurationMs = uint64(d / time.Millisecond)
 	s.MinQueryCount = 1
-	s.OfflineExpectedQPS = max(expectedQPS, 1)
+	// The floor sizes the query at about one sample per d, not one per
+	// second: a model slower than 1 sample/s (RetinaNet or a large model
+	// on a CPU) would otherwise get a query many times d long.
+	s.OfflineExpectedQPS = max(expectedQPS, 1/max(d.Seconds(), 1e-3))
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = env.Out
 	res, err := loadgen.Run(ctx, sut, qsl, s, logs)

@@ -105,6 +105,9 @@ func Settings(o *Options) (loadgen.Settings, error) {
 	if o.QPS > 0 {
 		s.ServerTargetQPS, s.OfflineExpectedQPS = o.QPS, o.QPS
 	}
+	if o.CompletionTimeout > 0 {
+		s.CompletionTimeout = o.CompletionTimeout
+	}
 	return s, nil
 }
 
@@ -292,6 +295,9 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	}
 	if s.Mode == loadgen.AccuracyOnly || s.Mode == loadgen.SubmissionRun {
 		logPath := filepath.Join(env.Out, "mlperf_log_accuracy.json")
+		if err := checkLogShape(b, logPath, ""); err != nil {
+			return res, err
+		}
 		var sc *Score
 		if inst.Score != nil {
 			sc, err = inst.Score(ctx, logPath)

@@ -320,13 +320,15 @@ func (s *Settings) ApplyConf(data []byte, file, model string, kind ConfKind) err
 	}
 	if v, ok := look(sc, "use_token_latencies"); ok {
 		s.UseTokenLatencies = v.u == 1
-		if s.UseTokenLatencies {
-			if v, ok := look("Server", "ttft_latency"); ok {
-				s.ServerTTFTLatencyNs = int64(v.f * 1e6)
-			}
-			if v, ok := look("Server", "tpot_latency"); ok {
-				s.ServerTPOTLatencyNs = int64(v.f * 1e6)
-			}
+	}
+	// As LoadGen: the bounds are read whenever token latencies are on, also
+	// when an earlier file (mlperf.conf) turned them on.
+	if s.UseTokenLatencies {
+		if v, ok := look("Server", "ttft_latency"); ok {
+			s.ServerTTFTLatencyNs = int64(v.f * 1e6)
+		}
+		if v, ok := look("Server", "tpot_latency"); ok {
+			s.ServerTPOTLatencyNs = int64(v.f * 1e6)
 		}
 	}
 	flag(&s.InferTokenLatencies, sc, "infer_token_latencies")
@@ -401,6 +403,7 @@ func (s *Settings) ApplyAuditConfig(path string) (applied bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("loadgen: reading audit config: %w", err)
 	}
+	s.warnings = append(s.warnings, auditConfigWarning)
 	return true, s.ApplyConf(data, path, "*", AuditConfKind)
 }
 

@@ -23,6 +23,11 @@ import (
 // reproduces, as written in the detail log's loadgen_version.
 const Version = "6.0.17 @ mlperf-go"
 
+// auditConfigWarning is LoadGen's warning_generic_message when an
+// audit.config overrides the settings (loadgen/loadgen.cc StartTest);
+// reviewers look for it in compliance logs.
+const auditConfigWarning = "Found Audit Config file (audit.config). Overriding TestSettings from audit.config file."
+
 // Namer is implemented by SUTs and QSLs that have a name for the logs.
 type Namer interface {
 	Name() string
@@ -288,10 +293,12 @@ func (lw *logWriter) header(sut SUT, qsl QSL, e *effective) {
 	lw.log("requested_performance_issue_same", s.PerformanceIssueSame)
 	lw.log("requested_performance_issue_same_index", s.PerformanceIssueSameIndex)
 	lw.log("requested_performance_sample_count_override", s.PerformanceSampleCountOverride)
+	lw.log("requested_accuracy_sample_count_override", s.AccuracySampleCountOverride)
 	lw.log("requested_sample_concatenate_permutation", s.SampleConcatenatePermutation)
 	if s.UseTokenLatencies {
 		lw.log("requested_use_token_latencies", s.UseTokenLatencies)
-		if s.Scenario == Server {
+		// LoadGen logs the TTFT/TPOT bounds for every scenario but Offline.
+		if s.Scenario != Offline {
 			lw.log("requested_server_ttft_latency", s.ServerTTFTLatencyNs)
 			lw.log("requested_server_tpot_latency", s.ServerTPOTLatencyNs)
 		}
@@ -325,6 +332,40 @@ func (lw *logWriter) header(sut SUT, qsl QSL, e *effective) {
 	lw.log("effective_performance_sample_count", e.performanceSampleCount)
 	lw.log("effective_accuracy_sample_count", e.accuracySampleCount)
 	lw.log("effective_sample_concatenate_permutation", e.equalIssue)
+}
+
+// LoadGen's texts for how a series of queries ended
+// (loadgen/issue_query_controller.cc IssueQueriesInternal and
+// loadgen/loadgen.cc IssueQueries).
+const (
+	endNaturally = "Ending naturally: Minimum query count and test duration met."
+	endRanOut    = "Ending early: Ran out of generated queries to issue before the minimum query count and test duration were reached. Please update the relevant expected latency or target qps in the TestSettings so they are more accurate."
+)
+
+func endMaxQueries(issued int) string {
+	return fmt.Sprintf("IssueQueryThread 0 Ending early: Max query count reached. query_count %d", issued)
+}
+
+func endMaxDuration(ns int64) string {
+	return fmt.Sprintf("IssueQueryThread 0 Ending early: Max test duration reached. duration_ns %d", ns)
+}
+
+func endTooManyOutstanding(issued int, outstanding int64) string {
+	return fmt.Sprintf("IssueQueryThread 0 Ending early: Too many outstanding queries. issued %d outstanding %d", issued, outstanding)
+}
+
+// endSeries logs how a series ended as LoadGen does: a natural end as a
+// generic_message, an early end as an error_runtime (the checker counts
+// those), and nothing for "" (accuracy mode, a Server series that issued
+// every query).
+func (lw *logWriter) endSeries(reason string) {
+	switch {
+	case reason == "":
+	case strings.HasPrefix(reason, "Ending naturally"):
+		lw.message(reason)
+	default:
+		lw.errorf("%s", reason)
+	}
 }
 
 func (lw *logWriter) loadedSet(set []uint64) { lw.log("loaded_qsl_set", set) }
@@ -435,13 +476,21 @@ func upperHex(buf *[]byte, data []byte) []byte {
 
 func (lw *logWriter) resetAccuracyCount() {}
 
-// results writes the result lines of the detail log and the summary.
-func (lw *logWriter) results(r *Result, e *effective) {
+// seriesDone writes the lines LoadGen ends every series of queries with
+// (accuracy sets and performance runs alike): its logger's contention
+// counters, always 0 here, and the power interval, from the first issue
+// to the last completion (beginNs, endNs: ns since the run's base time).
+func (lw *logWriter) seriesDone(beginNs, endNs int64) {
 	for _, k := range []string{"logger_swap_request_slots_retry_count", "logger_swap_request_slots_retry_retry_count", "logger_swap_request_slots_retry_reencounter_count", "logger_start_reading_entries_retry_count", "logger_tls_total_log_cas_fail_count", "logger_tls_total_swap_buffers_slot_retry_count"} {
 		lw.log(k, 0)
 	}
-	lw.log("power_begin", lw.wall.Format("01-02-2006 15:04:05.000"))
-	lw.log("power_end", time.Now().UTC().Format("01-02-2006 15:04:05.000"))
+	const power = "01-02-2006 15:04:05.000"
+	lw.log("power_begin", lw.wall.Add(time.Duration(beginNs)).Format(power))
+	lw.log("power_end", lw.wall.Add(time.Duration(max(endNs, beginNs))).Format(power))
+}
+
+// results writes the result lines of the detail log and the summary.
+func (lw *logWriter) results(r *Result, e *effective) {
 	if r.accuracy {
 		lw.writeSummary(r, e)
 		return

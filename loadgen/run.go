@@ -153,6 +153,7 @@ func runAccuracy(ctx context.Context, sut SUT, qsl QSL, e *effective, lw *logWri
 			_ = qsl.UnloadSamples(ctx, idx)
 			break
 		}
+		lw.generated(q, e)
 		r, err := issue(ctx, sut, e, lw, q, true)
 		if uerr := qsl.UnloadSamples(ctx, idx); err == nil && uerr != nil {
 			err = fmt.Errorf("loadgen: QSL UnloadSamples: %w", uerr)
@@ -401,7 +402,8 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	}
 
 	timeout := e.completionTimeout()
-	lw.message(fmt.Sprintf("completion timeout: %v without a completion ends the run", timeout))
+	// The completion timeout is not logged: LoadGen has none, and the
+	// detail log keeps LoadGen's lines only (testdata/logshape).
 	issued, stopReason := 0, ""
 	timeoutSpent := false // a query wait already used the completion timeout
 	r.start = r.now()
@@ -423,11 +425,15 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 			sut.IssueQuery(ctx, samples[qi*spq:(qi+1)*spq], c)
 		}
 		issued = nq
-		stopReason = "Ending naturally: Minimum query count and test duration met."
+		if !accuracy { // LoadGen logs no end line in accuracy mode
+			stopReason = endNaturally
+		}
 	case e.scenario == Server:
 		issued, stopReason = r.issueServer(ctx, sut, c, samples, nq, maxDur)
 	default: // SingleStream, MultiStream: next query when the last completed
-		stopReason = "Ending naturally: Minimum query count and test duration met."
+		if !accuracy {
+			stopReason = endNaturally
+		}
 		for qi := 0; qi < nq; qi++ {
 			if ctx.Err() != nil {
 				stopReason = "Ending early: interrupted."
@@ -458,16 +464,15 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 				break
 			}
 			if e.maxQueryCount > 0 && uint64(issued) >= e.maxQueryCount {
-				stopReason = "Ending early: Max query count reached."
+				stopReason = endMaxQueries(issued)
 				break
 			}
 			if maxDur > 0 && r.now()-r.start >= maxDur {
-				stopReason = "Ending early: Max test duration reached."
+				stopReason = endMaxDuration(r.now() - r.start)
 				break
 			}
 			if qi == nq-1 {
-				stopReason = "Ending early: Ran out of generated queries to issue before the minimum query count and test duration were reached."
-				lw.errorf("%s", stopReason)
+				stopReason = endRanOut
 			}
 		}
 	}
@@ -480,7 +485,7 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 		wait = 0 // one completion timeout per run, not one per wait
 	}
 	timedOut := !r.waitAll(ctx, want, wait)
-	lw.message(stopReason)
+	lw.endSeries(stopReason)
 	if timedOut {
 		lw.errorf("%v: %d of %d samples outstanding", ErrTimeout, want-r.complete.Load(), want)
 	}
@@ -491,6 +496,7 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	r.errMu.Unlock()
 	lw.traceSamples(r, issued)
 	res := r.measure(issued, accuracy)
+	lw.seriesDone(r.start, r.start+res.lastDone)
 	if timedOut {
 		res.InvalidReasons = append(res.InvalidReasons, fmt.Sprintf("%d samples were not completed before the completion timeout (%v)", want-r.complete.Load(), timeout))
 	}
@@ -533,18 +539,17 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 		if e.maxAsyncQueries > 0 {
 			outstanding := int64(issued*spq) - r.complete.Load()
 			if outstanding > int64(e.maxAsyncQueries) {
-				r.lw.errorf("Ending early: Too many outstanding queries. issued %d outstanding %d max_async_queries %d", issued, outstanding, e.maxAsyncQueries)
-				return issued, "Ending early: Too many outstanding queries."
+				return issued, endTooManyOutstanding(issued, outstanding)
 			}
 		}
 		if e.maxQueryCount > 0 && uint64(issued) >= e.maxQueryCount {
-			return issued, "Ending early: Max query count reached."
+			return issued, endMaxQueries(issued)
 		}
 		if maxDur > 0 && r.now()-r.start >= maxDur {
-			return issued, "Ending early: Max test duration reached."
+			return issued, endMaxDuration(r.now() - r.start)
 		}
 	}
-	return issued, "Ending naturally: Minimum query count and test duration met."
+	return issued, "" // LoadGen logs no end line for a Server series that issued every query
 }
 
 // sleepUntil waits for the time t (ns since base): it sleeps while far

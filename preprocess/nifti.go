@@ -24,6 +24,19 @@ type NiftiImage struct {
 	Shape    []int
 	Datatype int16 // NIfTI datatype code
 	Data     []float64
+	// Pixdim is the header's pixdim[0..7] (pixdim[1..3] are the voxel
+	// spacing along the first three axes, in the header's units, usually
+	// mm; nibabel's header["pixdim"]).
+	Pixdim [8]float64
+	// QformCode and SformCode say which of the two orientations the
+	// header sets (0: none).
+	QformCode, SformCode int16
+	// Quatern is quatern_b, quatern_c, quatern_d; QOffset is qoffset_x,
+	// qoffset_y, qoffset_z.
+	Quatern, QOffset [3]float64
+	// Srow is srow_x, srow_y, srow_z: the first three rows of the sform
+	// affine.
+	Srow [3][4]float64
 }
 
 // ReadNifti reads a NIfTI-1 single-file image, gzip-compressed or not.
@@ -174,5 +187,76 @@ func readNifti(r io.Reader) (*NiftiImage, error) {
 			idx[d] = 0
 		}
 	}
-	return &NiftiImage{Shape: shape, Datatype: dt, Data: data}, nil
+	img := &NiftiImage{Shape: shape, Datatype: dt, Data: data}
+	f32 := func(off int) float64 { return float64(math.Float32frombits(bo.Uint32(hdr[off:]))) }
+	for i := range img.Pixdim {
+		img.Pixdim[i] = f32(76 + 4*i)
+	}
+	img.QformCode, img.SformCode = int16(bo.Uint16(hdr[252:])), int16(bo.Uint16(hdr[254:]))
+	for i := range 3 {
+		img.Quatern[i], img.QOffset[i] = f32(256+4*i), f32(268+4*i)
+		for j := range 4 {
+			img.Srow[i][j] = f32(280 + 16*i + 4*j)
+		}
+	}
+	return img, nil
+}
+
+// Affine is the voxel-to-world affine as nibabel's img.affine gives it:
+// the sform when SformCode > 0, else the qform when QformCode > 0 (the
+// quaternion, offsets and pixdim, with pixdim[0] = -1 flipping the third
+// axis), else nibabel's base affine (a diagonal of the spacing with x
+// flipped, centred on the volume). Spacing and offsets are float32 values
+// widened, as nibabel reads them.
+func (img *NiftiImage) Affine() [4][4]float64 {
+	var a [4][4]float64
+	a[3][3] = 1
+	zoom := func(i int) float64 {
+		if i+1 < len(img.Pixdim) && i < len(img.Shape) {
+			return img.Pixdim[i+1]
+		}
+		return 1
+	}
+	switch {
+	case img.SformCode > 0:
+		for i := range 3 {
+			a[i] = img.Srow[i]
+		}
+	case img.QformCode > 0:
+		b, c, d := img.Quatern[0], img.Quatern[1], img.Quatern[2]
+		w := 1 - (b*b + c*c + d*d)
+		if w < 0 { // nibabel's fillpositive tolerance aside, clamp
+			w = 0
+		}
+		w = math.Sqrt(w)
+		r := [3][3]float64{
+			{w*w + b*b - c*c - d*d, 2 * (b*c - w*d), 2 * (b*d + w*c)},
+			{2 * (b*c + w*d), w*w + c*c - b*b - d*d, 2 * (c*d - w*b)},
+			{2 * (b*d - w*c), 2 * (c*d + w*b), w*w + d*d - c*c - b*b},
+		}
+		z := [3]float64{zoom(0), zoom(1), zoom(2)}
+		if img.Pixdim[0] < 0 {
+			z[2] = -z[2]
+		}
+		for i := range 3 {
+			for j := range 3 {
+				a[i][j] = r[i][j] * z[j]
+			}
+			a[i][3] = img.QOffset[i]
+		}
+	default:
+		for i := range 3 {
+			z := zoom(i)
+			if i == 0 {
+				z = -z
+			}
+			n := 1
+			if i < len(img.Shape) {
+				n = img.Shape[i]
+			}
+			a[i][i] = z
+			a[i][3] = -(float64(n) - 1) / 2 * z
+		}
+	}
+	return a
 }

@@ -12,5 +12,7 @@ import (
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
 	_ "github.com/mlperf-go/inference/models/resnet50"
+	_ "github.com/mlperf-go/inference/models/retinanet"
 	_ "github.com/mlperf-go/inference/models/sdxl"
+	_ "github.com/mlperf-go/inference/models/unet3d"
 )

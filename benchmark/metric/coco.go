@@ -42,6 +42,9 @@ func metricCOCO(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if r.Mismatches > 0 {
 		fmt.Fprintf(stderr, "warning: %d records carry an image index other than their qsl_idx (accuracy-openimages.py prints an ERROR line for each and goes on)\n", r.Mismatches)
 	}
+	if r.UnknownCategory > 0 {
+		fmt.Fprintf(stderr, "warning: %d detections have a category that is not in %s; they are not scored (COCOeval only evaluates the annotation file's categories)\n", r.UnknownCategory, *ann)
+	}
 	if r.Detections == 0 {
 		fmt.Fprintln(stderr, "warning: no detections at all (accuracy-openimages.py crashes here; the score is 0)")
 	}

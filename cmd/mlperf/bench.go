@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/internal/argcheck"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,10 +76,13 @@ var modeAliases = map[string]string{"perf": "performance", "acc": "accuracy", "f
 func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) func() (benchmark.Options, error) {
 	o := benchmark.Options{}
 	scenario, mode := "Offline", "performance"
+	minDur := argcheck.Duration{Name: "--duration", Unit: time.Millisecond, AllowZero: true}
+	timeout := argcheck.Duration{Name: "--completion-timeout", Min: time.Second, AllowZero: true}
 	if withScenario {
 		fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
 		fs.StringVar(&mode, "mode", mode, "performance, accuracy, submission (accuracy then performance) or find-peak")
-		fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding the confs' min_duration (e.g. 10s; 0: keep)")
+		fs.Var(&minDur, "duration", "minimum run duration, overriding the confs' min_duration (e.g. 10s, whole milliseconds; 0: keep)")
+		fs.Var(&timeout, "completion-timeout", "how long the loadgen waits without any completion before it ends the run INVALID (e.g. 30m; 0: derived from the scenario's latency bound)")
 	}
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
@@ -109,6 +113,7 @@ func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) fun
 			return o, usageError("unknown mode %q; want performance, accuracy, submission or find-peak", mode)
 		}
 		o.Scenario, o.Mode, o.Extra = sc, m, extra()
+		o.Duration, o.CompletionTimeout = minDur.D, timeout.D
 		return o, nil
 	}
 }
@@ -147,7 +152,8 @@ func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fs := flag.NewFlagSet("perf "+b.Name, flag.ContinueOnError)
 	opts := benchFlags(fs, b, false)
-	d := fs.Duration("duration", 10*time.Second, "how long each side (raw and harness) is measured in all, over the alternating rounds")
+	d := &argcheck.Duration{Name: "--duration", Min: time.Second, D: 10 * time.Second}
+	fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
 	fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
 	fs.Set("out", filepath.Join("out", b.Name+"-perf"))
 	if err := parse(fs, args, stdout); err != nil {
@@ -157,7 +163,7 @@ func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	_, err = benchmark.Perf(ctx, b, o, *d, stdout, stderr)
+	_, err = benchmark.Perf(ctx, b, o, d.D, stdout, stderr)
 	return err
 }
 

@@ -58,7 +58,7 @@ func TestPerfPrintsRoundsAndRatio(t *testing.T) {
 		{"llama2", []string{"--count", "4", "--batch", "2", "--max-new-tokens", "8"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"perf", tc.name, "--model", "synthetic:tiny", "--threads", "1", "--duration", "400ms", "--out", filepath.Join(dir, tc.name)}, tc.args...)
+			args := append([]string{"perf", tc.name, "--model", "synthetic:tiny", "--threads", "1", "--duration", "1s", "--out", filepath.Join(dir, tc.name)}, tc.args...)
 			code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, log)

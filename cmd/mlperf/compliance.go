@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/llama2"
 )
@@ -16,7 +18,13 @@ func init() {
 	handle("compliance test06", "TEST06 checks of an LLM accuracy log: first token, trailing EOS, token_count", complianceTEST06)
 }
 
+// complianceTEST06 is the log-only form `compliance test06 --log FILE
+// --scenario S`; `compliance test06 <benchmark> ...` runs the test
+// (compliance.Main).
 func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return compliance.Main(ctx, append([]string{"test06"}, args...), stdout, stderr)
+	}
 	fs := flag.NewFlagSet("compliance test06", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json of the TEST06 run, or its folder (required)")
 	scenario := fs.String("scenario", "", "the run's scenario (required): Offline skips the first-token check")

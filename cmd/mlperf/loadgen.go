@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mlperf-go/inference/internal/argcheck"
 	"bufio"
 	"context"
 	"flag"
@@ -63,7 +64,8 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	total := fs.Int("total-samples", 1024, "QSL total sample count")
 	perf := fs.Int("performance-samples", 1024, "QSL performance sample count")
 	sutKind := fs.String("sut", "null", "null (completes inside IssueQuery) or delay (fixed service time)")
-	service := fs.Duration("service-time", time.Millisecond, "delay SUT: service time per batch")
+	service := &argcheck.Duration{Name: "--service-time", AllowZero: true, D: time.Millisecond}
+	fs.Var(service, "service-time", "delay SUT: service time per batch (default 1ms)")
 	workers := fs.Int("workers", 1, "delay SUT: workers")
 	batch := fs.Int("batch", 1, "delay SUT: most samples per batch")
 	out := fs.String("out", filepath.Join("out", "loadgen"), "folder for the LoadGen logs")
@@ -93,7 +95,7 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case "null":
 		sut = &loadgentest.NullSUT{}
 	case "delay":
-		d := &loadgentest.DelaySUT{ServiceTime: *service, Workers: *workers, Batch: *batch}
+		d := &loadgentest.DelaySUT{ServiceTime: service.D, Workers: *workers, Batch: *batch}
 		defer d.Close()
 		sut = d
 	default:

@@ -113,6 +113,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal cancels ctx (the run ends, logs are flushed and say
+	// why); stopping the notification then restores the default action, so
+	// a second Ctrl-C ends the process at once.
+	context.AfterFunc(ctx, stop)
 	err := c.run(ctx, rest, stdout, stderr)
 	switch {
 	case err == nil:

@@ -149,8 +149,12 @@ func TestDownloadScriptFromAnnotations(t *testing.T) {
 	stats, _ := os.ReadFile(filepath.Join(src, StatsFile))
 	files := map[string][]byte{"/coco2014/captions/captions_source.tsv": sel, "/tools/latents.npy": lat,
 		"/tools/val2014.npz": stats, "/annotations_trainval2014.zip": zb.Bytes()}
+	var mu sync.Mutex // files changes between the two script runs
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if b, ok := files[r.URL.Path]; ok {
+		mu.Lock()
+		b, ok := files[r.URL.Path]
+		mu.Unlock()
+		if ok {
 			w.Write(b)
 			return
 		}
@@ -176,7 +180,9 @@ func TestDownloadScriptFromAnnotations(t *testing.T) {
 	// A source that is not what the annotations give is reported.
 	other := append([]byte(nil), sel...)
 	other[len(other)-2] ^= 1
+	mu.Lock()
 	files["/coco2014/captions/captions_source.tsv"] = other
+	mu.Unlock()
 	env[len(env)-3] = "COCO2014_MD5_SOURCE=" + scripttest.MD5Hex(other)
 	out, ok = scripttest.Run(t, "download_dataset.sh", env, "-a", "-d", filepath.Join(t.TempDir(), "c2"), "-m", "25")
 	if ok || !strings.Contains(out, "differs from the reference's captions_source.tsv") {

@@ -56,6 +56,7 @@ var Descriptor = &benchmark.Benchmark{
 	Options:    []benchmark.Option{vocabOption},
 	Open:       open,
 	Score:      score,
+	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 2 * MaxSeqLength, MaxElems: 2 * MaxSeqLength},
 	Compliance: []string{"TEST01"},
 }
 

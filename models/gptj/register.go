@@ -49,9 +49,10 @@ var Descriptor = &benchmark.Benchmark{
 	},
 	Options: []benchmark.Option{tokenizerOption,
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
-	Check: check,
-	Open:  open,
-	Score: score,
+	Check:    check,
+	Open:     open,
+	Score:    score,
+	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
 }
 
 // check rejects a bad --length-norm, and a missing data file before the

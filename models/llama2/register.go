@@ -61,9 +61,10 @@ var Descriptor = &benchmark.Benchmark{
 	DefaultBatch: func(loadgen.Scenario, string) int { return DefaultBatch },
 	Options: []benchmark.Option{tokenizerOption,
 		{Name: "max-new-tokens", Default: strconv.Itoa(MaxNewTokens), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
-	Check: func(o *benchmark.Options) error { _, err := maxNewTokens(o.Extra); return err },
-	Open:  open,
-	Score: score,
+	Check:    func(o *benchmark.Options) error { _, err := maxNewTokens(o.Extra); return err },
+	Open:     open,
+	Score:    score,
+	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are read from the
 	// parquet as they are.

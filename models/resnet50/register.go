@@ -43,6 +43,7 @@ var Descriptor = &benchmark.Benchmark{
 	Options:      []benchmark.Option{{Name: "list", Usage: "image list file instead of DATA/val_map.txt"}},
 	Open:         open,
 	Score:        score,
+	LogShape:     &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 1, MaxElems: 1, MaxValue: 1000, AllowNegative: true},
 	Compliance:   []string{"TEST01", "TEST04"},
 }
 

@@ -1,0 +1,292 @@
+package compliance
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// RunFlags registers on fs the flags that choose how a benchmark runs
+// (model, data, engine, confs, scenario), with b's defaults; the returned
+// func builds the benchmark.Options. It is for commands that run a
+// benchmark on the user's behalf (compliance, submission); mode and output
+// folder are theirs to set.
+func RunFlags(fs *flag.FlagSet, b *benchmark.Benchmark) func() (benchmark.Options, error) {
+	o := benchmark.Options{}
+	scenario := "Offline"
+	fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
+	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic or synthetic:SIZE")
+	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
+	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic")
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: "+strings.Join(benchmark.Backends, ", "))
+	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
+	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: the backend's default)")
+	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")
+	fs.StringVar(&o.UserConf, "user-conf", "", "user.conf with this system's settings")
+	fs.IntVar(&o.Count, "count", 0, "use only the first N samples of the data set (0: all)")
+	fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding min_duration (0: keep)")
+	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding min_query_count (0: keep)")
+	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps (0: keep)")
+	vals := map[string]flag.Getter{}
+	for _, opt := range b.Options {
+		if opt.Bool {
+			fs.Bool(opt.Name, opt.Default == "true", opt.Usage)
+		} else {
+			fs.String(opt.Name, opt.Default, opt.Usage)
+		}
+		vals[opt.Name] = fs.Lookup(opt.Name).Value.(flag.Getter)
+	}
+	return func() (benchmark.Options, error) {
+		sc, err := loadgen.ParseScenario(scenario)
+		if err != nil {
+			return o, err
+		}
+		o.Scenario = sc
+		o.Extra = benchmark.Extra{}
+		for k, v := range vals {
+			o.Extra[k] = v.String()
+		}
+		return o, nil
+	}
+}
+
+// Run runs test for benchmark b with the options o: it writes the test's
+// audit.config into work, runs the benchmark in performance mode there
+// with it (LoadGen applies its "*" lines), and verifies the run against
+// the submission's scenario folder results as run_verification.py does,
+// making results/TEST0X. TEST06 runs the scenario of o.
+func Run(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.Options, results, work string, stdout, stderr io.Writer) (Result, error) {
+	test = strings.ToUpper(test)
+	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
+		return Result{Test: test}, err
+	}
+	res, err := Verify(stdout, test, results, work, results, "", o.Scenario.String(), 2)
+	if err == nil && test == "TEST01" && !res.AccuracyPass {
+		fmt.Fprintln(stderr, "compliance: TEST01's accuracy check failed; scoring the baseline and compliance logs (Part III)")
+		if err := Fallback(filepath.Join(results, "TEST01"), filepath.Join(results, "accuracy", "mlperf_log_accuracy.json"), ScorerOf(ctx, b, o, stderr)); err != nil {
+			return res, err
+		}
+	}
+	return res, err
+}
+
+// ScorerOf scores accuracy logs with b's Score for a run with options o.
+func ScorerOf(ctx context.Context, b *benchmark.Benchmark, o benchmark.Options, stderr io.Writer) Scorer {
+	return func(log string) ([]string, error) {
+		sc, err := b.Score(ctx, &benchmark.ScoreRequest{Log: log, Data: o.Data, Count: o.Count, Extra: o.Extra, CacheDir: benchmark.CacheDir(), Stderr: stderr})
+		if err != nil {
+			return nil, err
+		}
+		return sc.Lines, nil
+	}
+}
+
+// RunTest runs test's compliance run of b with the options o: it writes
+// the test's audit.config into work and runs the benchmark in performance
+// mode with it, its logs in work.
+func RunTest(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.Options, work string, stderr io.Writer) error {
+	test = strings.ToUpper(test)
+	name := o.ModelName
+	if name == "" {
+		name = b.ConfNames[0]
+	}
+	audit, err := AuditConfig(test, refName(b, name))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return fmt.Errorf("compliance: %w", err)
+	}
+	auditPath := filepath.Join(work, "audit.config")
+	if err := os.WriteFile(auditPath, []byte(audit), 0o644); err != nil {
+		return fmt.Errorf("compliance: %w", err)
+	}
+	o.AuditConf, o.Out, o.Mode = auditPath, work, loadgen.PerformanceOnly
+	if n := modelMinQueries(audit, name, o.Scenario.String()); n > 0 {
+		// LoadGen applies only the "*" lines; the reference's SUTs read the
+		// model's own lines (TEST04's min_query_count for sdxl and wan).
+		o.MinQueries = n
+	}
+	if _, err := benchmark.Run(ctx, b, o, io.Discard, stderr); err != nil {
+		return fmt.Errorf("compliance: %s run of %s: %w", test, b.Name, err)
+	}
+	return nil
+}
+
+// modelMinQueries returns the min_query_count an audit.config sets for
+// model in scenario with a model-specific line (model.scenario.key or
+// model.*.key), 0 if none.
+func modelMinQueries(audit, model, scenario string) int {
+	n := 0
+	for _, line := range strings.Split(audit, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[1] != "=" {
+			continue
+		}
+		for _, k := range []string{model + "." + scenario + ".min_query_count", model + ".*.min_query_count"} {
+			if f[0] == k {
+				if v, err := strconv.Atoi(f[2]); err == nil && (n == 0 || k == model+"."+scenario+".min_query_count") {
+					n = v
+				}
+			}
+		}
+	}
+	return n
+}
+
+// refName maps a benchmark to its folder name under compliance/TEST01.
+func refName(b *benchmark.Benchmark, confName string) string {
+	switch {
+	case strings.HasPrefix(confName, "3d-unet"), b.Name == "unet3d":
+		return "3d-unet"
+	case b.Name == "sdxl", strings.HasPrefix(confName, "stable-diffusion"):
+		return "stable-diffusion-xl"
+	case b.Name == "dlrm", strings.HasPrefix(confName, "dlrm"):
+		return "dlrm-v2"
+	case b.Name == "gptj", strings.HasPrefix(confName, "gpt"):
+		return "gpt-j"
+	}
+	if _, ok := test01Targets[strings.ToLower(b.Name)]; ok {
+		return b.Name
+	}
+	return confName
+}
+
+// Main is `mlperf compliance`:
+//
+//	mlperf compliance test01|test04|test06 <benchmark> --results DIR [--work DIR] [run flags]
+//	mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR] [--dtype D] [--scenario S] [--eos N]
+//	mlperf compliance audit-config test01|test04|test06 <benchmark>
+//
+// The first runs the test and verifies it into DIR/TEST0X; verify checks
+// existing logs as run_verification.py; audit-config prints the file.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	usage := func() error {
+		fmt.Fprintln(stderr, "usage: mlperf compliance test01|test04|test06 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance audit-config test01|test04|test06 <benchmark>")
+		return errors.New("compliance: missing arguments")
+	}
+	if len(args) == 0 {
+		return usage()
+	}
+	switch strings.ToLower(args[0]) {
+	case "audit-config":
+		if len(args) < 3 {
+			return usage()
+		}
+		name := args[2]
+		if b, ok := benchmark.Lookup(name); ok {
+			name = refName(b, b.ConfNames[0])
+		}
+		s, err := AuditConfig(args[1], name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, s)
+		return nil
+	case "verify":
+		if len(args) < 2 {
+			return usage()
+		}
+		test := strings.ToUpper(args[1])
+		fs := flag.NewFlagSet("compliance verify", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		results := fs.String("results", "", "the submission's scenario folder (with accuracy/ and performance/run_1/)")
+		comp := fs.String("compliance", "", "the compliance run's log folder")
+		out := fs.String("out", "", "folder to make TEST0X/ in (default: --results)")
+		dtype := fs.String("dtype", "", "TEST01: response element type byte|float32|int32|int64 (default byte); TEST06: int32|int64|... (default int32)")
+		scenario := fs.String("scenario", "", "TEST06: the run's scenario")
+		eos := fs.Int64("eos", 2, "TEST06: end-of-sequence token id")
+		if err := fs.Parse(args[2:]); err != nil {
+			return err
+		}
+		if *results == "" && test != "TEST06" || *comp == "" {
+			return usage()
+		}
+		if *out == "" {
+			*out = *results
+		}
+		res, err := Verify(stdout, test, *results, *comp, *out, *dtype, *scenario, *eos)
+		if err != nil {
+			return err
+		}
+		if !res.Pass() {
+			return fmt.Errorf("compliance: %s failed", test)
+		}
+		return nil
+	case "test01", "test04", "test06":
+		if len(args) < 2 {
+			return usage()
+		}
+		b, ok := benchmark.Lookup(args[1])
+		if !ok {
+			return benchmark.Unknown(args[1])
+		}
+		test := strings.ToUpper(args[0])
+		if !containsFold(b.Compliance, test) {
+			fmt.Fprintf(stderr, "compliance: note: %s does not list %s among its compliance tests (%s)\n", b.Name, test, strings.Join(b.Compliance, ", "))
+		}
+		fs := flag.NewFlagSet("compliance "+args[0], flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		results := fs.String("results", "", "the submission's scenario folder (accuracy/ and performance/run_1/ from earlier runs); TEST0X/ is made in it")
+		work := fs.String("work", "", "folder for the compliance run's logs (default: a new folder in the system's temporary folder; TEST0X/ gets copies of what the checker reads)")
+		opts := RunFlags(fs, b)
+		if err := fs.Parse(args[2:]); err != nil {
+			return err
+		}
+		if *results == "" {
+			return usage()
+		}
+		if *work == "" {
+			// Not beside --results: inside a results tree the checker would
+			// take a sibling folder for an unknown scenario.
+			d, err := os.MkdirTemp("", "mlperf-"+b.Name+"-"+test+"-")
+			if err != nil {
+				return fmt.Errorf("compliance: %w", err)
+			}
+			*work = d
+			fmt.Fprintf(stderr, "compliance: %s run logs in %s\n", test, d)
+		}
+		o, err := opts()
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		res, err := Run(ctx, b, test, o, *results, *work, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, passText(res.Pass()), time.Since(start).Round(time.Second))
+		if !res.Pass() {
+			return fmt.Errorf("compliance: %s failed", test)
+		}
+		return nil
+	}
+	return usage()
+}
+
+func passText(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

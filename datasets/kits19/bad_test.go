@@ -1,0 +1,127 @@
+package kits19
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rawCase copies testdata/raw/case_00001 into a temporary folder and lets
+// mutate change the image file's bytes (the decompressed .nii when gz is
+// false, the .nii.gz itself when true).
+func rawCase(t *testing.T, gz bool, mutate func([]byte) []byte) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "case_00001")
+	os.MkdirAll(dir, 0o755)
+	for _, f := range []string{ImageFile, LabelFile} {
+		b, err := os.ReadFile(filepath.Join("testdata/raw/case_00001", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == ImageFile {
+			if gz {
+				b = mutate(b)
+			} else {
+				zr, err := gzip.NewReader(bytes.NewReader(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var raw bytes.Buffer
+				raw.ReadFrom(zr)
+				var out bytes.Buffer
+				zw := gzip.NewWriter(&out)
+				zw.Write(mutate(raw.Bytes()))
+				zw.Close()
+				b = out.Bytes()
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestBadRawInputs(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		gz     bool
+		mutate func([]byte) []byte
+		want   string
+		is     error
+	}{
+		{"bad sizeof_hdr", false, func(b []byte) []byte { b[0], b[1] = 0x12, 0x34; return b }, "sizeof_hdr", nil},
+		{"bad magic", false, func(b []byte) []byte { copy(b[344:], "xyz"); return b }, "magic", nil},
+		{"truncated gzip", true, func(b []byte) []byte { return b[:len(b)/2] }, "imaging.nii.gz", nil},
+		{"not gzip", true, func(b []byte) []byte { return []byte("hello") }, "imaging.nii.gz", nil},
+		{"zero spacing", false, func(b []byte) []byte { copy(b[84:88], []byte{0, 0, 0, 0}); return b }, "pixdim[2] = 0", ErrSpacing},
+		{"negative spacing", false, func(b []byte) []byte { b[83] = 0xC0; return b }, "pixdim[1]", ErrSpacing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := rawCase(t, tc.gz, tc.mutate)
+			_, _, _, _, err := LoadRaw(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
+				t.Fatalf("LoadRaw: %v; want an error naming %q", err, tc.want)
+			}
+		})
+	}
+	// PreprocessDir stops on the first bad case and names it.
+	dir := rawCase(t, true, func(b []byte) []byte { return b[:len(b)-40] })
+	_, err := PreprocessDir(filepath.Dir(dir), t.TempDir(), PreprocessOptions{Cases: []string{"case_00001"}})
+	if err == nil || !strings.Contains(err.Error(), "case_00001") {
+		t.Errorf("PreprocessDir on a truncated file: %v", err)
+	}
+	// A missing case is named, with the fix.
+	_, err = PreprocessDir(filepath.Dir(dir), t.TempDir(), PreprocessOptions{Cases: []string{"case_00001", "case_00009"}})
+	if err == nil || !strings.Contains(err.Error(), "case_00009") || !strings.Contains(err.Error(), "download_dataset.sh") {
+		t.Errorf("PreprocessDir with a missing case: %v", err)
+	}
+}
+
+// TestSynthPreprocessVerify runs the synthetic set through preprocessing
+// and verification, and checks the labels survive resampling.
+func TestSynthPreprocessVerify(t *testing.T) {
+	raw, out := t.TempDir(), t.TempDir()
+	names, err := Synth(raw, 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := PreprocessDir(raw, out, PreprocessOptions{Cases: names, NoImageNifti: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantShapes := [][4]int{{1, 128, 128, 128}, {1, 192, 128, 128}}
+	for i, n := range names {
+		if got := idx.Cases[n].ImageShape; got != wantShapes[i] {
+			t.Errorf("%s: shape %v, want %v", n, got, wantShapes[i])
+		}
+		gt, err := LoadTruth(out, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c [3]int
+		for _, v := range gt {
+			c[v]++
+		}
+		if c[1] == 0 || c[2] == 0 {
+			t.Errorf("%s: ground truth has %d kidney and %d tumour voxels; want both", n, c[1], c[2])
+		}
+	}
+	rep, err := Verify(out)
+	if err != nil || !strings.Contains(strings.Join(rep, "\n"), "2 cases") {
+		t.Errorf("Verify(preprocessed) = %v, %v", rep, err)
+	}
+	// The raw synthetic set is not the 43-case inference set.
+	if _, err := Verify(raw); err == nil || !strings.Contains(err.Error(), "case_00003") {
+		t.Errorf("Verify(raw synthetic set) = %v; want the missing inference cases named", err)
+	}
+	// A case image removed after preprocessing is reported.
+	os.Remove(ImagePath(out, names[1]))
+	if _, err := Open(out); err == nil || !strings.Contains(err.Error(), names[1]) {
+		t.Errorf("Open with a missing image: %v", err)
+	}
+}

@@ -1,0 +1,293 @@
+package retinanet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/openimages"
+	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// Benchmark facts (mlperf.conf and the submission checker's constants for
+// retinanet).
+const (
+	// Name is the benchmark's model name in mlperf.conf and user.conf.
+	Name = "retinanet"
+	// PerformanceSampleCount is the most samples the QSL reports for
+	// performance runs (mlperf.conf's override for retinanet is 64 too).
+	PerformanceSampleCount = 64
+	// SynthSamples is the size of the data set `--data synthetic`
+	// generates; SynthSeed its seed.
+	SynthSamples = 8
+	SynthSeed    = 1
+)
+
+// Desc is the RetinaNet benchmark as the mlperf command runs it.
+var Desc = &benchmark.Benchmark{
+	Name:       Name,
+	Summary:    "RetinaNet ResNeXt50-32x4d FPN object detection on the OpenImages MLPerf subset (800x800, mAP)",
+	ConfNames:  []string{Name},
+	CheckerIDs: []string{"retinanet"},
+	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.MultiStream, loadgen.Server, loadgen.Offline},
+	Dataset:    "openimages",
+	Model: benchmark.Models{
+		Default: "synthetic",
+		Sizes: []benchmark.Size{
+			{Name: SizeFull, Summary: "ResNeXt50-32x4d FPN, 37.2M weights (150 MB)"},
+			{Name: SizeTiny, Summary: "the same graph with widths / 16, for tests"},
+		},
+		Seed:  ArchSeed,
+		Build: Build,
+	},
+	Options: []benchmark.Option{{
+		Name:  "annotations",
+		Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + "; the reference's --dataset-list)",
+	}},
+	Check:      checkOptions,
+	Open:       openInstance,
+	Score:      score,
+	Compliance: []string{"TEST01"},
+}
+
+// Dataset is the OpenImages data set's commands.
+var Dataset = &benchmark.Dataset{
+	Name:       "openimages",
+	Summary:    "OpenImages v6 MLPerf validation subset (24781 images, COCO-format annotations)",
+	Synth:      synthCommand,
+	Verify:     verifyCommand,
+	Preprocess: preprocessCommand,
+	Options: []benchmark.Option{
+		{Name: "annotations", Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + ")"},
+	},
+}
+
+func init() {
+	benchmark.Register(Desc)
+	benchmark.RegisterDataset(Dataset)
+}
+
+// synthMu serialises the writing of the synthetic data set.
+var synthMu sync.Mutex
+
+// loadData resolves --data (a folder or "synthetic") and loads it.
+func loadData(data string, count int, annotations, cacheDir string, warn io.Writer) (*openimages.Dataset, error) {
+	dir := data
+	if data == "synthetic" {
+		dir = filepath.Join(cacheDir, "openimages-synthetic")
+		synthMu.Lock()
+		ds, err := openimages.Load(dir, openimages.Options{Warn: io.Discard})
+		if err != nil || ds.Len() != SynthSamples || len(ds.Missing) > 0 {
+			fmt.Fprintf(warn, "retinanet: writing the synthetic OpenImages data set (%d images) into %s\n", SynthSamples, dir)
+			err = openimages.Synth(dir, openimages.SynthConfig{N: SynthSamples, Seed: SynthSeed})
+		}
+		synthMu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("retinanet: %w", err)
+		}
+		annotations = ""
+	}
+	ds, err := openimages.Load(dir, openimages.Options{Annotations: annotations, Count: count, Warn: warn})
+	if err != nil {
+		return nil, fmt.Errorf("retinanet: %w", err)
+	}
+	return ds, nil
+}
+
+// NewQSL returns an in-memory QSL over ds whose LoadSamples preprocesses
+// the images (Preprocess) or reads them from cacheDir ("" for none).
+func NewQSL(ds *openimages.Dataset, cacheDir string, workers int) (*harness.QSL[[]float32], error) {
+	bufs := &sync.Pool{New: func() any { return make([]float32, SampleLen) }}
+	load := harness.Loader[[]float32](func(_ context.Context, i int) ([]float32, error) {
+		buf := bufs.Get().([]float32)
+		if err := PreprocessInto(buf, ds.ImagePath(i)); err != nil {
+			bufs.Put(buf)
+			return nil, err
+		}
+		return buf, nil
+	})
+	if cacheDir != "" {
+		load = harness.NpyCache(cacheDir, func(i int) string { return ds.GT.Images[i].FileName }, SampleShape, load)
+	}
+	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
+		Total:       ds.Len(),
+		Performance: min(ds.Len(), PerformanceSampleCount),
+		Load:        load,
+		Workers:     workers,
+		Release: func(s []float32) {
+			if len(s) == SampleLen {
+				bufs.Put(s)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("retinanet: %w", err)
+	}
+	return q, nil
+}
+
+// checkOptions is Desc.Check: the model takes one image per call.
+func checkOptions(o *benchmark.Options) error {
+	if o.Batch > 1 {
+		return benchmark.UsageError("retinanet: --batch %d: the RetinaNet model takes one image per call (input images [1 3 800 800], detections without a batch dimension); use --batch 1 and --workers for parallel calls", o.Batch)
+	}
+	return nil
+}
+
+// openInstance is Desc.Open.
+func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
+	ds, err := loadData(env.Data, env.Count, env.Extra["annotations"], env.CacheDir, env.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := env.OpenSession(env.ModelPath, nil)
+	if err != nil {
+		return nil, fmt.Errorf("retinanet: open %s: %w", env.ModelPath, err)
+	}
+	q, err := NewQSL(ds, env.Cache, 0)
+	if err != nil {
+		sess.Close()
+		return nil, err
+	}
+	m, err := New(sess, q.Sample)
+	if err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
+	}
+	return &benchmark.Instance{
+		Model:    m,
+		QSL:      q,
+		Describe: fmt.Sprintf("retinanet: model %s, %d images of %s, batch 1, %d worker(s), %s", env.ModelPath, ds.Len(), ds.Annotations, env.Workers, env.Backend),
+		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
+			return scoreDataset(logPath, ds, env.Stderr)
+		},
+		Raw: func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
+			return raw(ctx, m, q, d)
+		},
+		Close: sess.Close,
+	}, nil
+}
+
+// raw runs the model back to back on up to 8 loaded samples for about d
+// and returns the images done and the time the calls took.
+func raw(ctx context.Context, m *Model, q *harness.QSL[[]float32], d time.Duration) (int64, time.Duration, error) {
+	batches, unload, err := benchmark.LoadBatches(ctx, q, 1, 8, q.Sample)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer unload()
+	var n int64
+	start := time.Now()
+	for time.Since(start) < d {
+		if _, err := m.Detect(ctx, batches[n%int64(len(batches))][0]); err != nil {
+			return n, time.Since(start), err
+		}
+		n++
+	}
+	return n, time.Since(start), nil
+}
+
+// score is Desc.Score: accuracy-openimages.py on the log.
+func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+	stderr := req.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	ds, err := loadData(req.Data, req.Count, req.Extra["annotations"], req.CacheDir, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return scoreDataset(req.Log, ds, stderr)
+}
+
+// scoreDataset scores the log against the images of ds as
+// tools/accuracy-openimages.py does: COCOeval's summarize() lines, then
+// mAP=. Warnings go to stderr.
+func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*benchmark.Score, error) {
+	r, err := accuracy.ScoreOpenImages(logPath, ds.GT, accuracy.OpenImagesConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("retinanet: %w", err)
+	}
+	if r.Mismatches > 0 {
+		fmt.Fprintf(stderr, "retinanet: warning: %d detections carry an image index other than their qsl_idx (accuracy-openimages.py prints an ERROR line for each and goes on)\n", r.Mismatches)
+	}
+	if r.UnknownCategory > 0 {
+		fmt.Fprintf(stderr, "retinanet: warning: %d detections have a category that is not in %s; they are not scored (COCOeval only evaluates the annotation file's categories)\n", r.UnknownCategory, ds.Annotations)
+	}
+	if r.Detections == 0 {
+		fmt.Fprintln(stderr, "retinanet: warning: no detections at all (accuracy-openimages.py crashes here; the score is 0)")
+	}
+	fmt.Fprintf(stderr, "retinanet: %d images (%d with no detections), %d detections, %d repeated entries ignored\n", r.Images, r.NoResults, r.Detections, r.Dupes)
+	text := r.Eval.Summary() + r.String() + "\n"
+	return &benchmark.Score{Lines: []string{r.String()}, Text: text}, nil
+}
+
+func synthCommand(req *benchmark.DatasetRequest) error {
+	if req.Out == "" {
+		return benchmark.UsageError("openimages: synth: -o DIR is required")
+	}
+	n, seed := req.N, req.Seed
+	if n == 0 {
+		n = SynthSamples
+	}
+	if seed == 0 {
+		seed = SynthSeed
+	}
+	if err := openimages.Synth(req.Out, openimages.SynthConfig{N: n, Seed: seed}); err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Stdout, "wrote %d images and %s under %s\n", n, openimages.AnnotationsPath, req.Out)
+	return nil
+}
+
+func verifyCommand(req *benchmark.DatasetRequest) error {
+	if req.Data == "" {
+		return benchmark.UsageError("openimages: verify: --data DIR is required")
+	}
+	expect := openimages.Size
+	if req.NSet {
+		expect = req.N
+	}
+	r, err := openimages.Verify(req.Data, req.Extra["annotations"], req.Workers)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(req.Stdout, r.String())
+	if !r.OK(expect) {
+		if expect > 0 && r.Listed != expect {
+			return fmt.Errorf("openimages: %s lists %d images, want %d (-n 0 accepts any count)", r.Annotations, r.Listed, expect)
+		}
+		return fmt.Errorf("openimages: %s does not verify (see above)", req.Data)
+	}
+	fmt.Fprintln(req.Stdout, "OK")
+	return nil
+}
+
+func preprocessCommand(req *benchmark.DatasetRequest) error {
+	if req.Data == "" {
+		return benchmark.UsageError("openimages: preprocess: --data DIR is required")
+	}
+	ds, err := openimages.Load(req.Data, openimages.Options{Annotations: req.Extra["annotations"], Count: req.Count, Warn: req.Stderr})
+	if err != nil {
+		return err
+	}
+	out := req.Out
+	if out == "" {
+		// Beside the images, where --cache finds them by file name.
+		out = filepath.Join(req.Data, filepath.FromSlash(openimages.ImagesPath))
+	}
+	p := benchmark.NewProgress(req.Stderr, "preprocessing", "images")
+	err = WriteCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })
+	p.Done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(req.Stdout, "wrote %d preprocessed images (float32 [3 800 800] .npy, <file_name>.npy) under %s\n", ds.Len(), out)
+	return nil
+}

@@ -1,0 +1,73 @@
+package retinanet
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/datasets/openimages"
+	"github.com/mlperf-go/inference/preprocess"
+	"github.com/mlperf-go/inference/preprocess/libjpeg"
+)
+
+// TestDatasetCommands runs `mlperf dataset synth|verify|preprocess
+// openimages` through the registered Dataset: the preprocessed .npy files
+// hold exactly what Preprocess computes, named <file_name>.npy.
+func TestDatasetCommands(t *testing.T) {
+	if !libjpeg.Available() {
+		t.Skip("built without cgo: no JPEG decoder")
+	}
+	d, ok := benchmark.LookupDataset("openimages")
+	if !ok || d != Dataset {
+		t.Fatal("openimages data set not registered")
+	}
+	if b, ok := benchmark.Lookup("retinanet"); !ok || b != Desc {
+		t.Fatal("retinanet not registered")
+	}
+	dir, out := t.TempDir(), t.TempDir()
+	var stdout, stderr bytes.Buffer
+	req := func(n int, nset bool) *benchmark.DatasetRequest {
+		return &benchmark.DatasetRequest{Data: dir, Out: dir, N: n, NSet: nset, Workers: 2, Stdout: &stdout, Stderr: &stderr}
+	}
+	if err := d.Synth(req(3, true)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Verify(req(0, false)); err == nil || !strings.Contains(err.Error(), "lists 3 images, want 24781") {
+		t.Errorf("verify of a 3-image set without -n: %v\n%s", err, stdout.String())
+	}
+	for _, n := range []int{3, 0} {
+		stdout.Reset()
+		if err := d.Verify(req(n, true)); err != nil || !strings.HasSuffix(stdout.String(), "OK\n") {
+			t.Errorf("verify -n %d: %v\n%s", n, err, stdout.String())
+		}
+	}
+	r := req(0, false)
+	r.Out = out
+	if err := d.Preprocess(r); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := openimages.Load(dir, openimages.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ds.Len() {
+		shape, got, err := preprocess.LoadNpy(filepath.Join(out, ds.GT.Images[i].FileName+".npy"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Preprocess(ds.ImagePath(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(shape, SampleShape) || !slices.Equal(got, want) {
+			t.Errorf("%s: cached sample differs (shape %v)", ds.GT.Images[i].FileName, shape)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 3 {
+		t.Errorf("%d files in the output, want 3", len(entries))
+	}
+}

@@ -1,0 +1,55 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Main is `mlperf report DIR [--out FILE]`: it writes one self-contained
+// HTML page for the run folder or results tree DIR (default file
+// report.html in the working directory; "-" writes to stdout).
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "report.html", "HTML file to write (- for stdout)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mlperf report DIR [--out FILE]  (DIR: a run folder or a results tree)")
+		fs.PrintDefaults()
+	}
+	var dir string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		dir, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if dir == "" && fs.NArg() > 0 {
+		dir = fs.Arg(0)
+	}
+	if dir == "" {
+		fs.Usage()
+		return errors.New("report: no folder given")
+	}
+	if *out == "-" {
+		return Write(stdout, dir)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := Write(f, dir); err != nil {
+		f.Close()
+		os.Remove(*out)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(stderr, "report: wrote %s\n", *out)
+	return nil
+}
