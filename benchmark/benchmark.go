@@ -96,6 +96,10 @@ type Models struct {
 	Sizes []Size
 	// Seed is the default weight seed.
 	Seed uint64
+	// BuildSize is the default --size of `mlperf model build` ("":
+	// Sizes[0]); the LLMs default to their tiny size there, since their
+	// full sizes are tens to hundreds of gigabytes.
+	BuildSize string
 	// Build writes the synthetic model of a size and seed to path (an
 	// .onnx file; weights may go to side files beside it, which is why
 	// resolved synthetic models get a folder each). Same size and seed,

@@ -3,6 +3,7 @@
 package onnx_test
 
 import (
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"math"
 	"sort"
 	"testing"
@@ -69,7 +70,7 @@ func nmsRef(boxes []float64, scores []float64, thr float64) []float64 {
 }
 
 func TestDetectionOpsAgainstGo(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	a23 := seq(wave, 2, 3)
 	scores := seq(func(i int) float64 { return math.Mod(float64(i)*0.37+0.11, 1) }, 2, 7)
 	vals, idx := topkRef(scores, 3)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/onnx"
 )
 
@@ -84,7 +85,7 @@ func attentionRef(q, k, v nd, heads int, causal bool) nd {
 }
 
 func TestDiffusionOpsAgainstGo(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	x := seq(wave, 2, 6, 3, 4)
 	scale := seq(func(i int) float64 { return 0.5 + 0.25*float64(i) }, 6)
 	bias := seq(func(i int) float64 { return float64(i)/3 - 1 }, 6)

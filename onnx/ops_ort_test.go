@@ -8,7 +8,6 @@ package onnx_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -18,18 +17,9 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/onnx"
 )
-
-func needORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 // nd is a dense row-major array for the Go references.
 type nd struct {
@@ -402,7 +392,7 @@ func runCase(t *testing.T, c opCase) {
 }
 
 func TestOpsAgainstGo(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	a23 := seq(wave, 2, 3)
 	b3 := seq(func(i int) float64 { return float64(i) + 1.5 }, 3)
 	pos := unary(seq(wave, 2, 3), func(x float64) float64 { return math.Abs(x) + 0.25 })
@@ -638,7 +628,7 @@ func sliceRef(a nd, r0, r1, c0, c1, cs int) nd {
 // TestExternalDataRuns checks that ONNX Runtime reads weights from the side
 // file exactly as from an inline model.
 func TestExternalDataRuns(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	build := func() *onnx.Graph {
 		g := onnx.NewGraph(onnx.Config{Seed: 9})
 		x := g.Input("x", onnx.Float, onnx.Sym("N"), onnx.Fix(32))
@@ -683,7 +673,7 @@ func TestBigModelExternal(t *testing.T) {
 	if os.Getenv("MLPERF_BIG_MODEL_TEST") != "1" {
 		t.Skip("set MLPERF_BIG_MODEL_TEST=1 to write and run a 3 GiB model")
 	}
-	needORT(t)
+	orttest.Need(t)
 	const n = 16384
 	g := onnx.NewGraph(onnx.Config{Seed: 11})
 	y := g.Input("x", onnx.Float, onnx.Fix(1), onnx.Fix(n))

@@ -6,6 +6,7 @@ package onnx_test
 // direct Go computations of their ONNX definitions.
 
 import (
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"math"
 	"testing"
 
@@ -144,7 +145,7 @@ func padRef(x nd, pads []int, edge bool, value float64) nd {
 }
 
 func TestVolumeOpsAgainstGo(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	x := seq(wave, 1, 2, 4, 5, 6)
 	scale, bias := []float64{1.5, -0.5}, []float64{0.25, 2}
 	w3 := seeded(onnx.He(2*27), "w3", 3, 2, 3, 3, 3)

@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 mkdir -p out
 $GO build -o out/testreport ./internal/testreport || exit 1
-$GO test -race -count=1 -json "$@" ./... | out/testreport out/test.log
+# -timeout: the race detector makes the decoder end-to-end tests slow on 2 cores;
+# the default 10 minutes per package is too close.
+$GO test -race -count=1 -timeout 30m -json "$@" ./... | out/testreport out/test.log
 rc=${PIPESTATUS[0]}
 echo "full output: out/test.log"
 exit "$rc"

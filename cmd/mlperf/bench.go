@@ -157,7 +157,7 @@ func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fs := flag.NewFlagSet("perf "+b.Name, flag.ContinueOnError)
 	opts := benchFlags(fs, b, false)
-	d := &argcheck.Duration{Name: "--duration", Min: time.Second, D: 10 * time.Second}
+	d := &argcheck.Duration{Name: "--duration", D: 10 * time.Second}
 	fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
 	fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
 	fs.Set("out", filepath.Join("out", b.Name+"-perf"))
@@ -213,7 +213,11 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, s := range b.Model.Sizes {
 		sizes = append(sizes, s.Name+" ("+s.Summary+")")
 	}
-	size := fs.String("size", b.Model.Sizes[0].Name, "model size: "+strings.Join(sizes, ", "))
+	def := b.Model.Sizes[0].Name
+	if b.Model.BuildSize != "" {
+		def = b.Model.BuildSize
+	}
+	size := fs.String("size", def, "model size: "+strings.Join(sizes, ", "))
 	out := fs.String("o", "", "output .onnx file (required); large weights go to FILE.data beside it")
 	seed := fs.Uint64("seed", b.Model.Seed, "weight seed (same size and seed, same bytes)")
 	if err := parse(fs, args, stdout); err != nil {

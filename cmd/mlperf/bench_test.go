@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 )
 
@@ -44,7 +45,7 @@ func TestListAndUnknownBenchmark(t *testing.T) {
 // harness measurements in rounds and ends with the ratio line that
 // scripts read, for every benchmark.
 func TestPerfPrintsRoundsAndRatio(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -57,7 +58,7 @@ func TestPerfPrintsRoundsAndRatio(t *testing.T) {
 		{"llama2", []string{"--count", "4", "--batch", "2", "--max-new-tokens", "8"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"perf", tc.name, "--model", "synthetic:tiny", "--threads", "1", "--duration", "400ms", "--out", filepath.Join(dir, tc.name)}, tc.args...)
+			args := append([]string{"perf", tc.name, "--model", "synthetic:tiny", "--threads", "1", "--duration", "1s", "--out", filepath.Join(dir, tc.name)}, tc.args...)
 			code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, log)

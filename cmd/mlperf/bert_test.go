@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/squad"
 	"github.com/mlperf-go/inference/models/bert"
 )
@@ -74,31 +75,15 @@ func TestRunBERTBadInput(t *testing.T) {
 	os.WriteFile(empty, []byte(`{"version": "1.1", "data": [{"title": "t", "paragraphs": [{"context": " ", "qas": [{"id": "q", "question": "what?", "answers": []}]}]}]}`), 0o644)
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
 	run := []string{"run", "bert", "--vocab", vocab, "--out", filepath.Join(dir, "out")}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-		ort  bool
-	}{
-		{"unknown scenario", []string{"--scenario", "Batch"}, 2, "unknown scenario", false},
-		{"missing vocab", []string{"--vocab", filepath.Join(dir, "nope.txt"), "--data", data}, 1, "make setup", false},
-		{"missing model", []string{"--data", data, "--model", filepath.Join(dir, "nope.onnx")}, 1, "download_model.sh", false},
-		{"SQuAD v2", []string{"--data", v2, "--model", "synthetic:tiny"}, 1, "v2.0", false},
-		{"only empty contexts", []string{"--data", empty, "--model", "synthetic:tiny"}, 1, "no question with a non-empty context", false},
-		{"vocab mismatch", []string{"--data", data, "--model", filepath.Join(dir, "cased.onnx")}, 1, "embeds 28996 token ids but vocab.txt has 30522", false},
-		{"sequence length 128", []string{"--data", data, "--model", filepath.Join(dir, "seq128.onnx")}, 1, "sequence length 128", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.ort {
-				needORT(t)
-			}
-			code, out := runMlperf(t, env, append(run, tc.args...)...)
-			if code != tc.code || !strings.Contains(out, tc.want) {
-				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
-			}
-		})
-	}
+	checkBadRuns(t, env, run, []badRun{
+		{"unknown scenario", []string{"--scenario", "Batch"}, 2, "unknown scenario", false, nil},
+		{"missing vocab", []string{"--vocab", filepath.Join(dir, "nope.txt"), "--data", data}, 1, "make setup", false, nil},
+		{"missing model", []string{"--data", data, "--model", filepath.Join(dir, "nope.onnx")}, 1, "download_model.sh", false, nil},
+		{"SQuAD v2", []string{"--data", v2, "--model", "synthetic:tiny"}, 1, "v2.0", false, nil},
+		{"only empty contexts", []string{"--data", empty, "--model", "synthetic:tiny"}, 1, "no question with a non-empty context", false, nil},
+		{"vocab mismatch", []string{"--data", data, "--model", filepath.Join(dir, "cased.onnx")}, 1, "embeds 28996 token ids but vocab.txt has 30522", false, nil},
+		{"sequence length 128", []string{"--data", data, "--model", filepath.Join(dir, "seq128.onnx")}, 1, "sequence length 128", true, nil},
+	})
 }
 
 // scoreSquadLog scores a BERT accuracy log against sq's features as
@@ -226,7 +211,7 @@ func TestScoreSquadLog(t *testing.T) {
 // accuracy mode, the accuracy log and its score, against the score of the
 // same model's logits computed here in-process.
 func TestRunBERTAccuracyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	vocab := bertTestVocab(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden logs in testdata/golden")
@@ -46,7 +48,7 @@ var goldenRuns = []struct {
 // per-benchmark commands before the generic command path replaced them.
 // Refresh with go test ./cmd/mlperf -run TestGoldenLogs -update.
 func TestGoldenLogs(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	cache := t.TempDir()
 	t.Setenv("MLPERF_CACHE_DIR", cache)

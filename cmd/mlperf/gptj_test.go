@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/llm/sample"
@@ -45,7 +46,7 @@ type gptjLogEntry struct {
 // one EOS when a hypothesis ended), the same ids a direct beam search of
 // each prompt gives, and a score that `accuracy gptj` reproduces.
 func TestRunGPTJEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	tokDir := gptjTestTokenizer(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
@@ -178,10 +179,7 @@ func TestRunGPTJBadInput(t *testing.T) {
 	os.WriteFile(malformed, []byte(`[{"instruction": "Summarize the following news article:", "input": "x"}]`), 0o644)
 	smallVocab := filepath.Join(dir, "vocab101.onnx")
 	noCache := filepath.Join(dir, "nocache.onnx")
-	withORT := true
-	if _, err := ort.Version(); err != nil {
-		withORT = false
-	} else {
+	if _, err := ort.Version(); err == nil {
 		c := gptj.Configs[gptj.SizeTiny]
 		c.Vocab, c.Hidden, c.Heads, c.Inner = 101, 16, 2, 32
 		if err := gptj.BuildConfigFile(smallVocab, c, 1); err != nil {
@@ -191,31 +189,15 @@ func TestRunGPTJBadInput(t *testing.T) {
 	}
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
 	base := []string{"run", "gptj", "--tokenizer", tokDir, "--out", filepath.Join(dir, "out"), "--mode", "accuracy"}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-		ort  bool
-	}{
-		{"missing data", []string{"--model", "synthetic:tiny", "--data", filepath.Join(dir, "none.json")}, 1, "download_dataset.sh", false},
-		{"malformed data", []string{"--model", "synthetic:tiny", "--data", malformed}, 1, `record 0 has no "output" field`, false},
-		{"missing model", []string{"--model", filepath.Join(dir, "none.onnx"), "--data", data}, 1, "model file", false},
-		{"bad tokenizer dir", []string{"--model", "synthetic:tiny", "--data", data, "--tokenizer", dir}, 1, "encoder.json", false},
-		{"bad length norm", []string{"--data", data, "--length-norm", "tokens"}, 2, "--length-norm", false},
-		{"vocab mismatch", []string{"--model", smallVocab, "--data", data}, 1, "the model has 101 vocabulary rows but the tokenizer has 50257 ids", true},
-		{"no kv cache", []string{"--model", noCache, "--data", data}, 1, "takes no past_key_values", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.ort && !withORT {
-				t.Skip("ONNX Runtime unavailable")
-			}
-			code, out := runMlperf(t, env, append(slices.Clone(base), tc.args...)...)
-			if code != tc.code || !strings.Contains(out, tc.want) {
-				t.Fatalf("exit %d (want %d), output lacks %q:\n%s", code, tc.code, tc.want, out)
-			}
-		})
-	}
+	checkBadRuns(t, env, base, []badRun{
+		{"missing data", []string{"--model", "synthetic:tiny", "--data", filepath.Join(dir, "none.json")}, 1, "download_dataset.sh", false, nil},
+		{"malformed data", []string{"--model", "synthetic:tiny", "--data", malformed}, 1, `record 0 has no "output" field`, false, nil},
+		{"missing model", []string{"--model", filepath.Join(dir, "none.onnx"), "--data", data}, 1, "model file", false, nil},
+		{"bad tokenizer dir", []string{"--model", "synthetic:tiny", "--data", data, "--tokenizer", dir}, 1, "encoder.json", false, nil},
+		{"bad length norm", []string{"--data", data, "--length-norm", "tokens"}, 2, "--length-norm", false, nil},
+		{"vocab mismatch", []string{"--model", smallVocab, "--data", data}, 1, "the model has 101 vocabulary rows but the tokenizer has 50257 ids", true, nil},
+		{"no kv cache", []string{"--model", noCache, "--data", data}, 1, "takes no past_key_values", true, nil},
+	})
 	for _, tc := range []struct {
 		args []string
 		code int

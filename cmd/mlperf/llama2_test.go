@@ -17,6 +17,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
@@ -91,7 +92,7 @@ func idsOf(t *testing.T, h string) []int32 {
 }
 
 func TestRunLlama2OfflinePerformance(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -125,7 +126,7 @@ func TestRunLlama2OfflinePerformance(t *testing.T) {
 }
 
 func TestRunLlama2ServerTEST06(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
@@ -192,7 +193,7 @@ func TestRunLlama2ServerTEST06(t *testing.T) {
 // greedy decoding of the sample alone (computed here in-process), and
 // `mlperf accuracy llama2` printing the same score as the run.
 func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
@@ -365,36 +366,20 @@ func TestRunLlama2BadInput(t *testing.T) {
 	writeNoPresentModel(t, noPresent)
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
 	run := []string{"run", "llama2", "--out", filepath.Join(dir, "out"), "--max-new-tokens", "4", "--min-queries", "2", "--duration", "1ms"}
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-		ort  bool
-	}{
-		{"model name", []string{"--model-name", "llama2-7b"}, 2, `--model-name "llama2-7b": want one of llama2-70b, llama2-70b-interactive`, false},
-		{"one new token", []string{"--max-new-tokens", "1"}, 2, "want at least 2", false},
-		{"synthetic size", []string{"--data", good, "--model", "synthetic:13b"}, 2, `no synthetic size "13b"`, false},
-		{"missing model", []string{"--data", good, "--model", filepath.Join(dir, "none.onnx")}, 1, "download_model.sh", false},
-		{"no tok_input", []string{"--data", rawPath}, 1, "has no tok_input column (columns: id, question, response)", false},
-		{"pickle", []string{"--data", pkl}, 1, "pandas pickle; convert it once to parquet", false},
-		{"missing data", []string{"--data", filepath.Join(dir, "none.parquet")}, 1, "no such file", false},
-		{"prompt longer than the context", []string{"--data", long, "--max-new-tokens", "1024"}, 1, "3100 prompt ids + 1024 new tokens exceed the model's context of 4096 positions (row 1 of " + long, true},
-		{"ids outside the vocabulary", []string{"--data", outside}, 1, "at position 1 is outside the model's vocabulary of 32000", true},
-		{"tokenizer vocabulary", []string{"--data", good, "--model", vocab1000}, 1, "the model has 1000 vocabulary rows but the tokenizer has 32000 ids", true},
-		{"no present outputs", []string{"--data", good, "--model", noPresent}, 1, `output "present.0.key" missing`, true},
-		{"tokenizer missing in accuracy mode", []string{"--data", good, "--mode", "accuracy", "--tokenizer", dir}, 1, "give --tokenizer DIR", true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.ort {
-				needORT(t)
-			}
-			code, out := runMlperf(t, env, append(run, tc.args...)...)
-			if code != tc.code || !strings.Contains(out, tc.want) {
-				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
-			}
-		})
-	}
+	checkBadRuns(t, env, run, []badRun{
+		{"model name", []string{"--model-name", "llama2-7b"}, 2, `--model-name "llama2-7b": want one of llama2-70b, llama2-70b-interactive`, false, nil},
+		{"one new token", []string{"--max-new-tokens", "1"}, 2, "want at least 2", false, nil},
+		{"synthetic size", []string{"--data", good, "--model", "synthetic:13b"}, 2, `no synthetic size "13b"`, false, nil},
+		{"missing model", []string{"--data", good, "--model", filepath.Join(dir, "none.onnx")}, 1, "download_model.sh", false, nil},
+		{"no tok_input", []string{"--data", rawPath}, 1, "has no tok_input column (columns: id, question, response)", false, nil},
+		{"pickle", []string{"--data", pkl}, 1, "pandas pickle; convert it once to parquet", false, nil},
+		{"missing data", []string{"--data", filepath.Join(dir, "none.parquet")}, 1, "no such file", false, nil},
+		{"prompt longer than the context", []string{"--data", long, "--max-new-tokens", "1024"}, 1, "3100 prompt ids + 1024 new tokens exceed the model's context of 4096 positions (row 1 of " + long, true, nil},
+		{"ids outside the vocabulary", []string{"--data", outside}, 1, "at position 1 is outside the model's vocabulary of 32000", true, nil},
+		{"tokenizer vocabulary", []string{"--data", good, "--model", vocab1000}, 1, "the model has 1000 vocabulary rows but the tokenizer has 32000 ids", true, nil},
+		{"no present outputs", []string{"--data", good, "--model", noPresent}, 1, `output "present.0.key" missing`, true, nil},
+		{"tokenizer missing in accuracy mode", []string{"--data", good, "--mode", "accuracy", "--tokenizer", dir}, 1, "give --tokenizer DIR", true, nil},
+	})
 }
 
 func TestDatasetOpenOrcaCommands(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/mlperf-go/inference/internal/argcheck"
 	"bufio"
 	"context"
 	"flag"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mlperf-go/inference/internal/argcheck"
 
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"

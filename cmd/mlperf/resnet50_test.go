@@ -8,24 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/resnet50"
 	"github.com/mlperf-go/inference/onnx"
 )
-
-// needORT skips the test when the ONNX Runtime library is not installed.
-func needORT(t *testing.T) {
-	t.Helper()
-	if _, err := ort.Version(); err != nil {
-		t.Skipf("ONNX Runtime unavailable: %v", err)
-	}
-}
 
 // writeMeanModel writes a small model with ResNet50's I/O contract (input
 // name configurable): ArgMax over the three channel means, so an image
@@ -53,7 +47,7 @@ func writeMeanModel(t *testing.T, path, input string) {
 }
 
 func TestResNet50ModelOnORT(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "mean.onnx")
 	writeMeanModel(t, path, resnet50.InputName)
 	sess, err := ort.Open(path, ort.Options{Provider: "cpu", IntraOpThreads: 1, Outputs: []string{resnet50.ArgMaxName}})
@@ -171,28 +165,39 @@ func TestRunResNet50BadInput(t *testing.T) {
 	os.WriteFile(trunc, b[:len(b)/2], 0o644)
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
 	run := []string{"run", "resnet50", "--data", data, "--out", filepath.Join(dir, "out")}
-	for _, tc := range []struct {
-		name string
-		env  []string
-		args []string
-		code int
-		want string
-		ort  bool // needs the ONNX Runtime library
-	}{
-		{"unknown backend", nil, []string{"--model", good, "--backend", "rocm"}, 2, `unknown backend "rocm"`, false},
-		{"unknown scenario", nil, []string{"--model", good, "--scenario", "Batch"}, 2, "unknown scenario", false},
-		{"missing model", nil, []string{"--model", filepath.Join(dir, "nope.onnx")}, 1, "download_model.sh", false},
-		{"missing data", nil, []string{"--model", good, "--data", filepath.Join(dir, "nodata")}, 1, "val_map.txt", false},
-		{"missing ORT library", []string{"ONNXRUNTIME_SHARED_LIBRARY_PATH=" + filepath.Join(dir, "libonnxruntime.so.1")}, []string{"--model", good}, 1, "libonnxruntime.so.1", false},
-		{"wrong model inputs", nil, []string{"--model", wrong}, 1, `want exactly one input "input_tensor:0"`, true},
-		{"truncated model", nil, []string{"--model", trunc}, 1, "trunc.onnx", true},
-		{"cuda without its libraries", nil, []string{"--model", good, "--backend", "cuda"}, 1, "cuda", true},
-	} {
+	checkBadRuns(t, env, run, []badRun{
+		{"unknown backend", []string{"--model", good, "--backend", "rocm"}, 2, `unknown backend "rocm"`, false, nil},
+		{"unknown scenario", []string{"--model", good, "--scenario", "Batch"}, 2, "unknown scenario", false, nil},
+		{"missing model", []string{"--model", filepath.Join(dir, "nope.onnx")}, 1, "download_model.sh", false, nil},
+		{"missing data", []string{"--model", good, "--data", filepath.Join(dir, "nodata")}, 1, "val_map.txt", false, nil},
+		{"missing ORT library", []string{"--model", good}, 1, "libonnxruntime.so.1", false, []string{"ONNXRUNTIME_SHARED_LIBRARY_PATH=" + filepath.Join(dir, "libonnxruntime.so.1")}},
+		{"wrong model inputs", []string{"--model", wrong}, 1, `want exactly one input "input_tensor:0"`, true, nil},
+		{"truncated model", []string{"--model", trunc}, 1, "trunc.onnx", true, nil},
+		{"cuda without its libraries", []string{"--model", good, "--backend", "cuda"}, 1, "cuda", true, nil},
+	})
+}
+
+// badRun is one bad command line of a table: base's command plus args
+// must exit with code and print want; ort marks cases that need the ONNX
+// Runtime library, env variables of their own.
+type badRun struct {
+	name string
+	args []string
+	code int
+	want string
+	ort  bool
+	env  []string
+}
+
+// checkBadRuns runs each case as a subtest of base + args with env.
+func checkBadRuns(t *testing.T, env, base []string, cases []badRun) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.ort {
-				needORT(t)
+				orttest.Need(t)
 			}
-			code, out := runMlperf(t, append(env, tc.env...), append(run, tc.args...)...)
+			code, out := runMlperf(t, append(slices.Clone(env), tc.env...), append(slices.Clone(base), tc.args...)...)
 			if code != tc.code || !strings.Contains(out, tc.want) {
 				t.Fatalf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.want, out)
 			}
@@ -204,7 +209,7 @@ func TestRunResNet50BadInput(t *testing.T) {
 // accuracy log and its top-1 score. The mean model's predictions are
 // computed independently here from the preprocessed images.
 func TestRunResNet50AccuracyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	if code, out := runMlperf(t, nil, "dataset", "synth", "imagenet", "-o", data, "-n", "6"); code != 0 {

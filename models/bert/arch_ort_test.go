@@ -16,22 +16,13 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/squad"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/onnx"
 )
-
-func needORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 // tinyModel builds the tiny synthetic model (8 MB, a fraction of a second).
 func tinyModel(t testing.TB) string {
@@ -45,7 +36,7 @@ func tinyModel(t testing.TB) string {
 
 func openTiny(t testing.TB) *ort.Session {
 	t.Helper()
-	needORT(t)
+	orttest.Need(t)
 	s, err := ort.Open(tinyModel(t), ort.Options{IntraOpThreads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +284,7 @@ func goBERT(c ArchConfig, w map[string][]float64, ids, mask, seg []int64) (start
 // TestContractModels opens models that break the contract in ONNX Runtime
 // and checks that New and CheckVocab reject them with clear errors.
 func TestContractModels(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	dir := t.TempDir()
 	v := testTokenizer(t).Vocab()
 	base := TinyArch
@@ -449,7 +440,7 @@ func TestEndToEndSynth(t *testing.T) {
 // while: run it alone (-run '^$' -bench ArchFull -benchtime 3x), or point
 // BERT_FULL_MODEL at a file `mlperf model build bert -o FILE` wrote.
 func BenchmarkArchFull(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	path := os.Getenv("BERT_FULL_MODEL")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "full.onnx")
@@ -495,7 +486,7 @@ func BenchmarkArchFull(b *testing.B) {
 // a loadgen Offline run takes; samples/s for each. The tiny model shows
 // the harness overhead at its largest; BERT_FULL_MODEL selects a full one.
 func BenchmarkPoolVsRaw(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	path := os.Getenv("BERT_FULL_MODEL")
 	if path == "" {
 		path = tinyModel(b)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -17,7 +18,7 @@ import (
 // knownAnswerModel opens the known-answer model for the test vocabulary.
 func knownAnswerModel(t *testing.T, tok *Tokenizer) *ort.Session {
 	t.Helper()
-	needORT(t)
+	orttest.Need(t)
 	var ids [2]int64
 	for i, w := range []string{KnownAnswerStartWord, KnownAnswerEndWord} {
 		id, ok := tok.Vocab().ID(w)

@@ -2,7 +2,6 @@ package bert
 
 import (
 	"bytes"
-	"github.com/mlperf-go/inference/internal/scripttest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/scripttest"
 )
 
 func TestDownloadModel(t *testing.T) {

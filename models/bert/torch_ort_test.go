@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/internal/torchgolden"
 )
 
@@ -78,7 +79,7 @@ func compareTorch(t *testing.T, s backend.Session) {
 // TestTorchExportMatchesPyTorch runs the PyTorch-exported BERT through ONNX
 // Runtime: the logits are PyTorch's.
 func TestTorchExportMatchesPyTorch(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	s, err := ort.Open(filepath.Join(torchDir, "torch_small.onnx"), ort.Options{IntraOpThreads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // PyTorch's logits: embeddings, mask, attention, post-LayerNorm, GELU and
 // the QA head are wired as BertForQuestionAnswering.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	ws, err := torchgolden.ReadWeights(torchDir)
 	if err != nil {
 		t.Fatal(err)

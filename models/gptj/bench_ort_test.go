@@ -12,6 +12,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/sample"
 )
@@ -21,7 +22,7 @@ import (
 // cache forked to the beams and reordered by parent) and naive (every
 // step recomputes the 4 whole sequences).
 func BenchmarkBeam(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	c := Configs[SizeTiny]
 	path := filepath.Join(b.TempDir(), "m.onnx")
 	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
@@ -73,7 +74,7 @@ var benchConfigs = []struct {
 
 func openBench(b *testing.B, c Config) (*ort.Session, *generate.Model) {
 	b.Helper()
-	needORT(b)
+	orttest.Need(b)
 	path := filepath.Join(b.TempDir(), "m.onnx")
 	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
 		b.Fatal(err)

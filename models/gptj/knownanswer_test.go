@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/loadgen"
@@ -24,7 +25,7 @@ import (
 // checks that every logged response is the counting sequence, MaxNewTokens
 // long (wrapping past 94).
 func TestKnownAnswerEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	g, err := KnownAnswerArch()
 	if err != nil {
 		t.Fatal(err)

@@ -41,17 +41,33 @@ var Descriptor = &benchmark.Benchmark{
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "cnndm",
 	Model: benchmark.Models{
-		Default: "synthetic",
-		Sizes:   []benchmark.Size{{Name: SizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
-		Seed:    ArchSeed,
-		Build:   BuildFile,
+		Default:   "synthetic",
+		Sizes:     []benchmark.Size{{Name: SizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:      ArchSeed,
+		Build:     BuildFile,
+		BuildSize: SizeTiny,
 	},
 	Options: []benchmark.Option{tokenizerOption,
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
-	Check:    func(o *benchmark.Options) error { _, err := lengthMode(o.Extra["length-norm"]); return err },
+	Check:    check,
 	Open:     open,
 	Score:    score,
 	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
+}
+
+// check rejects a bad --length-norm, and a missing data file before the
+// synthetic model (24 GB at full size) is built.
+func check(o *benchmark.Options) error {
+	if _, err := lengthMode(o.Extra["length-norm"]); err != nil {
+		return err
+	}
+	if p := cnndm.Path(o.Data); o.Data != "synthetic" {
+		if _, err := os.Stat(p); err != nil {
+			_, err = cnndm.Load(p)
+			return err
+		}
+	}
+	return nil
 }
 
 // lengthMode reads --length-norm.

@@ -5,34 +5,24 @@ package llama2
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/sample"
 )
-
-func needORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 // small is tiny with a small vocabulary, so that decoding tests run fast.
 var small = Config{Layers: 2, Hidden: 32, Heads: 4, KVHeads: 2, Intermediate: 48, Vocab: 97, MaxPositions: 256, RopeTheta: 10000, RMSEps: 1e-5}
 
 func openModel(t testing.TB, c Config) (*ort.Session, *generate.Model) {
 	t.Helper()
-	needORT(t)
+	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "llama2.onnx")
 	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/kvcache"
@@ -108,7 +109,7 @@ func (t *timedSession) RunInto(ctx context.Context, in, out []backend.Tensor) er
 // outside ONNX Runtime's Run relative to the time inside it, measured in the
 // same iterations (robust to a noisy machine).
 func BenchmarkDecode(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	for size, c := range benchConfigs() {
 		path := filepath.Join(b.TempDir(), "m.onnx")
 		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
@@ -184,7 +185,7 @@ func benchConfigs() map[string]Config {
 // sequence at a time, a static batch of all (Greedy), and continuous
 // batching with 8 rows.
 func BenchmarkOffline(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	for name, c := range benchConfigs() {
 		path := filepath.Join(b.TempDir(), "m.onnx")
 		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
@@ -264,7 +265,7 @@ func BenchmarkOffline(b *testing.B) {
 // per layer (past and present, swapped each step) sized for the longest
 // row. The timed loop is the prefill.
 func BenchmarkKVCache(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	for size, c := range benchConfigs() {
 		path := filepath.Join(b.TempDir(), "m.onnx")
 		if err := BuildConfigFile(path, c, ArchSeed); err != nil {

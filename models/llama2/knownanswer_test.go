@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
@@ -23,7 +24,7 @@ import (
 // every logged response is the counting sequence the decoder must produce:
 // up to and including EOS, or MaxNewTokens long.
 func TestKnownAnswerEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	g, err := KnownAnswerArch()
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/internal/torchgolden"
 )
 
@@ -36,7 +37,7 @@ func compareTorch(t *testing.T, s backend.Session) {
 // ONNX Runtime and llm/generate: logits, cache and greedy tokens are
 // PyTorch's.
 func TestTorchExportMatchesPyTorch(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	s, err := ort.Open(filepath.Join(torchDir, "torch_small.onnx"), ort.Options{IntraOpThreads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +51,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // grouped-query attention, masks, the gated MLP and the cache I/O then
 // compute PyTorch's numbers.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	ws, err := torchgolden.ReadWeights(torchDir)
 	if err != nil {
 		t.Fatal(err)

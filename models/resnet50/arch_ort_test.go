@@ -4,7 +4,6 @@ package resnet50
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -12,18 +11,9 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/onnx"
 )
-
-func archNeedORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 // archInputs returns n pseudo-images scaled like mean-subtracted pixels.
 func archInputs(n int, seed uint64) []float32 {
@@ -36,7 +26,7 @@ func archInputs(n int, seed uint64) []float32 {
 }
 
 func TestArchTinyRuns(t *testing.T) {
-	archNeedORT(t)
+	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "tiny.onnx")
 	if err := BuildFile(path, SizeTiny, ArchSeed); err != nil {
 		t.Fatal(err)
@@ -94,7 +84,7 @@ func TestArchTinyRuns(t *testing.T) {
 // synthetic model (default threads) at batch 1 and 8; the custom metric
 // images/s is per image.
 func BenchmarkArchFull(b *testing.B) {
-	archNeedORT(b)
+	orttest.Need(b)
 	path := filepath.Join(b.TempDir(), "full.onnx")
 	if err := BuildFile(path, SizeFull, ArchSeed); err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
@@ -20,7 +21,7 @@ import (
 // tiny synthetic model → Offline pool → response bytes, and checks that a
 // batched run answers each sample as a run of that sample alone does.
 func TestTinyModelThroughHarness(t *testing.T) {
-	archNeedORT(t)
+	orttest.Need(t)
 	if !libjpeg.Available() {
 		t.Skip("built without cgo: no JPEG decoder")
 	}

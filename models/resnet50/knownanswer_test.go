@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
@@ -19,7 +20,7 @@ import (
 // and opens them: QSL and model over a real ONNX Runtime session.
 func knownAnswerSetup(t *testing.T, n int) (labels []int, qsl *harness.QSL[[]float32], m *Model) {
 	t.Helper()
-	archNeedORT(t)
+	orttest.Need(t)
 	if !libjpeg.Available() {
 		t.Skip("built without cgo: no JPEG decoder")
 	}

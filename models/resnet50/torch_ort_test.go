@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/internal/torchgolden"
 )
 
@@ -98,7 +99,7 @@ func runTorchCompare(t *testing.T, s backend.Session) {
 // through ONNX Runtime and this package's model wrapper: the outputs are
 // PyTorch's, and Classify (contract check, batching) returns its classes.
 func TestTorchExportMatchesPyTorch(t *testing.T) {
-	archNeedORT(t)
+	orttest.Need(t)
 	s, err := ort.Open(filepath.Join(torchDir, "torch_tiny.onnx"), ort.Options{IntraOpThreads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // graph is the architecture PyTorch built (padding, strides, shortcuts,
 // batch norm, heads).
 func TestArchTinyWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	archNeedORT(t)
+	orttest.Need(t)
 	ws, err := torchgolden.ReadWeights(torchDir)
 	if err != nil {
 		t.Fatal(err)
