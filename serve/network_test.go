@@ -3,29 +3,18 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/loadgen"
 	_ "github.com/mlperf-go/inference/models/resnet50"
 	"github.com/mlperf-go/inference/serve"
 )
-
-func needORT(t *testing.T) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 // TestResNet50OverTwoNodesMatchesLocal runs resnet50 in accuracy mode once
 // locally and once through two `mlperf serve` nodes (the same synthetic
@@ -33,7 +22,7 @@ func needORT(t *testing.T) {
 // accuracy logs and scores are the same and the SUT name is a Network
 // SUT's.
 func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
 	b, ok := benchmark.Lookup("resnet50")
 	if !ok {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 )
 
 // netnsLab is machines simulated on one: a LoadGen node and SUT nodes,
@@ -115,7 +117,7 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the multi-node test")
 	}
-	needORT(t)
+	orttest.Need(t)
 	lab := newNetnsLab(t, 2)
 	dir := t.TempDir()
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}

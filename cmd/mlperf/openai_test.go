@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/remote/openai/ollamatest"
@@ -123,7 +124,7 @@ func TestRunLlama2OpenAIOllama(t *testing.T) {
 // greedy decoding with continuous batching, /v1/completions) in a child
 // process.
 func TestRunLlama2OpenAIAgainstServe(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	needLlamaTokenizer(t)
 	dir := t.TempDir()
 	addr := startServeChild(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")},

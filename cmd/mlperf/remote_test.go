@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 )
 
 // startServeChild runs `mlperf serve args...` in a child process and
@@ -84,7 +86,7 @@ func startServeChildIn(t *testing.T, prefix, env []string, args ...string) (stri
 // `mlperf serve resnet50` node and `mlperf run resnet50 --backend kserve
 // --endpoint` as the LoadGen node, each its own process.
 func TestServeAndRunOverKServe(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	dir := t.TempDir()
 	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
 	addr := startServeChild(t, env, "resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", "node-a")
