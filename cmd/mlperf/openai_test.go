@@ -89,7 +89,7 @@ func driveOpenAILlama2(t *testing.T, addr, model string) {
 	}
 	s := string(sum)
 	for _, k := range []string{"Mean First Token latency (ns)", "99.00 percentile first token latency (ns)",
-		"Mean Time per Output Token (ns)", "99.00 percentile time per output token (ns)", "Completed tokens per second"} {
+		"Mean Time per Output Token (ns)", "99.00 percentile time to output token (ns)", "Completed tokens per second"} {
 		if v := summaryValue(t, s, k); v <= 0 {
 			t.Errorf("%s = %v", k, v)
 		}
