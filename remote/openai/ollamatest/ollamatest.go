@@ -6,13 +6,13 @@
 package ollamatest
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -96,9 +96,11 @@ func Start(t testing.TB, tok *tokenizer.Llama, parallel int) string {
 	l.Close()
 	env := append(os.Environ(), "OLLAMA_HOST="+addr, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir,
 		"OLLAMA_NUM_PARALLEL="+strconv.Itoa(max(parallel, 1)), "OLLAMA_NOPRUNE=1")
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := exec.CommandContext(ctx, bin, "serve")
+	srv := exec.Command(bin, "serve")
 	srv.Env = env
+	// ollama serve starts a runner process per model: both go in a
+	// process group of their own, which cleanup ends as a whole.
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	logPath := filepath.Join(dir, "serve.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -109,8 +111,16 @@ func Start(t testing.TB, tok *tokenizer.Llama, parallel int) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cancel()
-		srv.Wait()
+		pg := -srv.Process.Pid
+		syscall.Kill(pg, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+		syscall.Kill(pg, syscall.SIGKILL) // a runner left behind
+		<-done
 		logf.Close()
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
