@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -22,17 +21,6 @@ import (
 // evaluate_v1.1.py's.
 func TestPostprocessGolden(t *testing.T) {
 	comparePostprocess(t, synthSmallPath, "testdata/postprocess_golden.json")
-}
-
-// TestPostprocessReferenceFile is TestPostprocessGolden for a large file:
-// set BERT_SQUAD_FILE and BERT_POSTPROCESS_GOLDEN (gen_goldens.py --out DIR
-// writes DIR/postprocess_golden.json).
-func TestPostprocessReferenceFile(t *testing.T) {
-	file, golden := os.Getenv("BERT_SQUAD_FILE"), os.Getenv("BERT_POSTPROCESS_GOLDEN")
-	if file == "" || golden == "" {
-		t.Skip("set BERT_SQUAD_FILE and BERT_POSTPROCESS_GOLDEN to compare a large file")
-	}
-	comparePostprocess(t, file, golden)
 }
 
 func comparePostprocess(t *testing.T, squadPath, goldenPath string) {

@@ -2,7 +2,6 @@ package bert
 
 import (
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,18 +16,6 @@ func TestFeaturesGolden(t *testing.T) {
 	if multi < 10 {
 		t.Fatalf("only %d features beyond the first span of their question; the fixture should exercise the doc stride", multi)
 	}
-}
-
-// TestFeaturesReferenceFile compares with features the reference made from
-// any SQuAD file (gen_goldens.py --features-only): set BERT_SQUAD_FILE and
-// BERT_FEATURES_GOLDEN. Used for the dev-sized synthetic file and real
-// SQuAD text, which are too large to commit.
-func TestFeaturesReferenceFile(t *testing.T) {
-	file, golden := os.Getenv("BERT_SQUAD_FILE"), os.Getenv("BERT_FEATURES_GOLDEN")
-	if file == "" || golden == "" {
-		t.Skip("set BERT_SQUAD_FILE and BERT_FEATURES_GOLDEN to compare a large file")
-	}
-	compareFeatures(t, file, golden)
 }
 
 // compareFeatures builds the features of squadPath and checks them against
