@@ -28,7 +28,7 @@ import (
 	"unicode/utf8"
 )
 
-// Facts of the reference data set (spec §3.3).
+// Facts of the reference data set (mlcommons/inference language/gpt-j/download_cnndm.py).
 const (
 	// FileName is the data set file the reference reads.
 	FileName = "cnn_eval.json"

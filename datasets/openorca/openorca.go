@@ -8,7 +8,7 @@
 //	python3 -c "import pandas as pd; pd.read_pickle('open_orca_gpt4_tokenized_llama.sampled_24576.pkl').to_parquet('open_orca_gpt4_tokenized_llama.sampled_24576.parquet')"
 //
 // (a .pkl.gz is read by read_pickle as well). The columns, as
-// processorca.py makes them (spec §4.2):
+// processorca.py makes them (mlcommons/inference language/llama2-70b/processorca.py):
 //
 //	id, system_prompt, question   strings from the source parquet
 //	output                        the reference answer (the ROUGE target)

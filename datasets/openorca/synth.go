@@ -72,7 +72,7 @@ func text(r *rand.Rand, n int, end string) string {
 // chat template (tokenizer.FormatLlama2Prompt) encoded as
 // LlamaTokenizerFast does with its defaults (BOS added, then the literal
 // "<s>" of the template read as the special token: ids 1, 1), and the
-// token 29871 appended (spec §4.2; the reference notes the double BOS as
+// token 29871 appended (mlcommons/inference language/llama2-70b/processorca.py; the reference notes the double BOS as
 // an ambiguity, and the benchmark never re-tokenizes: it runs tok_input).
 func EncodePrompt(tok *tokenizer.Llama, system, question string) []int32 {
 	body := strings.TrimPrefix(tokenizer.FormatLlama2Prompt(system, question), "<s>")

@@ -47,7 +47,7 @@ func sortedKeys(m map[string]int) []string {
 }
 
 // Verify reads every column and checks the preprocessing's invariants
-// (spec §4.2): tok_input non-empty, shorter than 1024, ending with 29871,
+// (mlcommons/inference language/llama2-70b/processorca.py): tok_input non-empty, shorter than 1024, ending with 29871,
 // ids within vocab (0: 32000); tok_output of 3..1023 ids; the length
 // columns equal to the list lengths; origin the id's prefix and one of
 // Origins. It returns an error only when the file cannot be read.

@@ -11,7 +11,7 @@ import (
 // LengthMode says which length divides a finished hypothesis's summed
 // log-probability in the length penalty. Hugging Face changed it in late
 // 2023 (transformers PRs #27351 and #27808); which one the GPT-J reference
-// ROUGE figures were made with is not pinned (spec §3.4, §7).
+// ROUGE figures were made with is not pinned (mlcommons/inference language/gpt-j).
 type LengthMode int
 
 const (
@@ -64,7 +64,7 @@ type Hypothesis struct {
 // it), and says when the search is over; Finalize then returns the best
 // hypotheses. A BeamSearch is not safe for concurrent use.
 //
-// The rules, per step (spec §3.4): EOS is -Inf while fewer than
+// The rules, per step (mlcommons/inference language/gpt-j backend.py, transformers beam search): EOS is -Inf while fewer than
 // MinNewTokens tokens exist; each beam's running score (float32, initially
 // 0 for beam 0 and -1e9 for the others) is added to its row; the top
 // 2×Beams candidates of the flattened Beams×vocab scores are walked in

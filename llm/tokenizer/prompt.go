@@ -2,7 +2,7 @@ package tokenizer
 
 import "fmt"
 
-// GPT-J prompt facts (spec §3.2; MLCommons language/gpt-j/dataset.py).
+// GPT-J prompt facts (MLCommons language/gpt-j/dataset.py).
 const (
 	// GPTJInstruction is the instruction of every cnn_eval.json record.
 	GPTJInstruction = "Summarize the following news article:"

@@ -15,7 +15,7 @@ import (
 )
 
 // The synthetic-weights model: GPT-J as in transformers' modeling_gptj
-// (spec §3.1), written with the onnx package under the optimum decoder
+// (mlcommons/inference language/gpt-j), written with the onnx package under the optimum decoder
 // contract (see llm/decoder):
 //
 //	x = wte[input_ids]

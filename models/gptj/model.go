@@ -11,7 +11,7 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// Benchmark facts (spec §1.1, §3.2, §3.4).
+// Benchmark facts (mlcommons/inference language/gpt-j: dataset.py, backend.py).
 const (
 	// Name is the model name in mlperf.conf.
 	Name = "gptj"
@@ -26,7 +26,7 @@ const (
 
 // Generation is the reference's beam search. mode chooses the length
 // normalisation of the transformers version (see sample.LengthMode; the
-// reference's version is not pinned, spec §3.4).
+// reference's version is not pinned).
 func Generation(mode sample.LengthMode) sample.BeamConfig {
 	return sample.BeamConfig{Beams: Beams, EOS: EOS, MinNewTokens: MinNewTokens, MaxNewTokens: MaxNewTokens,
 		LengthPenalty: 1, LengthMode: mode, EarlyStopping: true}

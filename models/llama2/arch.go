@@ -14,7 +14,7 @@ import (
 )
 
 // The synthetic-weights model: Llama 2 as in transformers' modeling_llama
-// (spec §4.1), written with the onnx package under the optimum decoder
+// (mlcommons/inference language/llama2-70b), written with the onnx package under the optimum decoder
 // contract (see llm/decoder):
 //
 //	x = embed_tokens[input_ids]

@@ -11,7 +11,7 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// Benchmark facts (spec §4.4, §4.7).
+// Benchmark facts (mlcommons/inference language/llama2-70b: SUT.py, mlperf.conf).
 const (
 	// Name is the model name in mlperf.conf (Offline and Server).
 	Name = "llama2-70b"

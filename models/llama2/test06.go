@@ -9,7 +9,7 @@ import (
 )
 
 // TEST06Result is the outcome of the TEST06 compliance checks on an
-// accuracy log (MLCommons compliance/TEST06/run_verification.py, spec §4.6).
+// accuracy log (MLCommons compliance/TEST06/run_verification.py).
 type TEST06Result struct {
 	Scenario string
 	Samples  int // entries checked (every entry, duplicates included)
