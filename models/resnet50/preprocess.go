@@ -3,10 +3,7 @@ package resnet50
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/preprocess"
@@ -138,83 +135,11 @@ func LoadCached(dst []float32, path string) error {
 // files are written through a temporary name, so a stopped run leaves no
 // partial .npy behind.
 func WriteCache(ctx context.Context, ds *imagenet.Dataset, dir string, workers int, progress func(done, total int)) error {
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	total := ds.Len()
-	next := make(chan int)
-	var (
-		mu    sync.Mutex
-		done  int
-		first error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if first == nil {
-			first = err
-		}
-		mu.Unlock()
-		cancel()
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float32, SampleLen)
-			for i := range next {
-				out := CachePath(dir, ds.Samples[i].Path)
-				if _, err := os.Stat(out); err != nil {
-					if err := writeCached(buf, ds.ImagePath(i), out); err != nil {
-						fail(err)
-						continue
-					}
-				}
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, total)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := 0; i < total; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("resnet50: preprocessing stopped: %w", err)
-	}
-	return nil
-}
-
-func writeCached(buf []float32, src, out string) error {
-	if err := PreprocessInto(buf, src); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("resnet50: %w", err)
-	}
-	tmp := out + ".tmp"
-	if err := preprocess.SaveNpy(tmp, SampleShape, buf); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("resnet50: %w", err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("resnet50: %w", err)
-	}
-	return nil
+	return preprocess.WriteNpyCache(ctx, preprocess.NpyCacheConfig{
+		Total: ds.Len(), Shape: SampleShape, Name: "resnet50",
+		Src:        ds.ImagePath,
+		Out:        func(i int) string { return CachePath(dir, ds.Samples[i].Path) },
+		Preprocess: PreprocessInto,
+		Workers:    workers, Progress: progress,
+	})
 }

@@ -3,10 +3,7 @@ package retinanet
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 
 	"github.com/mlperf-go/inference/datasets/openimages"
 	"github.com/mlperf-go/inference/preprocess"
@@ -68,80 +65,11 @@ func CachePath(dir, fileName string) string {
 // parallel work (< 1: all cores); progress, if set, is called after each
 // sample from one goroutine at a time. The first error stops the work.
 func WriteCache(ctx context.Context, ds *openimages.Dataset, dir string, workers int, progress func(done, total int)) error {
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	total := ds.Len()
-	next := make(chan int)
-	var (
-		mu    sync.Mutex
-		done  int
-		first error
-	)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float32, SampleLen)
-			for i := range next {
-				out := CachePath(dir, ds.GT.Images[i].FileName)
-				if _, err := os.Stat(out); err != nil {
-					if err := writeCached(buf, ds.ImagePath(i), out); err != nil {
-						mu.Lock()
-						if first == nil {
-							first = err
-						}
-						mu.Unlock()
-						cancel()
-						continue
-					}
-				}
-				mu.Lock()
-				done++
-				if progress != nil {
-					progress(done, total)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range total {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("retinanet: preprocessing stopped: %w", err)
-	}
-	return nil
-}
-
-func writeCached(buf []float32, src, out string) error {
-	if err := PreprocessInto(buf, src); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("retinanet: %w", err)
-	}
-	tmp := out + ".tmp"
-	if err := preprocess.SaveNpy(tmp, SampleShape, buf); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("retinanet: %w", err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("retinanet: %w", err)
-	}
-	return nil
+	return preprocess.WriteNpyCache(ctx, preprocess.NpyCacheConfig{
+		Total: ds.Len(), Shape: SampleShape, Name: "retinanet",
+		Src:        ds.ImagePath,
+		Out:        func(i int) string { return CachePath(dir, ds.GT.Images[i].FileName) },
+		Preprocess: PreprocessInto,
+		Workers:    workers, Progress: progress,
+	})
 }
