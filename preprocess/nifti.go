@@ -150,29 +150,7 @@ func readNifti(r io.Reader) (*NiftiImage, error) {
 	c := 0
 	for f := range n {
 		p := b[f*sz:]
-		var v float64
-		switch dt {
-		case 2:
-			v = float64(p[0])
-		case 256:
-			v = float64(int8(p[0]))
-		case 4:
-			v = float64(int16(bo.Uint16(p)))
-		case 512:
-			v = float64(bo.Uint16(p))
-		case 8:
-			v = float64(int32(bo.Uint32(p)))
-		case 768:
-			v = float64(bo.Uint32(p))
-		case 16:
-			v = float64(math.Float32frombits(bo.Uint32(p)))
-		case 64:
-			v = math.Float64frombits(bo.Uint64(p))
-		case 1024:
-			v = float64(int64(bo.Uint64(p)))
-		case 1280:
-			v = float64(bo.Uint64(p))
-		}
+		v := NiftiValue(dt, bo, p)
 		if scale {
 			v = v*slope + inter
 		}
@@ -259,4 +237,35 @@ func (img *NiftiImage) Affine() [4][4]float64 {
 		}
 	}
 	return a
+}
+
+// NiftiValue decodes one voxel of NIfTI datatype dt (2 uint8, 256 int8,
+// 4 int16, 512 uint16, 8 int32, 768 uint32, 16 float32, 64 float64, 1024
+// int64, 1280 uint64) from the start of p in byte order bo, before any
+// scl_slope/scl_inter scaling. Other datatypes give 0; callers check the
+// datatype when they read the header.
+func NiftiValue(dt int16, bo binary.ByteOrder, p []byte) float64 {
+	switch dt {
+	case 2:
+		return float64(p[0])
+	case 256:
+		return float64(int8(p[0]))
+	case 4:
+		return float64(int16(bo.Uint16(p)))
+	case 512:
+		return float64(bo.Uint16(p))
+	case 8:
+		return float64(int32(bo.Uint32(p)))
+	case 768:
+		return float64(bo.Uint32(p))
+	case 16:
+		return float64(math.Float32frombits(bo.Uint32(p)))
+	case 64:
+		return math.Float64frombits(bo.Uint64(p))
+	case 1024:
+		return float64(int64(bo.Uint64(p)))
+	case 1280:
+		return float64(bo.Uint64(p))
+	}
+	return 0
 }

@@ -116,29 +116,7 @@ func readVolume[T float32 | uint8](path string, conv func(float64) (T, error)) (
 			o := j*sh[2] + k
 			for i := range sh[0] {
 				p := line[i*sz:]
-				var v float64
-				switch img.Datatype {
-				case 2:
-					v = float64(p[0])
-				case 256:
-					v = float64(int8(p[0]))
-				case 4:
-					v = float64(int16(bo.Uint16(p)))
-				case 512:
-					v = float64(bo.Uint16(p))
-				case 8:
-					v = float64(int32(bo.Uint32(p)))
-				case 768:
-					v = float64(bo.Uint32(p))
-				case 16:
-					v = float64(math.Float32frombits(bo.Uint32(p)))
-				case 64:
-					v = math.Float64frombits(bo.Uint64(p))
-				case 1024:
-					v = float64(int64(bo.Uint64(p)))
-				case 1280:
-					v = float64(bo.Uint64(p))
-				}
+				v := preprocess.NiftiValue(img.Datatype, bo, p)
 				if scale {
 					v = v*slope + inter
 				}
