@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/check"
@@ -99,5 +100,22 @@ func TestLLMTreeWithTEST06(t *testing.T) {
 	}
 	if !sawAccuracy {
 		t.Errorf("ROUGE 0 passed the accuracy targets: %q", rep.Errors)
+	}
+}
+
+func TestNetworkDivisionSystemSaysSo(t *testing.T) {
+	for _, div := range []string{"network", "closed"} {
+		dir := t.TempDir()
+		tree := &Tree{Out: dir, Division: div, Submitter: "Tester", System: "box", SystemJSON: SystemTemplate("box", "datacenter"), Benchmark: "resnet"}
+		if _, err := tree.Write(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, div, "Tester", "systems", "box.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"is_network": "True"`); got != (div == "network") {
+			t.Errorf("%s division: is_network True %v in\n%s", div, got, b)
+		}
 	}
 }

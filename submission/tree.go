@@ -148,6 +148,11 @@ func (t *Tree) Write() ([]string, error) {
 		sys[k] = v
 	}
 	sys["division"], sys["submitter"] = t.Division, t.Submitter
+	if t.Division == "network" {
+		// The checker requires a Network-division system to say so
+		// (system_desc is_network).
+		sys["is_network"] = "True"
+	}
 	if err := writeJSON(filepath.Join(root, "systems", t.System+".json"), sys); err != nil {
 		return nil, err
 	}
