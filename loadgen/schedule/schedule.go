@@ -207,7 +207,12 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 		horizon *= 2
 	}
 	// Size the slices for the expected count (a little over for the
-	// Poisson schedule) so that generation does not grow them repeatedly.
+	// Poisson schedule) so that generation does not grow them repeatedly;
+	// not for a run already cancelled (the allocation alone can take
+	// seconds for a huge schedule).
+	if err := ctx.Err(); err != nil {
+		return Queries{}, err
+	}
 	if est := max(float64(p.MinQueryCount), float64(horizon)/1e9*p.TargetQPS*1.01+16); est < 1<<31 {
 		q.Samples = make([]uint64, 0, int(est)*spq)
 		q.Scheduled = make([]int64, 0, int(est))
