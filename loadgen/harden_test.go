@@ -100,7 +100,8 @@ func TestRunWithCancelledContext(t *testing.T) {
 // A stuck SUT costs one completion timeout, not one per wait.
 func TestStuckSingleStreamWaitsOneTimeout(t *testing.T) {
 	s := settings(t, loadgen.SingleStream, loadgen.PerformanceOnly, "*.*.min_duration = 0\n*.*.min_query_count = 10\n")
-	s.CompletionTimeout = 300 * time.Millisecond
+	// A second: room for a loaded machine between one timeout and two.
+	s.CompletionTimeout = time.Second
 	start := time.Now()
 	res, _ := run(t, &loadgentest.DelaySUT{Never: true}, qsl1024(), s)
 	if d := time.Since(start); d >= 2*s.CompletionTimeout {
