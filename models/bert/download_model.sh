@@ -51,40 +51,11 @@ case $WHAT in
   *) die "unknown choice '$WHAT'; want fp32, int8, vocab or all" ;;
 esac
 
-command -v md5sum >/dev/null || die "md5sum not found; install coreutils"
-md5_of() { md5sum "$1" | cut -d' ' -f1; }
-
-PART=
-trap 'if [ -n "$PART" ]; then rm -f "$PART"; fi' EXIT
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 # fetch URL_PATH MD5: downloads one file into MODEL_DIR unless it is there.
 fetch() {
-  local url=$BASE$1 md5=$2 out=$MODEL_DIR/${1##*/}
-  if [ -f "$out" ]; then
-    if [ "$(md5_of "$out")" = "$md5" ]; then
-      echo "download_model: $out already present, MD5 $md5 OK"
-      return 0
-    fi
-    die "$out exists but its MD5 is not $md5; delete it and run again"
-  fi
-  mkdir -p "$MODEL_DIR"
-  PART=$out.part.$$
-  echo "download_model: $url -> $out"
-  if command -v curl >/dev/null; then
-    curl -fL --retry 3 -o "$PART" "$url" || die "download of $url failed"
-  elif command -v wget >/dev/null; then
-    wget -q -O "$PART" "$url" || die "download of $url failed"
-  else
-    die "neither curl nor wget found; install one (apt-get install curl)"
-  fi
-  local got
-  got=$(md5_of "$PART")
-  if [ "$got" != "$md5" ]; then
-    die "checksum mismatch for $url: MD5 $got, want $md5; the file was deleted"
-  fi
-  mv "$PART" "$out"
-  PART=
-  echo "download_model: $out OK (MD5 $md5)"
+  bash "$HERE/../../scripts/fetch-checked.sh" download_model "$BASE$1" "$MODEL_DIR/${1##*/}" "$2" || exit 1
 }
 
 for f in "${FILES[@]}"; do

@@ -45,32 +45,5 @@ MD5=${RESNET50_MODEL_MD5:-$MD5}
 URL=$BASE$PATH_URL
 OUT=$MODEL_DIR/${PATH_URL##*/}
 
-command -v md5sum >/dev/null || die "md5sum not found; install coreutils"
-md5_of() { md5sum "$1" | cut -d' ' -f1; }
-
-if [ -f "$OUT" ]; then
-  if [ "$(md5_of "$OUT")" = "$MD5" ]; then
-    echo "download_model: $OUT already present, MD5 $MD5 OK"
-    exit 0
-  fi
-  die "$OUT exists but its MD5 is not $MD5; delete it and run again"
-fi
-
-mkdir -p "$MODEL_DIR"
-PART=$OUT.part.$$
-trap 'rm -f "$PART"' EXIT
-echo "download_model: $URL -> $OUT"
-if command -v curl >/dev/null; then
-  curl -fL --retry 3 -o "$PART" "$URL" || die "download of $URL failed"
-elif command -v wget >/dev/null; then
-  wget -q -O "$PART" "$URL" || die "download of $URL failed"
-else
-  die "neither curl nor wget found; install one (apt-get install curl)"
-fi
-got=$(md5_of "$PART")
-if [ "$got" != "$MD5" ]; then
-  die "checksum mismatch for $URL: MD5 $got, want $MD5; the file was deleted"
-fi
-mv "$PART" "$OUT"
-trap - EXIT
-echo "download_model: $OUT OK (MD5 $MD5)"
+HERE=$(cd "$(dirname "$0")" && pwd)
+exec bash "$HERE/../../scripts/fetch-checked.sh" download_model "$URL" "$OUT" "$MD5"
