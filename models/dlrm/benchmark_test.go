@@ -3,29 +3,19 @@ package dlrm
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/loadgen"
 )
-
-func needORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 // TestRunTinyAccuracy runs the benchmark end to end as `mlperf run dlrm
 // --model synthetic:tiny --data synthetic --mode accuracy` does and checks
@@ -33,7 +23,7 @@ func needORT(t testing.TB) {
 // gives on the run's log (accuracy.ScoreDLRM agrees with sklearn; see
 // TestScoreMatchesReferenceScript for the script itself).
 func TestRunTinyAccuracy(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	for _, sc := range []loadgen.Scenario{loadgen.Offline, loadgen.Server} {
 		out := t.TempDir()

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/harness"
@@ -29,7 +31,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, tr func(rows int) *criteo.Trace, budget int) *fixture {
 	t.Helper()
-	needORT(t)
+	orttest.Need(t)
 	dir := t.TempDir()
 	f := &fixture{a: Tiny, w: map[string][]float32{}}
 	rng := onnx.SplitMix64{State: 42}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openimages"
 	"github.com/mlperf-go/inference/loadgen"
@@ -50,7 +52,7 @@ func runOpts(model, data string, batch int) benchmark.Options {
 }
 
 func TestRunRejectsBadInputs(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	data := t.TempDir()
 	if err := openimages.Synth(data, openimages.SynthConfig{N: 2, Seed: 5}); err != nil {
@@ -86,7 +88,7 @@ func TestRunRejectsBadInputs(t *testing.T) {
 // TestRunMissingImages: images missing from the folder are skipped and
 // reported as the reference's loader does, and the run scores the rest.
 func TestRunMissingImages(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	data := t.TempDir()
 	openimages.Synth(data, openimages.SynthConfig{N: 3, Seed: 5})

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -24,7 +25,7 @@ import (
 //	RETINANET_BENCH_MODEL=synthetic RETINANET_BENCH_SECONDS=120 \
 //	  go test -run '^$' -bench Perf -benchtime 1x ./models/retinanet
 func BenchmarkPerf(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	model := os.Getenv("RETINANET_BENCH_MODEL")
 	if model == "" {
 		model = "synthetic:tiny"

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -23,7 +25,7 @@ import (
 // the synthetic data set and model through the loadgen to the COCO
 // scorer's summarize() table and mAP= line.
 func TestRunAccuracyTinySynthetic(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
@@ -62,7 +64,7 @@ func TestRunAccuracyTinySynthetic(t *testing.T) {
 // through each scenario in performance mode (short settings) and checks
 // that LoadGen completed and reported the scenario.
 func TestRunScenarios(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	model := writeModel(t, InputName, 1, InputSize, true)
 	for _, sc := range Desc.Scenarios {
@@ -86,7 +88,7 @@ func TestRunScenarios(t *testing.T) {
 // boxes scores mAP=100.000% and meets the closed target; a log of the tiny
 // model does not.
 func TestAccuracyCommand(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	ds, err := loadData("synthetic", 0, "", benchmark.CacheDir(), io.Discard)
 	if err != nil {

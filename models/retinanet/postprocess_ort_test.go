@@ -11,6 +11,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/onnx"
@@ -121,7 +123,7 @@ func refDetect(cls, reg [][]float32) (boxes []float32, scores []float32, labels 
 // overlapping boxes of one class to suppress; some deltas exceed the exp
 // clip and many boxes cross the image border.
 func TestPostprocessMatchesReference(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	g := onnx.NewGraph(onnx.Config{Name: "retinanet_postprocess"})
 	rng := rand.New(rand.NewPCG(7, 11))
 	var clsNames, regNames []string

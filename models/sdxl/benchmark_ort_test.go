@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -21,7 +23,7 @@ import (
 // end to end: the loadgen run, the FID / CLIP line, accuracy.txt and the
 // review images' captions.
 func TestRunAccuracyTinyEndToEnd(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer

@@ -5,7 +5,6 @@ package sdxl
 import (
 	"bytes"
 	"context"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,20 +12,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/onnx"
 )
-
-func needORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
 
 var (
 	tinyOnce sync.Once
@@ -86,7 +77,7 @@ func cpuOpen(path string) (backend.Session, error) {
 }
 
 func TestTinyPipelineGenerates(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	p := tinyPipeline(t)
 	if p.Steps() != 3 || p.ImageH != 64 || p.ImageW != 64 {
 		t.Errorf("steps %d, image %d×%d; want 3, 64×64", p.Steps(), p.ImageH, p.ImageW)
@@ -154,7 +145,7 @@ func copyDir(t *testing.T, src string) string {
 }
 
 func TestPipelineBadInputs(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	dir := tinyModel(t)
 	lat, shape := testLatents(4, 8, 8)
 	openErr := func(dir string, lat []float32, shape []int) error {
@@ -203,7 +194,7 @@ func TestPipelineBadInputs(t *testing.T) {
 // A float16 export (tiny-fp16: the same weights with float16 inputs and
 // outputs) gives the float32 model's image up to float16 rounding.
 func TestTinyFP16PipelineMatchesFP32(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	full := tinyPipeline(t)
 	half := t.TempDir()
 	if err := Build(filepath.Join(half, "model.onnx"), SizeTinyFP16, ArchSeed); err != nil {
@@ -241,7 +232,7 @@ func TestTinyFP16PipelineMatchesFP32(t *testing.T) {
 // BenchmarkTinyGenerate times one image of the tiny pipeline (3 UNet
 // steps at batch 2 with guidance, both text encoders, the VAE).
 func BenchmarkTinyGenerate(b *testing.B) {
-	needORT(b)
+	orttest.Need(b)
 	dir, err := mkTemp()
 	if err != nil {
 		b.Fatal(err)
@@ -271,7 +262,7 @@ func BenchmarkTinyGenerate(b *testing.B) {
 // running statistics, no AuxLogits or fc), 2048 non-negative features
 // per image.
 func TestSyntheticFIDInceptionRuns(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	g := SyntheticFIDInception(ArchSeed)
 	if n := g.ParamCount(); n < 21_700_000 || n > 21_900_000 {
 		t.Errorf("%d parameters, want about 21.8 M", n)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/kits19"
 )
 
@@ -18,7 +19,7 @@ import (
 func BenchmarkWindow(b *testing.B) {
 	for _, size := range []string{SizeTiny, SizeFull} {
 		b.Run(size, func(b *testing.B) {
-			needORT(b)
+			orttest.Need(b)
 			path := filepath.Join(b.TempDir(), "model.onnx")
 			if err := BuildModel(path, size, ArchSeed); err != nil {
 				b.Fatal(err)

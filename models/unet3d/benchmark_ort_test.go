@@ -12,29 +12,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/backend/ort/orttest"
+
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/kits19"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 )
 
-func needORT(t testing.TB) {
-	t.Helper()
-	if err := ort.Init(); err != nil {
-		if errors.Is(err, ort.ErrNoLibrary) {
-			t.Skipf("ONNX Runtime not available: %v", err)
-		}
-		t.Fatal(err)
-	}
-}
-
 // TestRunAccuracyTiny is `mlperf run unet3d --model synthetic:tiny --data
 // synthetic --mode accuracy`: the tiny synthetic model over the three
 // synthetic cases (four 128³ windows) in Offline, and over the first case
 // in SingleStream, scored as accuracy_kits.py does.
 func TestRunAccuracyTiny(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	for _, tc := range []struct {
 		sc    loadgen.Scenario
 		count int
@@ -64,7 +55,7 @@ func TestRunAccuracyTiny(t *testing.T) {
 // TestWrongModelRejected: a model whose output has 2 channels instead of
 // the 3 classes ends in a contract error naming the fix, before any run.
 func TestWrongModelRejected(t *testing.T) {
-	needORT(t)
+	orttest.Need(t)
 	for _, tc := range []struct {
 		name    string
 		in, out int64
