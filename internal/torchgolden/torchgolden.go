@@ -127,3 +127,13 @@ func Diff(got, want []float32, abs, rel float64) (int, string) {
 	}
 	return bad, b.String()
 }
+
+// UseWeights replaces g's initializers by the PyTorch weights in dir
+// (ReadWeights, then Replace).
+func UseWeights(g *onnx.Graph, dir string) error {
+	ws, err := ReadWeights(dir)
+	if err != nil {
+		return err
+	}
+	return Replace(g, ws)
+}

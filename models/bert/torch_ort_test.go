@@ -3,13 +3,11 @@
 package bert
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/internal/torchgolden"
 )
@@ -79,12 +77,7 @@ func compareTorch(t *testing.T, s backend.Session) {
 // TestTorchExportMatchesPyTorch runs the PyTorch-exported BERT through ONNX
 // Runtime: the logits are PyTorch's.
 func TestTorchExportMatchesPyTorch(t *testing.T) {
-	orttest.Need(t)
-	s, err := ort.Open(filepath.Join(torchDir, "torch_small.onnx"), ort.Options{IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := orttest.Open(t, filepath.Join(torchDir, "torch_small.onnx"))
 	compareTorch(t, s)
 }
 
@@ -93,26 +86,13 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // PyTorch's logits: embeddings, mask, attention, post-LayerNorm, GELU and
 // the QA head are wired as BertForQuestionAnswering.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	orttest.Need(t)
-	ws, err := torchgolden.ReadWeights(torchDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	g, err := ArchOf(torchSmallArch, ArchSeed, "bert_torch_small")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := torchgolden.Replace(g, ws); err != nil {
+	if err := torchgolden.UseWeights(g, torchDir); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if _, err := g.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ort.OpenBytes(buf.Bytes(), ort.Options{IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := orttest.OpenGraph(t, g)
 	compareTorch(t, s)
 }

@@ -3,12 +3,10 @@
 package llama2
 
 import (
-	"bytes"
 	"path/filepath"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/internal/torchgolden"
 )
@@ -37,12 +35,7 @@ func compareTorch(t *testing.T, s backend.Session) {
 // ONNX Runtime and llm/generate: logits, cache and greedy tokens are
 // PyTorch's.
 func TestTorchExportMatchesPyTorch(t *testing.T) {
-	orttest.Need(t)
-	s, err := ort.Open(filepath.Join(torchDir, "torch_small.onnx"), ort.Options{IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := orttest.Open(t, filepath.Join(torchDir, "torch_small.onnx"))
 	compareTorch(t, s)
 }
 
@@ -51,26 +44,13 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // grouped-query attention, masks, the gated MLP and the cache I/O then
 // compute PyTorch's numbers.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	orttest.Need(t)
-	ws, err := torchgolden.ReadWeights(torchDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	g, err := Arch(torchSmall, ArchSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := torchgolden.Replace(g, ws); err != nil {
+	if err := torchgolden.UseWeights(g, torchDir); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if _, err := g.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ort.OpenBytes(buf.Bytes(), ort.Options{IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := orttest.OpenGraph(t, g)
 	compareTorch(t, s)
 }

@@ -3,7 +3,6 @@
 package resnet50
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/internal/torchgolden"
 )
@@ -99,12 +97,7 @@ func runTorchCompare(t *testing.T, s backend.Session) {
 // through ONNX Runtime and this package's model wrapper: the outputs are
 // PyTorch's, and Classify (contract check, batching) returns its classes.
 func TestTorchExportMatchesPyTorch(t *testing.T) {
-	orttest.Need(t)
-	s, err := ort.Open(filepath.Join(torchDir, "torch_tiny.onnx"), ort.Options{IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := orttest.Open(t, filepath.Join(torchDir, "torch_tiny.onnx"))
 	runTorchCompare(t, s)
 	m, err := New(s, nil)
 	if err != nil {
@@ -129,26 +122,13 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // graph is the architecture PyTorch built (padding, strides, shortcuts,
 // batch norm, heads).
 func TestArchTinyWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	orttest.Need(t)
-	ws, err := torchgolden.ReadWeights(torchDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	g, err := Arch(SizeTiny, ArchSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := torchgolden.Replace(g, ws); err != nil {
+	if err := torchgolden.UseWeights(g, torchDir); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if _, err := g.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	s, err := ort.OpenBytes(buf.Bytes(), ort.Options{IntraOpThreads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := orttest.OpenGraph(t, g)
 	runTorchCompare(t, s)
 }

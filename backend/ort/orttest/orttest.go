@@ -3,10 +3,13 @@
 package orttest
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/onnx"
 )
 
 // Need skips the test when the ONNX Runtime library is not installed (the
@@ -20,4 +23,33 @@ func Need(t testing.TB) {
 		}
 		t.Fatal(err)
 	}
+}
+
+// Open is Need, then opens the model file at path on one intra-op thread
+// (repeatable numbers) and closes it when the test ends.
+func Open(t testing.TB, path string) backend.Session {
+	t.Helper()
+	Need(t)
+	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// OpenGraph is Open for a graph built in memory.
+func OpenGraph(t testing.TB, g *onnx.Graph) backend.Session {
+	t.Helper()
+	Need(t)
+	var buf bytes.Buffer
+	if _, err := g.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ort.OpenBytes(buf.Bytes(), ort.Options{IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
