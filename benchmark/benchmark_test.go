@@ -218,3 +218,16 @@ func TestAccuracyRefusesAnotherBenchmarksLog(t *testing.T) {
 		t.Errorf("with --dtype int64: %v", err)
 	}
 }
+
+func TestProgressIsQuietInCI(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		var b bytes.Buffer
+		p := NewProgress(&b, "loading", "images")
+		p.Update(10, 10) // a finished series always prints outside CI
+		p.Done()
+		if got := b.Len() > 0; got != (ci == "") {
+			t.Errorf("CI=%q: printed %q", ci, b.String())
+		}
+	}
+}

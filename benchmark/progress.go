@@ -9,15 +9,18 @@ import (
 )
 
 // Progress prints a progress line (done/total, percentage, rate, elapsed
-// seconds) at most every interval: rewritten in place on a terminal
-// (every 250 ms), one line every 5 s otherwise. It is safe for concurrent
-// use.
+// seconds, ETA) at most every interval: rewritten in place on a terminal
+// (every 250 ms), one line every 5 s otherwise, and nothing when the
+// environment variable CI is set and the output is not a terminal. It is
+// safe for concurrent use.
 type Progress struct {
 	w        io.Writer
 	what     string
 	unit     string
 	tty      bool
 	interval time.Duration
+
+	quiet bool // CI without a terminal: print nothing
 
 	mu      sync.Mutex
 	start   time.Time
@@ -35,12 +38,16 @@ func NewProgress(w io.Writer, what, unit string) *Progress {
 		}
 	}
 	p.last = p.start
+	p.quiet = !p.tty && os.Getenv("CI") != ""
 	return p
 }
 
 // Update reports done of total (total ≤ 0: unknown). A call with done ≤ 1
 // and a known total starts a new series (one LoadSamples call, say).
 func (p *Progress) Update(done, total int) {
+	if p.quiet {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
