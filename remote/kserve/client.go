@@ -29,6 +29,9 @@ type Config struct {
 	MaxConns int
 	// Client, if set, replaces the pooled HTTP client Dial makes.
 	Client *http.Client
+	// Protocol is the transport DialNode and DialPool use: "http" (REST,
+	// the default) or another name in Protocols.
+	Protocol string
 }
 
 // Session is a model served over the Open Inference Protocol. It

@@ -16,7 +16,7 @@ import (
 // (no batching, padding, caching or post-processing here, as the rules ask
 // of a QDL). It implements backend.Session; Run is safe for concurrent use.
 type Pool struct {
-	nodes []*Session
+	nodes []Node
 	next  atomic.Uint64
 }
 
@@ -30,7 +30,7 @@ func DialPool(ctx context.Context, endpoints []string, cfg Config) (*Pool, error
 	for _, ep := range endpoints {
 		c := cfg
 		c.Endpoint = ep
-		s, err := Dial(ctx, c)
+		s, err := DialNode(ctx, c)
 		if err != nil {
 			p.Close()
 			return nil, err
@@ -47,14 +47,14 @@ func DialPool(ctx context.Context, endpoints []string, cfg Config) (*Pool, error
 	return p, nil
 }
 
-func sameContract(a, b *Session) error {
+func sameContract(a, b Node) error {
 	eq := func(x, y []backend.Info) bool {
 		return slices.EqualFunc(x, y, func(p, q backend.Info) bool {
 			return p.Name == q.Name && p.DType == q.DType && slices.Equal(p.Shape, q.Shape)
 		})
 	}
-	if !eq(a.inputs, b.inputs) || !eq(a.outputs, b.outputs) {
-		return fmt.Errorf("kserve: the nodes at %s and %s serve model %s with different inputs or outputs", a.base, b.base, a.cfg.Model)
+	if !eq(a.Inputs(), b.Inputs()) || !eq(a.Outputs(), b.Outputs()) {
+		return fmt.Errorf("kserve: the nodes at %s and %s serve model %s with different inputs or outputs", a.Endpoint(), b.Endpoint(), a.Meta().Name)
 	}
 	return nil
 }
