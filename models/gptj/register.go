@@ -58,6 +58,15 @@ var Descriptor = &benchmark.Benchmark{
 // check rejects a bad --length-norm, and a missing data file before the
 // synthetic model (24 GB at full size) is built.
 func check(o *benchmark.Options) error {
+	switch o.Backend {
+	case "kserve":
+		// The beam search would run on the LoadGen node, one network round
+		// trip per decoding step with the KV cache in the payload: the
+		// Network division forbids such post-processing in the QDL.
+		return benchmark.UsageError("gptj: --backend kserve serves tensor models; GPT-J's beam search (4 beams) would run on this LoadGen node, a network round trip per generated token, which the Network division does not allow of a QDL; run gptj locally (--backend cpu, cuda or tensorrt)")
+	case "openai":
+		return benchmark.UsageError("gptj: --backend openai drives greedy decoding over /v1/completions, and GPT-J's reference decodes with beam search (4 beams), which the completions API does not carry; run gptj locally (--backend cpu, cuda or tensorrt)")
+	}
 	if _, err := lengthMode(o.Extra["length-norm"]); err != nil {
 		return err
 	}
