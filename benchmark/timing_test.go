@@ -46,8 +46,8 @@ func (sleepy) Close() error { return nil }
 func remoteEcho() *Benchmark {
 	return &Benchmark{
 		Name: "echo", Summary: "test benchmark", ConfNames: []string{"resnet50"}, CheckerIDs: []string{"resnet"},
-		Scenarios: []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
-		Model:     Models{Default: "synthetic", Sizes: []Size{{Name: "tiny"}}, Build: func(string, string, uint64) error { return nil }},
+		Scenarios:    []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
+		Model:        Models{Default: "synthetic", Sizes: []Size{{Name: "tiny"}}, Build: func(string, string, uint64) error { return nil }},
 		DefaultBatch: func(loadgen.Scenario, string) int { return 1 },
 		Open: func(ctx context.Context, env *Env) (*Instance, error) {
 			sess, err := env.OpenSession("", nil)
