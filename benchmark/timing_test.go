@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/report"
 )
 
 // sleepy is a served model that holds each Run for delay and echoes its
@@ -158,6 +160,16 @@ func TestKServeServerRunLogsServerTimings(t *testing.T) {
 	for _, want := range []string{"issue lag (IssueQuery call − scheduled time)", "harness queue wait", "per request (mean/p50/p99) server queue ", "compute_infer "} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	// mlperf report reads the same keys.
+	var page bytes.Buffer
+	if err := report.Write(&page, out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h3>Issue lag</h3>", "harness queue wait", fmt.Sprintf("<h3>Per-request timings (%d requests)</h3>", res.SampleCount), "Server: compute infer"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the report of the run lacks %q", want)
 		}
 	}
 }
