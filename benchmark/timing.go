@@ -136,8 +136,13 @@ func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.De
 	}
 }
 
-// us formats ns as µs with one decimal.
-func us(ns int64) string { return fmt.Sprintf("%.1f µs", float64(ns)/1e3) }
+// us formats ns as µs with one decimal, or as ms with two from 10 ms.
+func us(ns int64) string {
+	if ns >= 10_000_000 {
+		return fmt.Sprintf("%.2f ms", float64(ns)/1e6)
+	}
+	return fmt.Sprintf("%.1f µs", float64(ns)/1e3)
+}
 
 // report prints the run's lag and server-timing lines on w, prefixed
 // with what (model and scenario).
