@@ -124,6 +124,11 @@ func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.De
 		if e, ok := loadgen.ExtraIssueLag(r); ok {
 			out = append(out, e)
 		}
+		if r.Mode == loadgen.FindPeakPerformance {
+			// The figures below are of the last probe, which need not
+			// be the reported one.
+			return out
+		}
 		// Offline queues its whole query at once by design: the wait
 		// there is the run's length, not a lag.
 		if (sc == loadgen.Server || sc == loadgen.MultiStream) && s.queueWait.Count() > 0 {
@@ -150,6 +155,9 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 	if l := r.IssueLag; l.Count > 0 {
 		fmt.Fprintf(w, "%s: issue lag (IssueQuery call − scheduled time) p50 %s, p99 %s, max %s over %d queries\n",
 			what, us(l.Percentiles[0]), us(l.Percentiles[4]), us(l.Max), l.Count)
+	}
+	if r.Mode == loadgen.FindPeakPerformance {
+		return // the figures below are of the last probe only
 	}
 	if q := s.queueWait.Dist(); q.Count > 0 && (sc == loadgen.Server || sc == loadgen.MultiStream) {
 		fmt.Fprintf(w, "%s: harness queue wait (IssueQuery − a worker taking the sample) p50 %s, p99 %s, max %s over %d samples\n",
