@@ -203,8 +203,9 @@ type LogSettings struct {
 	OnSeries func(accuracy bool)
 
 	// Extra, when set, is called once on the run goroutine after a
-	// performance (or FindPeakPerformance) result is known and every
-	// sample of it has been completed; the entries it returns are written
+	// performance (or FindPeakPerformance) result is known, once the run
+	// has waited for its samples (all of them, unless the completion
+	// timeout ran out or the run was interrupted); the entries it returns are written
 	// to the detail log after LoadGen's result keys, before num_errors,
 	// each under ExtraKeyPrefix + Name so that no key can collide with
 	// the C++ LoadGen's. Left nil, the detail log holds LoadGen's keys
