@@ -201,6 +201,17 @@ type Env struct {
 	// remoteName asks the remote engine for its name (a network round
 	// trip), set when a remote backend is opened.
 	remoteName func() string
+	// stats are the run's own measurements beside the loadgen's (see
+	// runStats); nil until something records into them.
+	stats *runStats
+}
+
+// runStats returns the run's measurements, creating them on first use.
+func (e *Env) runStats() *runStats {
+	if e.stats == nil {
+		e.stats = &runStats{}
+	}
+	return e.stats
 }
 
 // Synthetic reports whether the run uses a synthetic (seeded-weights)

@@ -98,7 +98,9 @@ func (e *Env) dialKServe() (backend.Session, error) {
 		return n
 	}
 	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Benchmark.Name, name)
-	return p, nil
+	// The harness calls Run; this makes it RunTimed, so that the detail
+	// log and stderr get the server-side timings of each request.
+	return withServerTimings(p, &e.runStats().server), nil
 }
 
 // OpenAISUT returns the openai backend's SUT for a decoder benchmark:

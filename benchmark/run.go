@@ -284,7 +284,12 @@ func open(ctx context.Context, env *Env) (inst *Instance, sut loadgen.SUT, close
 		c := &harness.Counter{Model: m}
 		m, inst.Done = c, c.Done
 	}
-	s, closeSUT, err := harness.ForScenario(env.Scenario.String(), m, harness.PoolConfig{Batch: env.Batch, Workers: env.Workers})
+	cfg := harness.PoolConfig{Batch: env.Batch, Workers: env.Workers}
+	if env.Scenario == loadgen.Server || env.Scenario == loadgen.MultiStream {
+		// Offline queues its one query whole: its waits are the run.
+		cfg.QueueWait = &env.runStats().queueWait
+	}
+	s, closeSUT, err := harness.ForScenario(env.Scenario.String(), m, cfg)
 	if err != nil {
 		closeInst()
 		return nil, nil, nil, err
@@ -320,6 +325,8 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = env.Out
+	st := env.runStats()
+	logs.OnSeries, logs.Extra = st.reset, st.extra(env.Scenario)
 	res, err := runWithProgress(ctx, stderr, inst.Done, func() (*loadgen.Result, error) {
 		return loadgen.Run(ctx, sut, inst.QSL, s, logs)
 	})
@@ -363,10 +370,7 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 			valid = "INVALID: " + strings.Join(res.InvalidReasons, "; ")
 		}
 		fmt.Fprintf(stderr, "%s %s: %s = %.4g (%s); logs in %s\n", env.ModelName, env.Scenario, name, v, valid, env.Out)
-		if l := res.IssueLag; l.Count > 0 {
-			fmt.Fprintf(stderr, "%s %s: issue lag (IssueQuery call − scheduled time) p50 %.1f µs, p99 %.1f µs, max %.1f µs over %d queries\n",
-				env.ModelName, env.Scenario, float64(l.Percentiles[0])/1e3, float64(l.Percentiles[4])/1e3, float64(l.Max)/1e3, l.Count)
-		}
+		st.report(stderr, fmt.Sprintf("%s %s", env.ModelName, env.Scenario), res, env.Scenario)
 	}
 	return res, nil
 }

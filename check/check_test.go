@@ -91,6 +91,13 @@ func mutate(t *testing.T, tree string, f []string) {
 			repl = args[1]
 		}
 		os.WriteFile(p, bytes.ReplaceAll(b, []byte(args[0]), []byte(repl)), 0o644)
+	case "append":
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(strings.ReplaceAll(args[0], `\n`, "\n"))
+		f.Close()
 	case "pad":
 		n, _ := strconv.Atoi(args[0])
 		st, err := os.Stat(p)

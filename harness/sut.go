@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -131,6 +132,18 @@ type PoolConfig struct {
 	Batch int
 	// Workers is the number of concurrent Predict calls (< 1 means 1).
 	Workers int
+	// QueueWait, when set, gets each sample's wait in the Pool's queue
+	// (ns from IssueQuery to a worker taking it), from the workers,
+	// concurrently. Added to the loadgen's issue lag it is how late a
+	// sample reaches the model's Predict (and, for a remote backend, the
+	// request the wire). Inline SUTs have no queue and do not call it.
+	QueueWait Recorder
+}
+
+// Recorder takes one measured duration in ns. Implementations must be
+// safe for concurrent use and cheap: they run on the workers' path.
+type Recorder interface {
+	Record(ns int64)
 }
 
 // Pool is the SUT of the Offline, MultiStream and Server scenarios: a
@@ -146,6 +159,8 @@ type PoolConfig struct {
 type Pool struct {
 	model Model
 	batch int
+	wait  Recorder  // nil: queue waits are not measured
+	base  time.Time // time zero of queued.at
 
 	mu     sync.Mutex
 	cond   sync.Cond
@@ -158,11 +173,12 @@ type queued struct {
 	s   loadgen.Sample
 	c   loadgen.Completer
 	ctx context.Context
+	at  int64 // ns since Pool.base when queued, with a QueueWait recorder
 }
 
 // NewPool starts a Pool's workers.
 func NewPool(m Model, cfg PoolConfig) *Pool {
-	p := &Pool{model: m, batch: max(cfg.Batch, 1)}
+	p := &Pool{model: m, batch: max(cfg.Batch, 1), wait: cfg.QueueWait, base: time.Now()}
 	p.cond.L = &p.mu
 	workers := max(cfg.Workers, 1)
 	p.wg.Add(workers)
@@ -174,6 +190,10 @@ func NewPool(m Model, cfg PoolConfig) *Pool {
 
 // IssueQuery implements loadgen.SUT: it queues samples and returns.
 func (p *Pool) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	var at int64
+	if p.wait != nil {
+		at = int64(time.Since(p.base))
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -181,7 +201,7 @@ func (p *Pool) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadg
 		return
 	}
 	for _, s := range samples {
-		p.queue = append(p.queue, queued{s: s, c: c, ctx: ctx})
+		p.queue = append(p.queue, queued{s: s, c: c, ctx: ctx, at: at})
 	}
 	p.mu.Unlock()
 	if len(samples) == 1 {
@@ -236,6 +256,12 @@ func (p *Pool) work() {
 			p.queue = p.queue[:0:0] // let the drained backing array go
 		}
 		p.mu.Unlock()
+		if p.wait != nil {
+			now := int64(time.Since(p.base))
+			for _, q := range batch {
+				p.wait.Record(now - q.at)
+			}
+		}
 		p.run(sc, batch)
 		clear(batch)
 	}

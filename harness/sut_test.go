@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
@@ -371,5 +372,48 @@ func TestForScenario(t *testing.T) {
 	}
 	if _, _, err := ForScenario("Batch", &echoModel{}, PoolConfig{}); err == nil {
 		t.Fatal("unknown scenario: no error")
+	}
+}
+
+// waitLog records queue waits.
+type waitLog struct {
+	mu sync.Mutex
+	ns []int64
+}
+
+func (w *waitLog) Record(ns int64) {
+	w.mu.Lock()
+	w.ns = append(w.ns, ns)
+	w.mu.Unlock()
+}
+
+// sleepModel holds each Predict for d.
+type sleepModel struct {
+	d    time.Duration
+	echo echoModel
+}
+
+func (m *sleepModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	time.Sleep(m.d)
+	return m.echo.Predict(ctx, idx, out)
+}
+
+// TestPoolQueueWait: with one worker busy 20 ms per sample, the samples
+// of one query wait about 0, 20 and 40 ms in the queue; each is recorded
+// once.
+func TestPoolQueueWait(t *testing.T) {
+	var w waitLog
+	const d = 20 * time.Millisecond
+	p := NewPool(&sleepModel{d: d}, PoolConfig{Batch: 1, Workers: 1, QueueWait: &w})
+	defer p.Close()
+	rec := loadgentest.NewRecorder()
+	in := samples(3)
+	p.IssueQuery(context.Background(), in, rec)
+	checkEcho(t, rec.Wait(len(in)), in)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	slices.Sort(w.ns)
+	if len(w.ns) != 3 || w.ns[0] < 0 || w.ns[1] < int64(d) || w.ns[2] < int64(2*d) {
+		t.Fatalf("queue waits %v ns, want 3 of about 0, 20 ms and 40 ms", w.ns)
 	}
 }

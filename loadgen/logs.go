@@ -3,6 +3,7 @@ package loadgen
 import (
 	"bufio"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -593,8 +594,30 @@ func (lw *logWriter) results(r *Result, e *effective) {
 			lw.log("result_inferred_tokens_per_second", r.InferredTokensPerSec)
 		}
 	}
+	if lw.settings.Extra != nil {
+		lw.extra(lw.settings.Extra(r))
+	}
 	lw.log("num_errors", lw.errors)
 	lw.writeSummary(r, e)
+}
+
+// extra writes the caller's extra entries (LogSettings.Extra), each under
+// ExtraKeyPrefix; a value JSON cannot encode becomes an error entry.
+func (lw *logWriter) extra(entries []DetailEntry) {
+	for _, x := range entries {
+		key := ExtraKeyPrefix + x.Name
+		switch v := x.Value.(type) {
+		case string, bool, float64, float32, int, int64, uint64:
+			lw.log(key, v)
+		default:
+			js, err := json.Marshal(v)
+			if err != nil {
+				lw.errorf("loadgen: extra detail log entry %s: %v", key, err)
+				continue
+			}
+			lw.log(key, rawJSON(js))
+		}
+	}
 }
 
 // invalidReason is the detail log's result_invalid_reason: LoadGen's

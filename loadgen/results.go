@@ -43,6 +43,28 @@ func newLatencyStats(lat []int64, target float64) LatencyStats {
 	return s
 }
 
+// Dist returns s as a detail log distribution.
+func (s LatencyStats) Dist() Dist {
+	return Dist{Count: int64(s.Count), Min: s.Min, Mean: s.Mean, P50: s.At(0.50), P90: s.At(0.90), P99: s.At(0.99), P999: s.At(0.999), Max: s.Max}
+}
+
+// IssueLagName is the name (after ExtraKeyPrefix) of the issue-lag
+// entry ExtraIssueLag gives.
+const IssueLagName = "issue_lag_ns"
+
+// ExtraIssueLag returns the detail log entry of r's issue lag (a Dist
+// under IssueLagName), for LogSettings.Extra; ok is false where the run
+// measured none. Only the Server scenario has an issue lag: there each
+// query has a scheduled time the loadgen may miss, while SingleStream and
+// MultiStream schedule a query at the moment they issue it and Offline
+// issues its one query at the start, so their lag is zero by definition.
+func ExtraIssueLag(r *Result) (e DetailEntry, ok bool) {
+	if r == nil || r.IssueLag.Count == 0 {
+		return DetailEntry{}, false
+	}
+	return DetailEntry{Name: IssueLagName, Value: r.IssueLag.Dist()}, true
+}
+
 // over returns how many latencies exceed target (ns), by binary search
 // over the sorted series.
 func (s LatencyStats) over(target int64) int {

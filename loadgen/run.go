@@ -376,6 +376,9 @@ func (r *runState) recordErr(msg string) {
 // issue runs one IssueQueries series over the generated queries q and
 // returns the raw measurements.
 func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule.Queries, accuracy bool) (*Result, error) {
+	if h := lw.settings.OnSeries; h != nil {
+		h(accuracy)
+	}
 	spq := max(q.SamplesPerQuery, 1)
 	nq := len(q.Samples) / spq
 	r := &runState{

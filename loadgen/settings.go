@@ -194,6 +194,50 @@ type LogSettings struct {
 	// during the call). It is for tools that record issue order; it adds
 	// its own cost to the timed path.
 	OnIssue func(query int, scheduledNs int64, samples []Sample)
+
+	// OnSeries, when set, is called on the run goroutine before each
+	// series of queries is issued (accuracy set or performance run), with
+	// whether it is an accuracy series: a caller that measures its own
+	// per-request figures resets them here so that the figures it hands
+	// to Extra cover the performance run alone.
+	OnSeries func(accuracy bool)
+
+	// Extra, when set, is called once on the run goroutine after a
+	// performance (or FindPeakPerformance) result is known, once the run
+	// has waited for its samples (all of them, unless the completion
+	// timeout ran out or the run was interrupted); the entries it returns are written
+	// to the detail log after LoadGen's result keys, before num_errors,
+	// each under ExtraKeyPrefix + Name so that no key can collide with
+	// the C++ LoadGen's. Left nil, the detail log holds LoadGen's keys
+	// only. ExtraIssueLag gives the loadgen's own issue-lag entry.
+	Extra func(r *Result) []DetailEntry
+}
+
+// ExtraKeyPrefix starts every detail log key that this implementation
+// writes and the C++ LoadGen does not (see LogSettings.Extra).
+const ExtraKeyPrefix = "mlperfgo_"
+
+// DetailEntry is one extra detail log entry: the key is ExtraKeyPrefix +
+// Name. Value is a number, a string, a bool, a Dist or a map of those
+// (written as a JSON object with sorted keys).
+type DetailEntry struct {
+	Name  string
+	Value any
+}
+
+// Dist summarises a distribution of durations in ns, as an extra detail
+// log entry writes it (a JSON object). Count is the number of values; the
+// percentiles are the value at floor(Count*p) of the ascending sort, as
+// LoadGen's, or an estimate of it where the source is a histogram.
+type Dist struct {
+	Count int64 `json:"count"`
+	Min   int64 `json:"min"`
+	Mean  int64 `json:"mean"`
+	P50   int64 `json:"p50"`
+	P90   int64 `json:"p90"`
+	P99   int64 `json:"p99"`
+	P999  int64 `json:"p99.9"`
+	Max   int64 `json:"max"`
 }
 
 // DefaultLogSettings returns LoadGen's defaults, except that the trace is

@@ -4,8 +4,9 @@
 // the latency percentiles, a latency histogram and latency over time
 // (issue time against latency, to see warm-up and throttling) where a
 // trace (mlperf_log_trace.json) is present, TTFT and TPOT percentiles for
-// LLMs, throughput over time for Offline, and the settings in effect. The
-// data come from the detail log and the trace.
+// LLMs, throughput over time for Offline, the issue lag and per-request
+// server timings where this suite logged them (mlperfgo_ keys), and the
+// settings in effect. The data come from the detail log and the trace.
 package report
 
 import (
@@ -21,6 +22,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-go/inference/loadgen"
 )
 
 // Run is one LoadGen run folder's data.
@@ -149,6 +152,69 @@ type view struct {
 	Percentiles                                    [][3]string // label, latency ms, first-token / TPOT
 	Charts                                         []template.HTML
 	Settings                                       [][2]string
+	// Lags are the issue-lag and queue-wait rows (label, then count and
+	// the distribution in µs), from this suite's extra detail log keys.
+	Lags [][]string
+	// Timings are the per-request server/client breakdown rows (label,
+	// mean, p50, p99 in µs) and the number of requests.
+	Timings      [][4]string
+	TimingsCount int64
+}
+
+// The extra detail log keys of this suite's runs (loadgen.LogSettings.Extra,
+// written by the benchmark package): distributions in ns.
+const (
+	keyIssueLag     = loadgen.ExtraKeyPrefix + loadgen.IssueLagName
+	keyQueueWait    = loadgen.ExtraKeyPrefix + "queue_wait_ns"
+	keyServerTiming = loadgen.ExtraKeyPrefix + "server_timing_ns"
+)
+
+// usec formats ns as µs with one decimal.
+func usec(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'f', 1, 64) }
+
+// lagRows reads the issue-lag and queue-wait distributions, if any.
+func lagRows(r *Run) [][]string {
+	var rows [][]string
+	for _, k := range []struct{ key, label string }{
+		{keyIssueLag, "issue lag (IssueQuery call − scheduled time), per query"},
+		{keyQueueWait, "harness queue wait (IssueQuery − a worker taking it), per sample"},
+	} {
+		var d loadgen.Dist
+		if raw, ok := r.Values[k.key]; !ok || json.Unmarshal(raw, &d) != nil || d.Count == 0 {
+			continue
+		}
+		rows = append(rows, []string{k.label, strconv.FormatInt(d.Count, 10), usec(d.Min), usec(d.Mean), usec(d.P50), usec(d.P90), usec(d.P99), usec(d.P999), usec(d.Max)})
+	}
+	return rows
+}
+
+// timingRows reads the per-request server timings, as perf_analyzer
+// breaks a request down: the server's queue and compute parts, then the
+// client's send/receive (round trip less the server's time) and round
+// trip.
+func timingRows(r *Run) ([][4]string, int64) {
+	var m map[string]loadgen.Dist
+	if raw, ok := r.Values[keyServerTiming]; !ok || json.Unmarshal(raw, &m) != nil {
+		return nil, 0
+	}
+	rt, ok := m["round_trip"]
+	if !ok || rt.Count == 0 {
+		return nil, 0
+	}
+	var rows [][4]string
+	for _, p := range []struct{ key, label string }{
+		{"queue", "Server: queue"},
+		{"compute_input", "Server: compute input"},
+		{"compute_infer", "Server: compute infer"},
+		{"compute_output", "Server: compute output"},
+		{"client_overhead", "Client: send/recv (round trip − server)"},
+		{"round_trip", "Client: round trip"},
+	} {
+		if d, ok := m[p.key]; ok {
+			rows = append(rows, [4]string{p.label, usec(d.Mean), usec(d.P50), usec(d.P99)})
+		}
+	}
+	return rows, rt.Count
 }
 
 var percentiles = []string{"50.00", "90.00", "95.00", "97.00", "99.00", "99.90"}
@@ -242,6 +308,8 @@ func makeView(id int, root string, r *Run) view {
 		}
 		v.Charts = append(v.Charts, bars("Time per output token percentiles (ms)", percentiles, vals))
 	}
+	v.Lags = lagRows(r)
+	v.Timings, v.TimingsCount = timingRows(r)
 	var keys []string
 	for k := range r.Values {
 		if strings.HasPrefix(k, "effective_") {
@@ -386,6 +454,10 @@ details{margin:.5em 0}
 {{if .Errors}}<p>LoadGen errors:</p><ul>{{range .Errors}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Percentiles}}<table><tr><th>percentile</th><th>latency (ms)</th>{{with index .Percentiles 0}}{{if index . 2}}<th>first token / time per output token (ms)</th>{{end}}{{end}}</tr>
 {{range .Percentiles}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td>{{if index . 2}}<td>{{index . 2}}</td>{{end}}</tr>{{end}}</table>{{end}}
+{{if .Lags}}<h3>Issue lag</h3><table><tr><th>µs</th><th>count</th><th>min</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>
+{{range .Lags}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
+{{if .Timings}}<h3>Per-request timings ({{.TimingsCount}} requests)</h3><table><tr><th>µs</th><th>mean</th><th>p50</th><th>p99</th></tr>
+{{range .Timings}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td></tr>{{end}}</table>{{end}}
 {{range .Charts}}{{.}}{{end}}
 <details><summary>Settings in effect</summary><table>{{range .Settings}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table></details>
 </section>{{end}}

@@ -44,6 +44,9 @@ def mutate(tree, op, path, args):
         s = open(p).read()
         assert args[0] in s, (p, args[0])
         open(p, "w").write(s.replace(args[0], args[1] if len(args) > 1 else ""))
+    elif op == "append":
+        with open(p, "a") as f:
+            f.write(args[0].replace("\\n", "\n"))
     elif op == "pad":
         n = int(args[0])
         size = os.path.getsize(p)

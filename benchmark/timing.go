@@ -1,0 +1,181 @@
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/internal/hist"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/kserve"
+)
+
+// Names (after loadgen.ExtraKeyPrefix) of the detail log entries a run
+// adds beside the loadgen's issue lag (loadgen.IssueLagName).
+const (
+	// QueueWaitName is the Dist of each sample's wait in the harness
+	// Pool's queue, IssueQuery to a worker taking it (ns), in the Server
+	// and MultiStream scenarios. Issue lag + queue wait is how late a
+	// sample reached the model, and with a remote backend the request
+	// the network.
+	QueueWaitName = "queue_wait_ns"
+	// ServerTimingName is, for a remote backend whose server reports
+	// per-request timings (kserve), an object of Dists (ns) per request
+	// sent during the performance run: "queue", "compute_input",
+	// "compute_infer", "compute_output" as the server reported them (as
+	// Triton's perf_analyzer names them), "round_trip" as this client saw
+	// it (the request written to the answer decoded) and
+	// "client_overhead" = round trip − the server's four (network,
+	// HTTP and encoding on both ends; 0 where the clocks disagree).
+	ServerTimingName = "server_timing_ns"
+)
+
+// serverTimings aggregates the per-request timings of a remote backend
+// without locks (internal/hist); safe for concurrent use.
+type serverTimings struct {
+	queue, input, infer, output, roundTrip, overhead hist.Hist
+}
+
+func (s *serverTimings) reset() {
+	for _, h := range s.all() {
+		h.Reset()
+	}
+}
+
+func (s *serverTimings) all() []*hist.Hist {
+	return []*hist.Hist{&s.queue, &s.input, &s.infer, &s.output, &s.roundTrip, &s.overhead}
+}
+
+// dists is the ServerTimingName entry's value; nil when no request was
+// timed.
+func (s *serverTimings) dists() map[string]loadgen.Dist {
+	if s.roundTrip.Count() == 0 {
+		return nil
+	}
+	m := map[string]loadgen.Dist{"round_trip": s.roundTrip.Dist()}
+	if s.infer.Count() > 0 {
+		m["queue"], m["compute_input"], m["compute_infer"], m["compute_output"], m["client_overhead"] = s.queue.Dist(), s.input.Dist(), s.infer.Dist(), s.output.Dist(), s.overhead.Dist()
+	}
+	return m
+}
+
+// timedRunner is what a remote session offers when its server reports
+// per-request timings (kserve.Pool and kserve.Node).
+type timedRunner interface {
+	RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, kserve.Timings, error)
+}
+
+// timedSession is a Session whose Run goes through RunTimed and records
+// the server's timings and the client's round trip.
+type timedSession struct {
+	backend.Session
+	timed timedRunner
+	st    *serverTimings
+}
+
+// withServerTimings wraps s so that its Runs record into st when s
+// reports server timings; otherwise it returns s as it is.
+func withServerTimings(s backend.Session, st *serverTimings) backend.Session {
+	t, ok := s.(timedRunner)
+	if !ok || st == nil {
+		return s
+	}
+	return &timedSession{Session: s, timed: t, st: st}
+}
+
+// Run implements backend.Session.
+func (t *timedSession) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	t0 := time.Now()
+	out, tm, err := t.timed.RunTimed(ctx, in)
+	rt := time.Since(t0).Nanoseconds()
+	if err != nil {
+		return out, err
+	}
+	t.st.roundTrip.Record(rt)
+	if server := tm.Queue + tm.Input + tm.Infer + tm.Output; server > 0 {
+		t.st.queue.Record(tm.Queue)
+		t.st.input.Record(tm.Input)
+		t.st.infer.Record(tm.Infer)
+		t.st.output.Record(tm.Output)
+		t.st.overhead.Record(rt - server)
+	}
+	return out, nil
+}
+
+// runStats are the figures a run measures beside the loadgen's own, for
+// the detail log's extra entries and the closing lines on stderr.
+type runStats struct {
+	queueWait hist.Hist
+	server    serverTimings
+}
+
+// reset starts a series afresh (loadgen.LogSettings.OnSeries).
+func (s *runStats) reset(bool) {
+	s.queueWait.Reset()
+	s.server.reset()
+}
+
+// extra is the loadgen.LogSettings.Extra of a run in scenario sc.
+func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.DetailEntry {
+	return func(r *loadgen.Result) []loadgen.DetailEntry {
+		var out []loadgen.DetailEntry
+		if e, ok := loadgen.ExtraIssueLag(r); ok {
+			out = append(out, e)
+		}
+		if r.Mode == loadgen.FindPeakPerformance {
+			// The figures below are of the last probe, which need not
+			// be the reported one.
+			return out
+		}
+		// Offline queues its whole query at once by design: the wait
+		// there is the run's length, not a lag.
+		if (sc == loadgen.Server || sc == loadgen.MultiStream) && s.queueWait.Count() > 0 {
+			out = append(out, loadgen.DetailEntry{Name: QueueWaitName, Value: s.queueWait.Dist()})
+		}
+		if m := s.server.dists(); m != nil {
+			out = append(out, loadgen.DetailEntry{Name: ServerTimingName, Value: m})
+		}
+		return out
+	}
+}
+
+// us formats ns as µs with one decimal, or as ms with two from 10 ms.
+func us(ns int64) string {
+	if ns >= 10_000_000 {
+		return fmt.Sprintf("%.2f ms", float64(ns)/1e6)
+	}
+	return fmt.Sprintf("%.1f µs", float64(ns)/1e3)
+}
+
+// report prints the run's lag and server-timing lines on w, prefixed
+// with what (model and scenario).
+func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadgen.Scenario) {
+	if l := r.IssueLag; l.Count > 0 {
+		fmt.Fprintf(w, "%s: issue lag (IssueQuery call − scheduled time) p50 %s, p99 %s, max %s over %d queries\n",
+			what, us(l.Percentiles[0]), us(l.Percentiles[4]), us(l.Max), l.Count)
+	}
+	if r.Mode == loadgen.FindPeakPerformance {
+		return // the figures below are of the last probe only
+	}
+	if q := s.queueWait.Dist(); q.Count > 0 && (sc == loadgen.Server || sc == loadgen.MultiStream) {
+		fmt.Fprintf(w, "%s: harness queue wait (IssueQuery − a worker taking the sample) p50 %s, p99 %s, max %s over %d samples\n",
+			what, us(q.P50), us(q.P99), us(q.Max), q.Count)
+	}
+	m := s.server.dists()
+	if m == nil {
+		return
+	}
+	rt := m["round_trip"]
+	if _, ok := m["compute_infer"]; !ok {
+		fmt.Fprintf(w, "%s: client round trip mean %s, p50 %s, p99 %s over %d requests (the server reported no timings)\n", what, us(rt.Mean), us(rt.P50), us(rt.P99), rt.Count)
+		return
+	}
+	part := func(k string) string {
+		d := m[k]
+		return fmt.Sprintf("%s %s/%s/%s", k, us(d.Mean), us(d.P50), us(d.P99))
+	}
+	fmt.Fprintf(w, "%s: per request (mean/p50/p99) server %s, %s, %s, %s; client round trip %s/%s/%s, %s over %d requests\n",
+		what, part("queue"), part("compute_input"), part("compute_infer"), part("compute_output"), us(rt.Mean), us(rt.P50), us(rt.P99), part("client_overhead"), rt.Count)
+}
