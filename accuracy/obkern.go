@@ -175,3 +175,200 @@ func obGer(m, n int, alpha float64, x, y, a []float64, lda int) {
 		}
 	}
 }
+
+// The LAPACK 3.11 routines below are the reference algorithms (as the
+// Debian liblapack that OpenBLAS ships compiles them: no fused
+// multiply-adds in the Fortran) calling the kernels above; column-major.
+
+// lpDlapy2 is LAPACK's dlapy2: sqrt(x²+y²) as w·sqrt(1+(z/w)²).
+func lpDlapy2(x, y float64) float64 {
+	w, z := math.Abs(x), math.Abs(y)
+	if z > w {
+		w, z = z, w
+	}
+	if z == 0 || w > math.MaxFloat64 {
+		return w
+	}
+	q := z / w
+	return w * math.Sqrt(1+q*q)
+}
+
+// lpDlarfg is LAPACK's dlarfg on alpha and the n−1 values of x (unit
+// stride): it returns beta and tau, and scales x into the reflector's v.
+func lpDlarfg(n int, alpha float64, x []float64) (beta, tau float64) {
+	if n <= 1 {
+		return alpha, 0
+	}
+	x = x[:n-1]
+	xnorm := obNrm2(x)
+	if xnorm == 0 {
+		return alpha, 0
+	}
+	beta = -math.Copysign(lpDlapy2(alpha, xnorm), alpha)
+	const safmin = 0x1p-1022 / 0x1p-53 // dlamch('S')/dlamch('E')
+	knt := 0
+	if math.Abs(beta) < safmin {
+		const rsafmn = 1 / safmin
+		for {
+			knt++
+			for i := range x {
+				x[i] *= rsafmn
+			}
+			beta *= rsafmn
+			alpha *= rsafmn
+			if math.Abs(beta) >= safmin || knt >= 20 {
+				break
+			}
+		}
+		xnorm = obNrm2(x)
+		beta = -math.Copysign(lpDlapy2(alpha, xnorm), alpha)
+	}
+	tau = (beta - alpha) / beta
+	s := 1 / (alpha - beta)
+	for i := range x {
+		x[i] *= s
+	}
+	for range knt {
+		beta *= safmin
+	}
+	return beta, tau
+}
+
+// lpDlarf applies H = I − tau·v·vᵀ to the m×n c (leading dimension ldc)
+// from the left (left true) or the right, as LAPACK's dlarf: trailing
+// zeros of v and zero rows/columns of c are skipped first. work holds at
+// least n (left) or m (right) values.
+func lpDlarf(left bool, m, n int, v []float64, tau float64, c []float64, ldc int, work []float64) {
+	if tau == 0 {
+		return
+	}
+	lastv := n
+	if left {
+		lastv = m
+	}
+	for lastv > 0 && v[lastv-1] == 0 {
+		lastv--
+	}
+	if lastv == 0 {
+		return
+	}
+	if left {
+		lastc := iladlc(lastv, n, c, ldc)
+		obGemvT(lastv, lastc, c, ldc, v, work)
+		obGer(lastv, lastc, -tau, v, work, c, ldc)
+		return
+	}
+	lastc := iladlr(m, lastv, c, ldc)
+	obGemvN(lastc, lastv, c, ldc, v, work)
+	obGer(lastc, lastv, -tau, work, v, c, ldc)
+}
+
+// iladlc is LAPACK's iladlc: the number of leading columns of the m×n a
+// up to its last non-zero column.
+func iladlc(m, n int, a []float64, lda int) int {
+	if n == 0 || a[(n-1)*lda] != 0 || a[m-1+(n-1)*lda] != 0 {
+		return n
+	}
+	for j := n; j > 0; j-- {
+		for i := range m {
+			if a[i+(j-1)*lda] != 0 {
+				return j
+			}
+		}
+	}
+	return 0
+}
+
+// iladlr is LAPACK's iladlr: the number of leading rows of the m×n a up
+// to its last non-zero row.
+func iladlr(m, n int, a []float64, lda int) int {
+	if m == 0 || a[m-1] != 0 || a[m-1+(n-1)*lda] != 0 {
+		return m
+	}
+	r := 0
+	for j := range n {
+		i := m
+		for i >= 1 && a[max(i, 1)-1+j*lda] == 0 {
+			i--
+		}
+		r = max(r, i)
+	}
+	return r
+}
+
+// lpDgehd2 is LAPACK's dgehd2 (what dgehrd runs for ihi−ilo below 129):
+// the Hessenberg reduction of rows and columns ilo..ihi (0-based) of the
+// n×n column-major a, with the reflectors below the subdiagonal and their
+// factors in tau (n−1 values).
+func lpDgehd2(n, ilo, ihi int, a, tau []float64) {
+	work := make([]float64, n)
+	for i := ilo; i < ihi; i++ {
+		x := a[min(i+2, n-1)+i*n:]
+		beta, t := lpDlarfg(ihi-i, a[i+1+i*n], x)
+		tau[i] = t
+		a[i+1+i*n] = 1
+		v := a[i+1+i*n:]
+		lpDlarf(false, ihi+1, ihi-i, v, t, a[(i+1)*n:], n, work)
+		lpDlarf(true, ihi-i, n-i-1, v, t, a[i+1+(i+1)*n:], n, work)
+		a[i+1+i*n] = beta
+	}
+}
+
+// lpDorghr is LAPACK's dorghr with dorg2r (what dorgqr runs below 129
+// columns): it overwrites the output of lpDgehd2 with the orthogonal Q.
+func lpDorghr(n, ilo, ihi int, a, tau []float64) {
+	for j := ihi; j > ilo; j-- {
+		for i := 0; i < j; i++ {
+			a[i+j*n] = 0
+		}
+		for i := j + 1; i <= ihi; i++ {
+			a[i+j*n] = a[i+(j-1)*n]
+		}
+		for i := ihi + 1; i < n; i++ {
+			a[i+j*n] = 0
+		}
+	}
+	for j := 0; j <= ilo; j++ {
+		for i := range n {
+			a[i+j*n] = 0
+		}
+		a[j+j*n] = 1
+	}
+	for j := ihi + 1; j < n; j++ {
+		for i := range n {
+			a[i+j*n] = 0
+		}
+		a[j+j*n] = 1
+	}
+	nh := ihi - ilo
+	if nh > 0 {
+		lpDorg2r(nh, nh, nh, a[ilo+1+(ilo+1)*n:], n, tau[ilo:], make([]float64, n))
+	}
+}
+
+// lpDorg2r is LAPACK's dorg2r: the m×n Q with orthonormal columns from k
+// reflectors stored in a (leading dimension lda) and tau.
+func lpDorg2r(m, n, k int, a []float64, lda int, tau, work []float64) {
+	for j := k; j < n; j++ {
+		for l := range m {
+			a[l+j*lda] = 0
+		}
+		a[j+j*lda] = 1
+	}
+	for i := k - 1; i >= 0; i-- {
+		if i < n-1 {
+			a[i+i*lda] = 1
+			lpDlarf(true, m-i, n-i-1, a[i+i*lda:], tau[i], a[i+(i+1)*lda:], lda, work)
+		}
+		if i < m-1 {
+			s := -tau[i]
+			for l := i + 1; l < m; l++ {
+				a[l+i*lda] *= s
+			}
+		}
+		a[i+i*lda] = 1 - tau[i]
+		for l := 0; l < i; l++ {
+			a[l+i*lda] = 0
+		}
+	}
+}
