@@ -120,16 +120,26 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 	scale := make([]float64, n)
 	ilo, ihi := impl.Dgebal(lapack.Permute, n, t, n, scale)
 	tau := make([]float64, n-1)
-	work := make([]float64, 1)
-	impl.Dgehrd(n, ilo, ihi, t, n, tau, work, -1)
-	work = make([]float64, max(int(work[0]), n))
-	impl.Dgehrd(n, ilo, ihi, t, n, tau, work, len(work))
-	z = append([]float64(nil), t...)
-	impl.Dorghr(n, ilo, ihi, z, n, tau, work, -1)
-	if int(work[0]) > len(work) {
-		work = make([]float64, int(work[0]))
+	work := make([]float64, n)
+	if ihi-ilo <= faithfulHessenbergMax {
+		// LAPACK's unblocked dgehd2 and dorg2r over OpenBLAS-order
+		// kernels, in column-major storage (the transpose of ours).
+		h := transposeSquare(t, n)
+		lpDgehd2(n, ilo, ihi, h, tau)
+		q := append([]float64(nil), h...)
+		lpDorghr(n, ilo, ihi, q, tau)
+		t, z = transposeSquare(h, n), transposeSquare(q, n)
+	} else {
+		impl.Dgehrd(n, ilo, ihi, t, n, tau, work, -1)
+		work = make([]float64, max(int(work[0]), n))
+		impl.Dgehrd(n, ilo, ihi, t, n, tau, work, len(work))
+		z = append([]float64(nil), t...)
+		impl.Dorghr(n, ilo, ihi, z, n, tau, work, -1)
+		if int(work[0]) > len(work) {
+			work = make([]float64, int(work[0]))
+		}
+		impl.Dorghr(n, ilo, ihi, z, n, tau, work, len(work))
 	}
-	impl.Dorghr(n, ilo, ihi, z, n, tau, work, len(work))
 	for i := range n { // Dhseqr wants a clean Hessenberg matrix
 		for j := 0; j < i-1; j++ {
 			t[i*n+j] = 0
@@ -145,6 +155,24 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 	}
 	impl.Dgebak(lapack.Permute, lapack.EVRight, n, ilo, ihi, scale, n, z, n)
 	return t, z, nil
+}
+
+// faithfulHessenbergMax is the largest ihi−ilo (the order of the
+// balanced active block, less one) for which realSchur reproduces
+// LAPACK's Hessenberg reduction rounding for rounding: up to there
+// dgehrd runs only its unblocked dgehd2 (its crossover, ilaenv's NX for
+// DGEHRD, is 128) and dorgqr only dorg2r.
+const faithfulHessenbergMax = 96
+
+// transposeSquare returns the transpose of the n×n a.
+func transposeSquare(a []float64, n int) []float64 {
+	b := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			b[j*n+i] = a[i*n+j]
+		}
+	}
+	return b
 }
 
 // rsf2csf turns a real Schur form into a complex triangular one with
@@ -348,6 +376,9 @@ func addDiag(a Matrix, eps float64) Matrix {
 }
 
 func matMul(a, b Matrix) Matrix {
+	if a.N <= obSmallGemmMax {
+		return Matrix{N: a.N, Data: obMatMul(a.Data, b.Data, a.N)}
+	}
 	c := Matrix{N: a.N, Data: make([]float64, a.N*a.N)}
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(a.Data, a.N), gen(b.Data, b.N), 0, gen(c.Data, c.N))
 	return c
@@ -382,12 +413,15 @@ func MeanCov(x []float64, rows, dims int) ([]float64, Matrix, error) {
 			xc[r*dims+j] = x[r*dims+j] - mu[j]
 		}
 	}
+	f := 1 / float64(rows-1)
+	if dims <= obSyrkMaxDims {
+		return mu, Matrix{N: dims, Data: obCov(xc, rows, dims, f)}, nil
+	}
 	cov := Matrix{N: dims, Data: make([]float64, dims*dims)}
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1,
 		blas64.General{Rows: rows, Cols: dims, Stride: dims, Data: xc},
 		blas64.General{Rows: rows, Cols: dims, Stride: dims, Data: xc},
 		0, gen(cov.Data, dims))
-	f := 1 / float64(rows-1)
 	for i := range cov.Data {
 		cov.Data[i] *= f
 	}

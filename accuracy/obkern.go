@@ -372,3 +372,93 @@ func lpDorg2r(m, n, k int, a []float64, lda int, tau, work []float64) {
 		}
 	}
 }
+
+// obSmallGemmMax is the largest n for which numpy's a.dot(b) of two n×n
+// matrices runs OpenBLAS's small-matrix dgemm kernel (its permit: M·N·K
+// at most 100³), which obMatMul follows.
+const obSmallGemmMax = 100
+
+// obMatMul is numpy's a.dot(b) for row-major n×n a and b, n at most
+// obSmallGemmMax, as OpenBLAS's dgemm_small_kernel_nn_skylakex.c computes
+// it (numpy's row-major product is the column-major bᵀaᵀ, so the kernel's
+// M runs over the columns of the result): each element is an FMA chain
+// over k from zero, except in the last n mod 8 columns when there are at
+// most 4 of them and n ≥ 16, where eight FMA lanes (k mod 8) are reduced
+// as one of two trees.
+func obMatMul(a, b []float64, n int) []float64 {
+	c := make([]float64, n*n)
+	tail := n &^ 7
+	mm := n - tail
+	reduced := mm > 0 && mm <= 4 && n >= 16
+	bt := transposeSquare(b, n) // column p of b, contiguous
+	for q := range n {
+		arow := a[q*n : (q+1)*n]
+		for p := range n {
+			bcol := bt[p*n : (p+1)*n]
+			if !reduced || p < tail {
+				s := 0.0
+				for k, v := range arow {
+					s = math.FMA(v, bcol[k], s)
+				}
+				c[q*n+p] = s
+				continue
+			}
+			var l [8]float64
+			for k, v := range arow {
+				l[k&7] = math.FMA(v, bcol[k], l[k&7])
+			}
+			if mm == 4 || q < n&^3 {
+				// REDUCE_4: unpack/permute tree
+				c[q*n+p] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+			} else {
+				// GCC's _mm512_reduce_add_pd: halves, then quarters
+				c[q*n+p] = ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
+			}
+		}
+	}
+	return c
+}
+
+// obSyrkMaxDims is the largest feature count for which obCov has been
+// checked against numpy's np.cov.
+const obSyrkMaxDims = 128
+
+// obCov is np.cov's X·Xᵀ step on the centred rows×dims row-major xc, as
+// OpenBLAS's dsyrk computes it: per element an FMA chain over the rows in
+// chunks of at most DGEMM_DEFAULT_Q (384 on Skylake-X) split the way
+// driver/level3/level3_syrk.c splits K, each chunk from zero and added to
+// the running value. The result is symmetric (numpy mirrors the upper
+// triangle); f scales it afterwards (numpy's c *= 1/fact).
+func obCov(xc []float64, rows, dims int, f float64) []float64 {
+	const q = 384
+	cols := make([]float64, rows*dims) // column j of xc, contiguous
+	for r := range rows {
+		for j := range dims {
+			cols[j*rows+r] = xc[r*dims+j]
+		}
+	}
+	c := make([]float64, dims*dims)
+	for i := range dims {
+		ci := cols[i*rows : (i+1)*rows]
+		for j := i; j < dims; j++ {
+			cj := cols[j*rows : (j+1)*rows]
+			tot := 0.0
+			for ls, ml := 0, 0; ls < rows; ls += ml {
+				ml = rows - ls
+				if ml >= 2*q {
+					ml = q
+				} else if ml > q {
+					ml = (ml + 1) / 2
+				}
+				s := 0.0
+				for r := ls; r < ls+ml; r++ {
+					s = math.FMA(ci[r], cj[r], s)
+				}
+				tot += s
+			}
+			c[i*dims+j] = tot * f
+			c[j*dims+i] = c[i*dims+j]
+		}
+	}
+	return c
+}
