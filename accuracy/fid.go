@@ -121,13 +121,19 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 	ilo, ihi := impl.Dgebal(lapack.Permute, n, t, n, scale)
 	tau := make([]float64, n-1)
 	work := make([]float64, n)
-	if ihi-ilo <= faithfulHessenbergMax {
+	wr, wi := make([]float64, n), make([]float64, n)
+	if n <= faithfulHessenbergMax {
 		// LAPACK's unblocked dgehd2 and dorg2r over OpenBLAS-order
 		// kernels, in column-major storage (the transpose of ours).
 		h := transposeSquare(t, n)
 		lpDgehd2(n, ilo, ihi, h, tau)
 		q := append([]float64(nil), h...)
 		lpDorghr(n, ilo, ihi, q, tau)
+		if n <= faithfulQRMax && lpDhseqr(n, ilo, ihi, h, q, wr, wi) {
+			t, z = transposeSquare(h, n), transposeSquare(q, n)
+			impl.Dgebak(lapack.Permute, lapack.EVRight, n, ilo, ihi, scale, n, z, n)
+			return t, z, nil
+		}
 		t, z = transposeSquare(h, n), transposeSquare(q, n)
 	} else {
 		impl.Dgehrd(n, ilo, ihi, t, n, tau, work, -1)
@@ -145,7 +151,6 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 			t[i*n+j] = 0
 		}
 	}
-	wr, wi := make([]float64, n), make([]float64, n)
 	impl.Dhseqr(lapack.EigenvaluesAndSchur, lapack.SchurOrig, n, ilo, ihi, t, n, wr, wi, z, n, work, -1)
 	if int(work[0]) > len(work) {
 		work = make([]float64, int(work[0]))
@@ -157,12 +162,45 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 	return t, z, nil
 }
 
-// faithfulHessenbergMax is the largest ihi−ilo (the order of the
-// balanced active block, less one) for which realSchur reproduces
-// LAPACK's Hessenberg reduction rounding for rounding: up to there
-// dgehrd runs only its unblocked dgehd2 (its crossover, ilaenv's NX for
-// DGEHRD, is 128) and dorgqr only dorg2r.
+// lpDhseqr is LAPACK's dhseqr('S', 'V') for n at most faithfulQRMax,
+// where it runs dlahqr: the real Schur form of the column-major
+// Hessenberg h (0-based ilo, ihi from balancing), accumulated into q. It
+// reports false, leaving h and q partly updated, where dlahqr does not
+// converge (LAPACK then retries with dlaqr0, which this does not follow).
+func lpDhseqr(n, ilo, ihi int, h, q, wr, wi []float64) bool {
+	for i := 0; i < ilo; i++ {
+		wr[i], wi[i] = h[i+i*n], 0
+	}
+	for i := ihi + 1; i < n; i++ {
+		wr[i], wi[i] = h[i+i*n], 0
+	}
+	if ilo == ihi {
+		wr[ilo], wi[ilo] = h[ilo+ilo*n], 0
+		return true
+	}
+	if lpDlahqr(n, ilo+1, ihi+1, h, n, wr, wi, ilo+1, ihi+1, q, n) != 0 {
+		return false
+	}
+	for j := range n { // dlaset('L') below the subdiagonal
+		for i := j + 2; i < n; i++ {
+			h[i+j*n] = 0
+		}
+	}
+	return true
+}
+
+// faithfulHessenbergMax is the largest order for which realSchur
+// reproduces LAPACK's Hessenberg reduction (dgehrd, dorghr) over
+// OpenBLAS rounding for rounding: up to there dgehrd runs only its
+// unblocked dgehd2 (its crossover, ilaenv's NX for DGEHRD, is 128),
+// dorgqr only dorg2r, and every dgemv stays on one thread (OpenBLAS
+// splits those of m·n ≥ 9216, changing their rounding).
 const faithfulHessenbergMax = 96
+
+// faithfulQRMax is the largest order for which dhseqr runs dlahqr (its
+// NMIN, ilaenv's ISPEC 12, is 75), which lpDlahqr follows; above it
+// LAPACK's dlaqr0 and gonum's Dhseqr differ in rounding.
+const faithfulQRMax = 75
 
 // transposeSquare returns the transpose of the n×n a.
 func transposeSquare(a []float64, n int) []float64 {

@@ -462,3 +462,346 @@ func obCov(xc []float64, rows, dims int, f float64) []float64 {
 	}
 	return c
 }
+
+// obRot is OpenBLAS's drot (kernel/x86_64/drot.c, every path):
+// x' = fma(c, x, s·y), y' = fma(c, y, −(s·x)), over n pairs at strides.
+func obRot(n int, x []float64, incx int, y []float64, incy int, c, s float64) {
+	for i := range n {
+		xv, yv := x[i*incx], y[i*incy]
+		x[i*incx] = math.FMA(c, xv, s*yv)
+		y[i*incy] = math.FMA(c, yv, -(s * xv))
+	}
+}
+
+// LAPACK's machine constants (dlamch) for float64.
+const (
+	lpSafmin = 0x1p-1022 // dlamch('S')
+	lpUlp    = 0x1p-52   // dlamch('P'): eps·base
+)
+
+// fsign is Fortran's SIGN(a, b): |a| with the sign of b.
+func fsign(a, b float64) float64 { return math.Copysign(a, b) }
+
+// lpDlanv2 is LAPACK 3.11's dlanv2: the Schur factorisation of the real
+// 2×2 [[a b] [c d]] in standard form; it returns the new a, b, c, d, the
+// eigenvalues (rt1r, rt1i), (rt2r, rt2i) and the rotation (cs, sn).
+func lpDlanv2(a, b, c, d float64) (na, nb, nc, nd, rt1r, rt1i, rt2r, rt2i, cs, sn float64) {
+	const multpl = 4
+	eps := lpUlp
+	safmn2 := math.Pow(2, float64(int(math.Log(lpSafmin/eps)/math.Log(2)/2)))
+	safmx2 := 1 / safmn2
+	switch {
+	case c == 0:
+		cs, sn = 1, 0
+	case b == 0:
+		cs, sn = 0, 1
+		a, d = d, a
+		b = -c
+		c = 0
+	case a-d == 0 && fsign(1, b) != fsign(1, c):
+		cs, sn = 1, 0
+	default:
+		temp := a - d
+		p := 0.5 * temp
+		bcmax := math.Max(math.Abs(b), math.Abs(c))
+		bcmis := math.Min(math.Abs(b), math.Abs(c)) * fsign(1, b) * fsign(1, c)
+		scale := math.Max(math.Abs(p), bcmax)
+		z := (p/scale)*p + (bcmax/scale)*bcmis
+		if z >= multpl*eps {
+			z = p + fsign(math.Sqrt(scale)*math.Sqrt(z), p)
+			a = d + z
+			d = d - (bcmax/z)*bcmis
+			tau := lpDlapy2(c, z)
+			cs = z / tau
+			sn = c / tau
+			b = b - c
+			c = 0
+		} else {
+			sigma := b + c
+			for count := 1; ; count++ {
+				scale = math.Max(math.Abs(temp), math.Abs(sigma))
+				if scale >= safmx2 {
+					sigma *= safmn2
+					temp *= safmn2
+					if count <= 20 {
+						continue
+					}
+				}
+				if scale <= safmn2 {
+					sigma *= safmx2
+					temp *= safmx2
+					if count <= 20 {
+						continue
+					}
+				}
+				break
+			}
+			p = 0.5 * temp
+			tau := lpDlapy2(sigma, temp)
+			cs = math.Sqrt(0.5 * (1 + math.Abs(sigma)/tau))
+			sn = -(p / (tau * cs)) * fsign(1, sigma)
+			aa := a*cs + b*sn
+			bb := -a*sn + b*cs
+			cc := c*cs + d*sn
+			dd := -c*sn + d*cs
+			a = aa*cs + cc*sn
+			b = bb*cs + dd*sn
+			c = -aa*sn + cc*cs
+			d = -bb*sn + dd*cs
+			temp = 0.5 * (a + d)
+			a, d = temp, temp
+			if c != 0 {
+				if b != 0 {
+					if fsign(1, b) == fsign(1, c) {
+						sab := math.Sqrt(math.Abs(b))
+						sac := math.Sqrt(math.Abs(c))
+						p = fsign(sab*sac, c)
+						tau = 1 / math.Sqrt(math.Abs(b+c))
+						a = temp + p
+						d = temp - p
+						b = b - c
+						c = 0
+						cs1 := sab * tau
+						sn1 := sac * tau
+						temp = cs*cs1 - sn*sn1
+						sn = cs*sn1 + sn*cs1
+						cs = temp
+					}
+				} else {
+					b = -c
+					c = 0
+					temp = cs
+					cs = -sn
+					sn = temp
+				}
+			}
+		}
+	}
+	rt1r, rt2r = a, d
+	if c != 0 {
+		rt1i = math.Sqrt(math.Abs(b)) * math.Sqrt(math.Abs(c))
+		rt2i = -rt1i
+	}
+	return a, b, c, d, rt1r, rt1i, rt2r, rt2i, cs, sn
+}
+
+// lpDlahqr is LAPACK 3.11's dlahqr with wantt and wantz (what dhseqr runs
+// below 76 rows): the double-shift QR iteration on rows and columns
+// ilo..ihi (1-based, as in LAPACK) of the n×n column-major upper
+// Hessenberg h, accumulating into rows iloz..ihiz of z. It returns
+// LAPACK's info: 0, or the index of the first unconverged eigenvalue.
+func lpDlahqr(n, ilo, ihi int, h []float64, ldh int, wr, wi []float64, iloz, ihiz int, z []float64, ldz int) int {
+	H := func(i, j int) *float64 { return &h[(i-1)+(j-1)*ldh] }
+	Z := func(i, j int) *float64 { return &z[(i-1)+(j-1)*ldz] }
+	if n == 0 {
+		return 0
+	}
+	if ilo == ihi {
+		wr[ilo-1] = *H(ilo, ilo)
+		wi[ilo-1] = 0
+		return 0
+	}
+	for j := ilo; j <= ihi-3; j++ {
+		*H(j+2, j) = 0
+		*H(j+3, j) = 0
+	}
+	if ilo <= ihi-2 {
+		*H(ihi, ihi-2) = 0
+	}
+	nh := ihi - ilo + 1
+	nz := ihiz - iloz + 1
+	const dat1, dat2, kexsh = 3.0 / 4.0, -0.4375, 10
+	safmin := lpSafmin
+	ulp := lpUlp
+	smlnum := safmin * (float64(nh) / ulp)
+	i1, i2 := 1, n // wantt
+	itmax := 30 * max(10, nh)
+	kdefl := 0
+	var v [3]float64
+	i := ihi
+	for i >= ilo {
+		l := ilo
+		converged := false
+		for its := 0; its <= itmax; its++ {
+			var k int
+			for k = i; k >= l+1; k-- {
+				if math.Abs(*H(k, k-1)) <= smlnum {
+					break
+				}
+				tst := math.Abs(*H(k-1, k-1)) + math.Abs(*H(k, k))
+				if tst == 0 {
+					if k-2 >= ilo {
+						tst += math.Abs(*H(k-1, k-2))
+					}
+					if k+1 <= ihi {
+						tst += math.Abs(*H(k+1, k))
+					}
+				}
+				if math.Abs(*H(k, k-1)) <= ulp*tst {
+					ab := math.Max(math.Abs(*H(k, k-1)), math.Abs(*H(k-1, k)))
+					ba := math.Min(math.Abs(*H(k, k-1)), math.Abs(*H(k-1, k)))
+					aa := math.Max(math.Abs(*H(k, k)), math.Abs(*H(k-1, k-1)-*H(k, k)))
+					bb := math.Min(math.Abs(*H(k, k)), math.Abs(*H(k-1, k-1)-*H(k, k)))
+					s := aa + ab
+					if ba*(ab/s) <= math.Max(smlnum, ulp*(bb*(aa/s))) {
+						break
+					}
+				}
+			}
+			l = k
+			if l > ilo {
+				*H(l, l-1) = 0
+			}
+			if l >= i-1 {
+				converged = true
+				break
+			}
+			kdefl++
+			var h11, h12, h21, h22 float64
+			switch {
+			case kdefl%(2*kexsh) == 0:
+				s := math.Abs(*H(i, i-1)) + math.Abs(*H(i-1, i-2))
+				h11 = dat1*s + *H(i, i)
+				h12 = dat2 * s
+				h21 = s
+				h22 = h11
+			case kdefl%kexsh == 0:
+				s := math.Abs(*H(l+1, l)) + math.Abs(*H(l+2, l+1))
+				h11 = dat1*s + *H(l, l)
+				h12 = dat2 * s
+				h21 = s
+				h22 = h11
+			default:
+				h11 = *H(i-1, i-1)
+				h21 = *H(i, i-1)
+				h12 = *H(i-1, i)
+				h22 = *H(i, i)
+			}
+			var rt1r, rt1i, rt2r, rt2i float64
+			s := math.Abs(h11) + math.Abs(h12) + math.Abs(h21) + math.Abs(h22)
+			if s != 0 {
+				h11 /= s
+				h21 /= s
+				h12 /= s
+				h22 /= s
+				tr := (h11 + h22) / 2
+				det := (h11-tr)*(h22-tr) - h12*h21
+				rtdisc := math.Sqrt(math.Abs(det))
+				if det >= 0 {
+					rt1r = tr * s
+					rt2r = rt1r
+					rt1i = rtdisc * s
+					rt2i = -rt1i
+				} else {
+					rt1r = tr + rtdisc
+					rt2r = tr - rtdisc
+					if math.Abs(rt1r-h22) <= math.Abs(rt2r-h22) {
+						rt1r *= s
+						rt2r = rt1r
+					} else {
+						rt2r *= s
+						rt1r = rt2r
+					}
+				}
+			}
+			var m int
+			for m = i - 2; m >= l; m-- {
+				h21s := *H(m+1, m)
+				s = math.Abs(*H(m, m)-rt2r) + math.Abs(rt2i) + math.Abs(h21s)
+				h21s = *H(m+1, m) / s
+				v[0] = h21s**H(m, m+1) + (*H(m, m)-rt1r)*((*H(m, m)-rt2r)/s) - rt1i*(rt2i/s)
+				v[1] = h21s * (*H(m, m) + *H(m+1, m+1) - rt1r - rt2r)
+				v[2] = h21s * *H(m+2, m+1)
+				s = math.Abs(v[0]) + math.Abs(v[1]) + math.Abs(v[2])
+				v[0] /= s
+				v[1] /= s
+				v[2] /= s
+				if m == l {
+					break
+				}
+				if math.Abs(*H(m, m-1))*(math.Abs(v[1])+math.Abs(v[2])) <=
+					ulp*math.Abs(v[0])*(math.Abs(*H(m-1, m-1))+math.Abs(*H(m, m))+math.Abs(*H(m+1, m+1))) {
+					break
+				}
+			}
+			for k := m; k <= i-1; k++ {
+				nr := min(3, i-k+1)
+				if k > m {
+					for r := range nr {
+						v[r] = *H(k+r, k-1)
+					}
+				}
+				var t1 float64
+				v[0], t1 = lpDlarfg(nr, v[0], v[1:nr])
+				if k > m {
+					*H(k, k-1) = v[0]
+					*H(k+1, k-1) = 0
+					if k < i-1 {
+						*H(k+2, k-1) = 0
+					}
+				} else if m > l {
+					*H(k, k-1) = *H(k, k-1) * (1 - t1)
+				}
+				v2 := v[1]
+				t2 := t1 * v2
+				if nr == 3 {
+					v3 := v[2]
+					t3 := t1 * v3
+					for j := k; j <= i2; j++ {
+						sum := *H(k, j) + v2**H(k+1, j) + v3**H(k+2, j)
+						*H(k, j) = *H(k, j) - sum*t1
+						*H(k+1, j) = *H(k+1, j) - sum*t2
+						*H(k+2, j) = *H(k+2, j) - sum*t3
+					}
+					for j := i1; j <= min(k+3, i); j++ {
+						sum := *H(j, k) + v2**H(j, k+1) + v3**H(j, k+2)
+						*H(j, k) = *H(j, k) - sum*t1
+						*H(j, k+1) = *H(j, k+1) - sum*t2
+						*H(j, k+2) = *H(j, k+2) - sum*t3
+					}
+					for j := iloz; j <= ihiz; j++ {
+						sum := *Z(j, k) + v2**Z(j, k+1) + v3**Z(j, k+2)
+						*Z(j, k) = *Z(j, k) - sum*t1
+						*Z(j, k+1) = *Z(j, k+1) - sum*t2
+						*Z(j, k+2) = *Z(j, k+2) - sum*t3
+					}
+				} else if nr == 2 {
+					for j := k; j <= i2; j++ {
+						sum := *H(k, j) + v2**H(k+1, j)
+						*H(k, j) = *H(k, j) - sum*t1
+						*H(k+1, j) = *H(k+1, j) - sum*t2
+					}
+					for j := i1; j <= i; j++ {
+						sum := *H(j, k) + v2**H(j, k+1)
+						*H(j, k) = *H(j, k) - sum*t1
+						*H(j, k+1) = *H(j, k+1) - sum*t2
+					}
+					for j := iloz; j <= ihiz; j++ {
+						sum := *Z(j, k) + v2**Z(j, k+1)
+						*Z(j, k) = *Z(j, k) - sum*t1
+						*Z(j, k+1) = *Z(j, k+1) - sum*t2
+					}
+				}
+			}
+		}
+		if !converged {
+			return i
+		}
+		if l == i {
+			wr[i-1] = *H(i, i)
+			wi[i-1] = 0
+		} else if l == i-1 {
+			var cs, sn float64
+			*H(i-1, i-1), *H(i-1, i), *H(i, i-1), *H(i, i), wr[i-2], wi[i-2], wr[i-1], wi[i-1], cs, sn =
+				lpDlanv2(*H(i-1, i-1), *H(i-1, i), *H(i, i-1), *H(i, i))
+			if i2 > i {
+				obRot(i2-i, h[(i-2)+i*ldh:], ldh, h[(i-1)+i*ldh:], ldh, cs, sn)
+			}
+			obRot(i-i1-1, h[(i1-1)+(i-2)*ldh:], 1, h[(i1-1)+(i-1)*ldh:], 1, cs, sn)
+			obRot(nz, z[(iloz-1)+(i-2)*ldz:], 1, z[(iloz-1)+(i-1)*ldz:], 1, cs, sn)
+		}
+		kdefl = 0
+		i = l - 1
+	}
+	return 0
+}
