@@ -135,3 +135,28 @@ func TestOpenBLASHessenbergGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenBLASSchurGolden: realSchur gives scipy.linalg.schur's T and Z
+// bit for bit (dgees: the above, then dlahqr, then dgebak).
+func TestOpenBLASSchurGolden(t *testing.T) {
+	ix := loadBLASGolden(t)
+	for _, c := range ix.Hessenberg {
+		a, sh := blasNpy(t, c.Name+"_a")
+		wantT, _ := blasNpy(t, c.Name+"_t")
+		wantZ, _ := blasNpy(t, c.Name+"_z")
+		n := sh[0]
+		if n > faithfulQRMax {
+			t.Fatalf("%s: n=%d is past the faithful path", c.Name, n)
+		}
+		gotT, gotZ, err := realSchur(Matrix{N: n, Data: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := sameBits(gotT, wantT); i >= 0 {
+			t.Errorf("%s: T(%d,%d) %x, scipy %x (%s)", c.Name, i/n, i%n, gotT[i], wantT[i], ix.BLAS)
+		}
+		if i := sameBits(gotZ, wantZ); i >= 0 {
+			t.Errorf("%s: Z(%d,%d) %x, scipy %x (%s)", c.Name, i/n, i%n, gotZ[i], wantZ[i], ix.BLAS)
+		}
+	}
+}

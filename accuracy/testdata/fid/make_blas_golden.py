@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Bit-level goldens for the OpenBLAS/LAPACK rounding order that
 accuracy/obkern.go follows: numpy's a.dot(b) (OpenBLAS's small dgemm
-kernel), np.cov (dsyrk), and LAPACK's permutation balancing, dgehrd and
+kernel), np.cov (dsyrk), LAPACK's permutation balancing, dgehrd and
 dorghr as scipy.linalg.lapack calls them (dgehd2 and dorg2r over OpenBLAS's
-dgemv, dger and dnrm2 kernels), written as float64 .npy files under blas/
-with an index in blas/index.json.
+dgemv, dger and dnrm2 kernels), and scipy.linalg.schur's T and Z (dgees:
+the above, then dlahqr with OpenBLAS's drot), written as float64 .npy
+files under blas/ with an index in blas/index.json.
 
   /usr/bin/python3 make_blas_golden.py
 
@@ -14,7 +15,7 @@ the kernels, hence the bits, are those OpenBLAS picks for the CPU that
 """
 import json, os
 import numpy as np
-from scipy.linalg import lapack
+from scipy.linalg import lapack, schur
 from threadpoolctl import threadpool_info
 
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "blas")
@@ -60,7 +61,9 @@ for name, m in (("hess_constant_set_first", s1.dot(s2)), ("hess_rand23", rng.nor
     assert info == 0
     q, info = lapack.dorghr(h, tau, lo=lo, hi=hi)
     assert info == 0
+    t, z = schur(m)
     save(name + "_a", m), save(name + "_bal", bal), save(name + "_h", h), save(name + "_tau", tau), save(name + "_q", q)
+    save(name + "_t", t), save(name + "_z", z)
     index["hessenberg"].append({"name": name, "ilo": int(lo), "ihi": int(hi)})
 
 with open(os.path.join(here, "index.json"), "w") as f:
