@@ -5,6 +5,11 @@ import (
 	"math/big"
 )
 
+// Products that the emulated code rounds before adding are written
+// float64(a*b): the Go spec lets a compiler fuse a*b+c into one FMA (gc
+// does on arm64, ppc64le, s390x, and on amd64 with GOAMD64=v3), and an
+// explicit conversion forbids it.
+
 // The BLAS kernels below reproduce, rounding for rounding, what OpenBLAS
 // 0.3.21's x86-64 kernels for the Skylake-X / Cooper Lake cores compute
 // (the BLAS that Debian's numpy and scipy load on such a machine), for
@@ -67,8 +72,8 @@ func obGemvT(m, n int, a []float64, lda int, x, y []float64) {
 				var l0, l1 float64
 				col := a[c*lda:]
 				for i := 0; i < nb; i += 2 {
-					l0 += col[i] * x[i]
-					l1 += col[i+1] * x[i+1]
+					l0 += float64(col[i] * x[i])
+					l1 += float64(col[i+1] * x[i+1])
 				}
 				y[c] = l0 + l1
 			}
@@ -79,7 +84,7 @@ func obGemvT(m, n int, a []float64, lda int, x, y []float64) {
 			var l [4]float64
 			for i := 0; i < nb; i += 4 {
 				for k := range 4 {
-					l[k] += col[i+k] * x[i+k]
+					l[k] += float64(col[i+k] * x[i+k])
 				}
 			}
 			y[j] = (l[0] + l[2]) + (l[1] + l[3])
@@ -146,7 +151,7 @@ func obGemvN(m, n int, a []float64, lda int, x, y []float64) {
 		if (n-j)&1 != 0 {
 			c0 := a[j*lda:]
 			for i := range nb {
-				y[i] += c0[i] * x[j]
+				y[i] += float64(c0[i] * x[j])
 			}
 		}
 	}
@@ -190,7 +195,7 @@ func lpDlapy2(x, y float64) float64 {
 		return w
 	}
 	q := z / w
-	return w * math.Sqrt(1+q*q)
+	return w * math.Sqrt(1+float64(q*q))
 }
 
 // lpDlarfg is LAPACK's dlarfg on alpha and the n−1 values of x (unit
@@ -506,11 +511,11 @@ func lpDlanv2(a, b, c, d float64) (na, nb, nc, nd, rt1r, rt1i, rt2r, rt2i, cs, s
 		bcmax := math.Max(math.Abs(b), math.Abs(c))
 		bcmis := math.Min(math.Abs(b), math.Abs(c)) * fsign(1, b) * fsign(1, c)
 		scale := math.Max(math.Abs(p), bcmax)
-		z := (p/scale)*p + (bcmax/scale)*bcmis
+		z := float64((p/scale)*p) + float64((bcmax/scale)*bcmis)
 		if z >= multpl*eps {
 			z = p + fsign(math.Sqrt(scale)*math.Sqrt(z), p)
 			a = d + z
-			d = d - (bcmax/z)*bcmis
+			d = d - float64((bcmax/z)*bcmis)
 			tau := lpDlapy2(c, z)
 			cs = z / tau
 			sn = c / tau
@@ -540,14 +545,14 @@ func lpDlanv2(a, b, c, d float64) (na, nb, nc, nd, rt1r, rt1i, rt2r, rt2i, cs, s
 			tau := lpDlapy2(sigma, temp)
 			cs = math.Sqrt(0.5 * (1 + math.Abs(sigma)/tau))
 			sn = -(p / (tau * cs)) * fsign(1, sigma)
-			aa := a*cs + b*sn
-			bb := -a*sn + b*cs
-			cc := c*cs + d*sn
-			dd := -c*sn + d*cs
-			a = aa*cs + cc*sn
-			b = bb*cs + dd*sn
-			c = -aa*sn + cc*cs
-			d = -bb*sn + dd*cs
+			aa := float64(a*cs) + float64(b*sn)
+			bb := float64(-a*sn) + float64(b*cs)
+			cc := float64(c*cs) + float64(d*sn)
+			dd := float64(-c*sn) + float64(d*cs)
+			a = float64(aa*cs) + float64(cc*sn)
+			b = float64(bb*cs) + float64(dd*sn)
+			c = float64(-aa*sn) + float64(cc*cs)
+			d = float64(-bb*sn) + float64(dd*cs)
 			temp = 0.5 * (a + d)
 			a, d = temp, temp
 			if c != 0 {
@@ -563,8 +568,8 @@ func lpDlanv2(a, b, c, d float64) (na, nb, nc, nd, rt1r, rt1i, rt2r, rt2i, cs, s
 						c = 0
 						cs1 := sab * tau
 						sn1 := sac * tau
-						temp = cs*cs1 - sn*sn1
-						sn = cs*sn1 + sn*cs1
+						temp = float64(cs*cs1) - float64(sn*sn1)
+						sn = float64(cs*sn1) + float64(sn*cs1)
 						cs = temp
 					}
 				} else {
@@ -661,13 +666,13 @@ func lpDlahqr(n, ilo, ihi int, h []float64, ldh int, wr, wi []float64, iloz, ihi
 			switch {
 			case kdefl%(2*kexsh) == 0:
 				s := math.Abs(*H(i, i-1)) + math.Abs(*H(i-1, i-2))
-				h11 = dat1*s + *H(i, i)
+				h11 = float64(dat1*s) + *H(i, i)
 				h12 = dat2 * s
 				h21 = s
 				h22 = h11
 			case kdefl%kexsh == 0:
 				s := math.Abs(*H(l+1, l)) + math.Abs(*H(l+2, l+1))
-				h11 = dat1*s + *H(l, l)
+				h11 = float64(dat1*s) + *H(l, l)
 				h12 = dat2 * s
 				h21 = s
 				h22 = h11
@@ -685,7 +690,7 @@ func lpDlahqr(n, ilo, ihi int, h []float64, ldh int, wr, wi []float64, iloz, ihi
 				h12 /= s
 				h22 /= s
 				tr := (h11 + h22) / 2
-				det := (h11-tr)*(h22-tr) - h12*h21
+				det := float64((h11-tr)*(h22-tr)) - float64(h12*h21)
 				rtdisc := math.Sqrt(math.Abs(det))
 				if det >= 0 {
 					rt1r = tr * s
@@ -709,7 +714,7 @@ func lpDlahqr(n, ilo, ihi int, h []float64, ldh int, wr, wi []float64, iloz, ihi
 				h21s := *H(m+1, m)
 				s = math.Abs(*H(m, m)-rt2r) + math.Abs(rt2i) + math.Abs(h21s)
 				h21s = *H(m+1, m) / s
-				v[0] = h21s**H(m, m+1) + (*H(m, m)-rt1r)*((*H(m, m)-rt2r)/s) - rt1i*(rt2i/s)
+				v[0] = float64(h21s**H(m, m+1)) + float64((*H(m, m)-rt1r)*((*H(m, m)-rt2r)/s)) - float64(rt1i*(rt2i/s))
 				v[1] = h21s * (*H(m, m) + *H(m+1, m+1) - rt1r - rt2r)
 				v[2] = h21s * *H(m+2, m+1)
 				s = math.Abs(v[0]) + math.Abs(v[1]) + math.Abs(v[2])
@@ -748,38 +753,38 @@ func lpDlahqr(n, ilo, ihi int, h []float64, ldh int, wr, wi []float64, iloz, ihi
 					v3 := v[2]
 					t3 := t1 * v3
 					for j := k; j <= i2; j++ {
-						sum := *H(k, j) + v2**H(k+1, j) + v3**H(k+2, j)
-						*H(k, j) = *H(k, j) - sum*t1
-						*H(k+1, j) = *H(k+1, j) - sum*t2
-						*H(k+2, j) = *H(k+2, j) - sum*t3
+						sum := *H(k, j) + float64(v2**H(k+1, j)) + float64(v3**H(k+2, j))
+						*H(k, j) = *H(k, j) - float64(sum*t1)
+						*H(k+1, j) = *H(k+1, j) - float64(sum*t2)
+						*H(k+2, j) = *H(k+2, j) - float64(sum*t3)
 					}
 					for j := i1; j <= min(k+3, i); j++ {
-						sum := *H(j, k) + v2**H(j, k+1) + v3**H(j, k+2)
-						*H(j, k) = *H(j, k) - sum*t1
-						*H(j, k+1) = *H(j, k+1) - sum*t2
-						*H(j, k+2) = *H(j, k+2) - sum*t3
+						sum := *H(j, k) + float64(v2**H(j, k+1)) + float64(v3**H(j, k+2))
+						*H(j, k) = *H(j, k) - float64(sum*t1)
+						*H(j, k+1) = *H(j, k+1) - float64(sum*t2)
+						*H(j, k+2) = *H(j, k+2) - float64(sum*t3)
 					}
 					for j := iloz; j <= ihiz; j++ {
-						sum := *Z(j, k) + v2**Z(j, k+1) + v3**Z(j, k+2)
-						*Z(j, k) = *Z(j, k) - sum*t1
-						*Z(j, k+1) = *Z(j, k+1) - sum*t2
-						*Z(j, k+2) = *Z(j, k+2) - sum*t3
+						sum := *Z(j, k) + float64(v2**Z(j, k+1)) + float64(v3**Z(j, k+2))
+						*Z(j, k) = *Z(j, k) - float64(sum*t1)
+						*Z(j, k+1) = *Z(j, k+1) - float64(sum*t2)
+						*Z(j, k+2) = *Z(j, k+2) - float64(sum*t3)
 					}
 				} else if nr == 2 {
 					for j := k; j <= i2; j++ {
-						sum := *H(k, j) + v2**H(k+1, j)
-						*H(k, j) = *H(k, j) - sum*t1
-						*H(k+1, j) = *H(k+1, j) - sum*t2
+						sum := *H(k, j) + float64(v2**H(k+1, j))
+						*H(k, j) = *H(k, j) - float64(sum*t1)
+						*H(k+1, j) = *H(k+1, j) - float64(sum*t2)
 					}
 					for j := i1; j <= i; j++ {
-						sum := *H(j, k) + v2**H(j, k+1)
-						*H(j, k) = *H(j, k) - sum*t1
-						*H(j, k+1) = *H(j, k+1) - sum*t2
+						sum := *H(j, k) + float64(v2**H(j, k+1))
+						*H(j, k) = *H(j, k) - float64(sum*t1)
+						*H(j, k+1) = *H(j, k+1) - float64(sum*t2)
 					}
 					for j := iloz; j <= ihiz; j++ {
-						sum := *Z(j, k) + v2**Z(j, k+1)
-						*Z(j, k) = *Z(j, k) - sum*t1
-						*Z(j, k+1) = *Z(j, k+1) - sum*t2
+						sum := *Z(j, k) + float64(v2**Z(j, k+1))
+						*Z(j, k) = *Z(j, k) - float64(sum*t1)
+						*Z(j, k+1) = *Z(j, k+1) - float64(sum*t2)
 					}
 				}
 			}
