@@ -426,13 +426,16 @@ func obMatMul(a, b []float64, n int) []float64 {
 
 // obSyrkMaxDims is the largest feature count for which obCov has been
 // checked against numpy's np.cov.
-const obSyrkMaxDims = 128
+const obSyrkMaxDims = 96
 
 // obCov is np.cov's X·Xᵀ step on the centred rows×dims row-major xc, as
-// OpenBLAS's dsyrk computes it: per element an FMA chain over the rows in
-// chunks of at most DGEMM_DEFAULT_Q (384 on Skylake-X) split the way
-// driver/level3/level3_syrk.c splits K, each chunk from zero and added to
-// the running value. The result is symmetric (numpy mirrors the upper
+// OpenBLAS's dsyrk computes it on Skylake-X: K (the rows) is split in
+// chunks of at most DGEMM_DEFAULT_Q = 384 the way
+// driver/level3/level3_syrk.c splits it, each chunk summed from zero and
+// added to the running value; within a chunk an element is an FMA chain
+// over k, except where dgemm_kernel_16x2_skylakex.c's 12-column blocks
+// meet its 4-, 2- or 1-row tails (obSyrkPath), which keep 2 or 4 partial
+// sums over k. The result is symmetric (numpy mirrors the upper
 // triangle); f scales it afterwards (numpy's c *= 1/fact).
 func obCov(xc []float64, rows, dims int, f float64) []float64 {
 	const q = 384
@@ -447,6 +450,7 @@ func obCov(xc []float64, rows, dims int, f float64) []float64 {
 		ci := cols[i*rows : (i+1)*rows]
 		for j := i; j < dims; j++ {
 			cj := cols[j*rows : (j+1)*rows]
+			lanes := obSyrkPath(dims, j, i)
 			tot := 0.0
 			for ls, ml := 0, 0; ls < rows; ls += ml {
 				ml = rows - ls
@@ -455,17 +459,96 @@ func obCov(xc []float64, rows, dims int, f float64) []float64 {
 				} else if ml > q {
 					ml = (ml + 1) / 2
 				}
-				s := 0.0
-				for r := ls; r < ls+ml; r++ {
-					s = math.FMA(ci[r], cj[r], s)
-				}
-				tot += s
+				tot += obDotLanes(ci[ls:ls+ml], cj[ls:ls+ml], lanes)
 			}
 			c[i*dims+j] = tot * f
 			c[j*dims+i] = c[i*dims+j]
 		}
 	}
 	return c
+}
+
+// obDotLanes is Σ a[k]·b[k] as the Skylake-X dgemm kernel sums it: one
+// FMA chain (lanes 1), or, while at least lanes values remain, lanes
+// chains over k mod lanes merged as L0+L1 or (L0+L1)+(L2+L3), the rest
+// continuing the merged chain.
+func obDotLanes(a, b []float64, lanes int) float64 {
+	k := 0
+	s := 0.0
+	switch lanes {
+	case 2:
+		var l0, l1 float64
+		for ; k+2 <= len(a); k += 2 {
+			l0 = math.FMA(a[k], b[k], l0)
+			l1 = math.FMA(a[k+1], b[k+1], l1)
+		}
+		s = l0 + l1
+	case 4:
+		var l [4]float64
+		for ; k+4 <= len(a); k += 4 {
+			for m := range 4 {
+				l[m] = math.FMA(a[k+m], b[k+m], l[m])
+			}
+		}
+		s = (l[0] + l[1]) + (l[2] + l[3])
+	}
+	for ; k < len(a); k++ {
+		s = math.FMA(a[k], b[k], s)
+	}
+	return s
+}
+
+// obSyrkPath returns the number of partial sums (1, 2 or 4) in which
+// OpenBLAS's dsyrk (numpy's row-major upper call, the column-major lower
+// triangle to OpenBLAS) sums element (p, q), p ≥ q, of a dims×dims
+// result: syrk_kernel.c computes 32-column diagonal blocks and the rows
+// below each as separate kernel calls; the kernel splits a call's rows in
+// 16s then 8, 4, 2, 1 and its columns in 12s then 10, 8, 6, 4, 2, 1, and
+// only its 4-row (2 sums) and 2- or 1-row (4 sums) tails in 12-column
+// blocks sum over k in more than one chain.
+func obSyrkPath(dims, p, q int) int {
+	const mn = 32 // GEMM_UNROLL_MN
+	b := q / mn * mn
+	nn := min(mn, dims-b)
+	r0, m := b, nn // the kernel call holding row p: start, rows
+	if p >= b+nn {
+		r0, m = b+nn, dims-b-nn
+	}
+	rp := p - r0
+	rs := 16 // row sub-block size
+	if rp >= m&^15 {
+		rs = 0
+		start := m &^ 15
+		for _, sz := range []int{8, 4, 2, 1} {
+			if m-start >= sz {
+				if rp < start+sz {
+					rs = sz
+					break
+				}
+				start += sz
+			}
+		}
+	}
+	cq := q - b
+	cs := 0 // column sub-block size
+	start, left := 0, nn
+	for left > 11 {
+		if cq < start+12 {
+			cs = 12
+		}
+		start += 12
+		left -= 12
+	}
+	if cs != 12 {
+		return 1
+	}
+	switch rs {
+	case 4:
+		return 2
+	case 2, 1:
+		return 4
+	}
+	return 1
 }
 
 // obRot is OpenBLAS's drot (kernel/x86_64/drot.c, every path):
