@@ -66,6 +66,15 @@ for name, m in (("hess_constant_set_first", s1.dot(s2)), ("hess_rand23", rng.nor
     save(name + "_t", t), save(name + "_z", z)
     index["hessenberg"].append({"name": name, "ilo": int(lo), "ihi": int(hi)})
 
+# Covariances of 12, 44 and 77 features reach the kernel's row tails in
+# 12-column blocks (their own generator keeps the draws above).
+rng_tail = np.random.default_rng(2027)
+for rows, d in ((61, 12), (500, 44), (90, 77)):
+    x = np.abs(rng_tail.normal(size=(rows, d)))
+    name = "cov%dx%d" % (rows, d)
+    save(name + "_x", x), save(name + "_c", np.cov(x, rowvar=False))
+    index["cov"].append(name)
+
 with open(os.path.join(here, "index.json"), "w") as f:
     json.dump(index, f, indent=1, sort_keys=True)
     f.write("\n")

@@ -75,6 +75,14 @@ rng2 = np.random.default_rng(78)
 row = np.abs(rng2.normal(size=(1, 16))) + 0.1
 cases["constant_set"] = (np.abs(rng2.normal(size=(50, 16))), np.repeat(row, 50, axis=0))
 cases["constant_set_first"] = cases["constant_set"][::-1]
+# Constant sets beside random ones of 12 and 44 features (np.cov's dsyrk
+# sums some elements in 2 or 4 partial sums there), both orders.
+rng3 = np.random.default_rng(79)
+for d, r1, r2 in ((12, 199, 45), (44, 120, 60)):
+    x = np.abs(rng3.normal(size=(r1, d)))
+    c = np.repeat(np.abs(rng3.normal(size=(1, d))) + 0.1, r2, axis=0)
+    cases["constant_set%d" % d] = (x, c)
+    cases["constant_set%d_first" % d] = (c, x)
 
 out = {"numpy": np.__version__, "scipy": scipy.__version__, "cases": {}}
 try:
