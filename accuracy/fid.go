@@ -42,6 +42,14 @@ type CMatrix struct {
 // used (numpy's iscomplexobj of the result). The recurrence is not blocked
 // as scipy's is above 64 rows, so the last bits of large results differ.
 // It returns ErrSqrtm where scipy returns NaN.
+//
+// Whether scipy returns NaN can hang on exact zeros in T, so for small
+// matrices T and Z follow LAPACK 3.11 over OpenBLAS 0.3.21's Skylake-X /
+// Cooper Lake kernels (the BLAS Debian's scipy loads on such a CPU)
+// rounding for rounding (obkern.go): up to 75 rows all of dgees (equal to
+// scipy.linalg.schur bit for bit), up to 96 the Hessenberg reduction,
+// above that gonum's routines. rsf2csf, the recurrence and Z·R·Zᴴ are
+// not bit-exact (scipy's use numpy's eigvals and zgemm).
 func Sqrtm(a Matrix) (x CMatrix, isComplex bool, err error) {
 	n := a.N
 	if n <= 0 || len(a.Data) != n*n {
@@ -336,6 +344,10 @@ const FIDEps = 1e-6
 // 2·Tr(sqrtm(Σ1Σ2)), with the eps·I retry when the square root is not
 // finite, small imaginary parts dropped and an error when a diagonal
 // imaginary part exceeds 1e-3. Traces use numpy's pairwise summation.
+// Up to 100 dimensions the product Σ1Σ2 is numpy's bit for bit (OpenBLAS's
+// small-matrix dgemm kernel on Skylake-X), so together with MeanCov and
+// Sqrtm the eps fallback is taken exactly where scipy takes it for such
+// sizes on that BLAS; larger products use gonum's Gemm.
 func FrechetDistance(mu1 []float64, sigma1 Matrix, mu2 []float64, sigma2 Matrix) (float64, FIDInfo, error) {
 	var info FIDInfo
 	n := len(mu1)
@@ -426,7 +438,9 @@ func matMul(a, b Matrix) Matrix {
 // row-major feature matrix x, as np.mean(x, axis=0) and
 // np.cov(x, rowvar=False) (ddof 1) compute them: column sums accumulated
 // row by row, the mean a division, the covariance (X−μ)ᵀ(X−μ)·(1/(rows−1)).
-// Values must be finite and rows at least 2.
+// Up to 96 features the covariance is np.cov's bit for bit on OpenBLAS's
+// Skylake-X dsyrk (obCov); above that it is gonum's Gemm, equal to the
+// last bits or so. Values must be finite and rows at least 2.
 func MeanCov(x []float64, rows, dims int) ([]float64, Matrix, error) {
 	if rows < 2 || dims < 1 || len(x) != rows*dims {
 		return nil, Matrix{}, fmt.Errorf("accuracy: fid: %d values for %d rows of %d features (need at least 2 rows)", len(x), rows, dims)
