@@ -90,9 +90,9 @@ func relErr(got, want float64) float64 {
 }
 
 // TestFIDGolden: FID of feature sets against scipy's sqrtm-based formula.
-// The statistics, the product and (up to 96 dimensions) the Hessenberg
-// reduction follow OpenBLAS's rounding, but the QR iteration and the
-// triangular recurrence are gonum's and ours, so the last digits differ;
+// The statistics, the product and the Schur form follow OpenBLAS's and
+// LAPACK's rounding at these sizes, but rsf2csf, the triangular
+// recurrence and Z·R·Zᴴ do not, so the last digits may differ;
 // the test holds them to 1e-9 relative (1e-6 for a singular product) and
 // logs the error reached. What must match exactly is the branch taken:
 // constant_set_first is the case where scipy's sqrtm fails on an exact
