@@ -42,6 +42,14 @@ type CMatrix struct {
 // used (numpy's iscomplexobj of the result). The recurrence is not blocked
 // as scipy's is above 64 rows, so the last bits of large results differ.
 // It returns ErrSqrtm where scipy returns NaN.
+//
+// Whether scipy returns NaN can hang on exact zeros in T, so for small
+// matrices T and Z follow LAPACK 3.11 over OpenBLAS 0.3.21's Skylake-X /
+// Cooper Lake kernels (the BLAS Debian's scipy loads on such a CPU)
+// rounding for rounding (obkern.go): up to 75 rows all of dgees (equal to
+// scipy.linalg.schur bit for bit), up to 96 the Hessenberg reduction,
+// above that gonum's routines. rsf2csf, the recurrence and Z·R·Zᴴ are
+// not bit-exact (scipy's use numpy's eigvals and zgemm).
 func Sqrtm(a Matrix) (x CMatrix, isComplex bool, err error) {
 	n := a.N
 	if n <= 0 || len(a.Data) != n*n {
@@ -120,22 +128,37 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 	scale := make([]float64, n)
 	ilo, ihi := impl.Dgebal(lapack.Permute, n, t, n, scale)
 	tau := make([]float64, n-1)
-	work := make([]float64, 1)
-	impl.Dgehrd(n, ilo, ihi, t, n, tau, work, -1)
-	work = make([]float64, max(int(work[0]), n))
-	impl.Dgehrd(n, ilo, ihi, t, n, tau, work, len(work))
-	z = append([]float64(nil), t...)
-	impl.Dorghr(n, ilo, ihi, z, n, tau, work, -1)
-	if int(work[0]) > len(work) {
-		work = make([]float64, int(work[0]))
+	work := make([]float64, n)
+	wr, wi := make([]float64, n), make([]float64, n)
+	if n <= faithfulHessenbergMax {
+		// LAPACK's unblocked dgehd2 and dorg2r over OpenBLAS-order
+		// kernels, in column-major storage (the transpose of ours).
+		h := transposeSquare(t, n)
+		lpDgehd2(n, ilo, ihi, h, tau)
+		q := append([]float64(nil), h...)
+		lpDorghr(n, ilo, ihi, q, tau)
+		if n <= faithfulQRMax && lpDhseqr(n, ilo, ihi, h, q, wr, wi) {
+			t, z = transposeSquare(h, n), transposeSquare(q, n)
+			impl.Dgebak(lapack.Permute, lapack.EVRight, n, ilo, ihi, scale, n, z, n)
+			return t, z, nil
+		}
+		t, z = transposeSquare(h, n), transposeSquare(q, n)
+	} else {
+		impl.Dgehrd(n, ilo, ihi, t, n, tau, work, -1)
+		work = make([]float64, max(int(work[0]), n))
+		impl.Dgehrd(n, ilo, ihi, t, n, tau, work, len(work))
+		z = append([]float64(nil), t...)
+		impl.Dorghr(n, ilo, ihi, z, n, tau, work, -1)
+		if int(work[0]) > len(work) {
+			work = make([]float64, int(work[0]))
+		}
+		impl.Dorghr(n, ilo, ihi, z, n, tau, work, len(work))
 	}
-	impl.Dorghr(n, ilo, ihi, z, n, tau, work, len(work))
 	for i := range n { // Dhseqr wants a clean Hessenberg matrix
 		for j := 0; j < i-1; j++ {
 			t[i*n+j] = 0
 		}
 	}
-	wr, wi := make([]float64, n), make([]float64, n)
 	impl.Dhseqr(lapack.EigenvaluesAndSchur, lapack.SchurOrig, n, ilo, ihi, t, n, wr, wi, z, n, work, -1)
 	if int(work[0]) > len(work) {
 		work = make([]float64, int(work[0]))
@@ -145,6 +168,57 @@ func realSchur(a Matrix) (t, z []float64, err error) {
 	}
 	impl.Dgebak(lapack.Permute, lapack.EVRight, n, ilo, ihi, scale, n, z, n)
 	return t, z, nil
+}
+
+// lpDhseqr is LAPACK's dhseqr('S', 'V') for n at most faithfulQRMax,
+// where it runs dlahqr: the real Schur form of the column-major
+// Hessenberg h (0-based ilo, ihi from balancing), accumulated into q. It
+// reports false, leaving h and q partly updated, where dlahqr does not
+// converge (LAPACK then retries with dlaqr0, which this does not follow).
+func lpDhseqr(n, ilo, ihi int, h, q, wr, wi []float64) bool {
+	for i := 0; i < ilo; i++ {
+		wr[i], wi[i] = h[i+i*n], 0
+	}
+	for i := ihi + 1; i < n; i++ {
+		wr[i], wi[i] = h[i+i*n], 0
+	}
+	if ilo == ihi {
+		wr[ilo], wi[ilo] = h[ilo+ilo*n], 0
+		return true
+	}
+	if lpDlahqr(n, ilo+1, ihi+1, h, n, wr, wi, ilo+1, ihi+1, q, n) != 0 {
+		return false
+	}
+	for j := range n { // dlaset('L') below the subdiagonal
+		for i := j + 2; i < n; i++ {
+			h[i+j*n] = 0
+		}
+	}
+	return true
+}
+
+// faithfulHessenbergMax is the largest order for which realSchur
+// reproduces LAPACK's Hessenberg reduction (dgehrd, dorghr) over
+// OpenBLAS rounding for rounding: up to there dgehrd runs only its
+// unblocked dgehd2 (its crossover, ilaenv's NX for DGEHRD, is 128),
+// dorgqr only dorg2r, and every dgemv stays on one thread (OpenBLAS
+// splits those of m·n ≥ 9216, changing their rounding).
+const faithfulHessenbergMax = 96
+
+// faithfulQRMax is the largest order for which dhseqr runs dlahqr (its
+// NMIN, ilaenv's ISPEC 12, is 75), which lpDlahqr follows; above it
+// LAPACK's dlaqr0 and gonum's Dhseqr differ in rounding.
+const faithfulQRMax = 75
+
+// transposeSquare returns the transpose of the n×n a.
+func transposeSquare(a []float64, n int) []float64 {
+	b := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			b[j*n+i] = a[i*n+j]
+		}
+	}
+	return b
 }
 
 // rsf2csf turns a real Schur form into a complex triangular one with
@@ -270,6 +344,10 @@ const FIDEps = 1e-6
 // 2·Tr(sqrtm(Σ1Σ2)), with the eps·I retry when the square root is not
 // finite, small imaginary parts dropped and an error when a diagonal
 // imaginary part exceeds 1e-3. Traces use numpy's pairwise summation.
+// Up to 100 dimensions the product Σ1Σ2 is numpy's bit for bit (OpenBLAS's
+// small-matrix dgemm kernel on Skylake-X), so together with MeanCov and
+// Sqrtm the eps fallback is taken exactly where scipy takes it for such
+// sizes on that BLAS; larger products use gonum's Gemm.
 func FrechetDistance(mu1 []float64, sigma1 Matrix, mu2 []float64, sigma2 Matrix) (float64, FIDInfo, error) {
 	var info FIDInfo
 	n := len(mu1)
@@ -348,6 +426,9 @@ func addDiag(a Matrix, eps float64) Matrix {
 }
 
 func matMul(a, b Matrix) Matrix {
+	if a.N <= obSmallGemmMax {
+		return Matrix{N: a.N, Data: obMatMul(a.Data, b.Data, a.N)}
+	}
 	c := Matrix{N: a.N, Data: make([]float64, a.N*a.N)}
 	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(a.Data, a.N), gen(b.Data, b.N), 0, gen(c.Data, c.N))
 	return c
@@ -357,7 +438,9 @@ func matMul(a, b Matrix) Matrix {
 // row-major feature matrix x, as np.mean(x, axis=0) and
 // np.cov(x, rowvar=False) (ddof 1) compute them: column sums accumulated
 // row by row, the mean a division, the covariance (X−μ)ᵀ(X−μ)·(1/(rows−1)).
-// Values must be finite and rows at least 2.
+// Up to 96 features the covariance is np.cov's bit for bit on OpenBLAS's
+// Skylake-X dsyrk (obCov); above that it is gonum's Gemm, equal to the
+// last bits or so. Values must be finite and rows at least 2.
 func MeanCov(x []float64, rows, dims int) ([]float64, Matrix, error) {
 	if rows < 2 || dims < 1 || len(x) != rows*dims {
 		return nil, Matrix{}, fmt.Errorf("accuracy: fid: %d values for %d rows of %d features (need at least 2 rows)", len(x), rows, dims)
@@ -382,12 +465,15 @@ func MeanCov(x []float64, rows, dims int) ([]float64, Matrix, error) {
 			xc[r*dims+j] = x[r*dims+j] - mu[j]
 		}
 	}
+	f := 1 / float64(rows-1)
+	if dims <= obSyrkMaxDims {
+		return mu, Matrix{N: dims, Data: obCov(xc, rows, dims, f)}, nil
+	}
 	cov := Matrix{N: dims, Data: make([]float64, dims*dims)}
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1,
 		blas64.General{Rows: rows, Cols: dims, Stride: dims, Data: xc},
 		blas64.General{Rows: rows, Cols: dims, Stride: dims, Data: xc},
 		0, gen(cov.Data, dims))
-	f := 1 / float64(rows-1)
 	for i := range cov.Data {
 		cov.Data[i] *= f
 	}

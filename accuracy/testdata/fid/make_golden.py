@@ -60,17 +60,38 @@ a = features(30, 12)
 cases["identical"] = (a, a.copy())
 # One constant feature set (every row the same, float64 features so that
 # the mean is inexact): its covariance is only rounding residue (~1e-30),
-# the product is rank one at the residue level, and scipy's sqrtm of it
-# stays finite (complex), so no eps fallback is taken. (With the sets in
-# the other order, OpenBLAS's Schur form has exact zeros on its diagonal
-# and scipy's sqrtm fails: which branch scipy takes there is decided by
-# the rounding of its BLAS.) Its own generator keeps the draws above.
+# the product is rank one at the residue level. With the random set first
+# scipy's sqrtm of it stays finite (complex), so no eps fallback is taken.
+# With the constant set first ("constant_set_first") balancing isolates
+# two zero rows and the Schur form from LAPACK's dgehd2 and dlahqr has one
+# more exact zero on its diagonal, so Higham's recurrence divides a
+# non-zero by 0 + 0, sqrtm returns NaN and the eps fallback runs. Whether
+# that zero is exact depends on the rounding of every BLAS call before it
+# (np.cov's dsyrk, the dgemm of the product, dgemv/dger/dnrm2 in dgehd2):
+# these goldens come from OpenBLAS's kernels for the CPU named in "blas".
+# Its own generator keeps the draws above.
 rng2 = np.random.default_rng(78)
 # Float64 features (full mantissas) make the mean inexact, hence residue.
 row = np.abs(rng2.normal(size=(1, 16))) + 0.1
 cases["constant_set"] = (np.abs(rng2.normal(size=(50, 16))), np.repeat(row, 50, axis=0))
+cases["constant_set_first"] = cases["constant_set"][::-1]
+# Constant sets beside random ones of 12 and 44 features (np.cov's dsyrk
+# sums some elements in 2 or 4 partial sums there), both orders.
+rng3 = np.random.default_rng(79)
+for d, r1, r2 in ((12, 199, 45), (44, 120, 60)):
+    x = np.abs(rng3.normal(size=(r1, d)))
+    c = np.repeat(np.abs(rng3.normal(size=(1, d))) + 0.1, r2, axis=0)
+    cases["constant_set%d" % d] = (x, c)
+    cases["constant_set%d_first" % d] = (c, x)
 
 out = {"numpy": np.__version__, "scipy": scipy.__version__, "cases": {}}
+try:
+    from threadpoolctl import threadpool_info
+    out["blas"] = " ".join(
+        "{} {} {}".format(p.get("internal_api"), p.get("version"), p.get("architecture"))
+        for p in threadpool_info() if p.get("user_api") == "blas")
+except ImportError:
+    pass
 for name, (fa, fb) in cases.items():
     np.save(os.path.join(here, name + "_a.npy"), fa)
     np.save(os.path.join(here, name + "_b.npy"), fb)
