@@ -404,16 +404,19 @@ func TestFindPeakPerformanceBracketsCapacity(t *testing.T) {
 	sut := &loadgentest.DelaySUT{ServiceTime: 2 * time.Millisecond, Workers: 1}
 	defer sut.Close()
 	s := settings(t, loadgen.Server, loadgen.FindPeakPerformance,
-		"*.*.min_duration = 100\n*.*.min_query_count = 50\n*.Server.target_qps = 100\n*.Server.target_latency = 20\n*.Server.target_latency_percentile = 90\n")
+		"*.*.min_duration = 100\n*.*.min_query_count = 100\n*.Server.target_qps = 100\n*.Server.target_latency = 50\n*.Server.target_latency_percentile = 90\n")
 	s.ServerFindPeakQPSDecimalsOfPrecision = 0
 	res, _ := run(t, sut, &loadgentest.MemQSL{Total: 64, Performance: 64}, s)
 	if res.Mode != loadgen.FindPeakPerformance {
 		t.Fatalf("mode %v", res.Mode)
 	}
 	// The bounds leave room for a loaded machine, whose sleeps run long
-	// (capacity then drops towards 250/s), but not for a search that
-	// stops at its start or runs past the SUT's capacity.
-	if res.PeakQPS < 100 || res.PeakQPS > 700 {
+	// (capacity then drops towards 250/s) and whose stalls put a few
+	// samples past a tight bound (hence 50 ms, 25 service times), and for
+	// the backlog a short run above capacity can absorb within 50 ms; not
+	// for a search that stops at its start or runs on well past the SUT's
+	// capacity.
+	if res.PeakQPS < 100 || res.PeakQPS > 1000 {
 		t.Fatalf("peak %v QPS for a SUT of about 500 samples/s (%v)", res.PeakQPS, res.InvalidReasons)
 	}
 }
