@@ -18,9 +18,9 @@ import (
 
 // TestResNet50OverTwoNodesMatchesLocal runs resnet50 in accuracy mode once
 // locally and once through two `mlperf serve` nodes (the same synthetic
-// model) with this process as the LoadGen node, and checks that the
-// accuracy logs and scores are the same and the SUT name is a Network
-// SUT's.
+// model, over REST and over gRPC) with this process as the LoadGen node,
+// and checks that the accuracy logs and scores are the same and the SUT
+// name is a Network SUT's.
 func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
@@ -66,6 +66,10 @@ func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	}
 	if !bytes.Contains(detail, []byte(`Network SUT: node-a`)) || !bytes.Contains(detail, []byte(`; node-b`)) {
 		t.Errorf("the detail log's sut_name does not name both nodes as a Network SUT")
+	}
+	// The same nodes over gRPC (the same port).
+	if remote, detail := run(benchmark.Options{Backend: "kserve", Endpoints: eps, Protocol: "grpc"}); local != remote || !bytes.Contains(detail, []byte(`Network SUT: node-a`)) {
+		t.Errorf("accuracy through two nodes over gRPC %q, locally %q (or no Network SUT name)", remote, local)
 	}
 	// Name makes its round trip when the loadgen asks, not before.
 	if m := regexp.MustCompile(`"get_sut_name_duration_ns", "value": (\d+)`).FindSubmatch(detail); m == nil || string(m[1]) == "0" {

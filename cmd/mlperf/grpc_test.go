@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +99,90 @@ func TestRunOverKServeGRPCMatchesLocal(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Error("mlperf serve did not return within 30 s of the shutdown")
 	}
+}
+
+// TestKServeGRPCNodeKilledMidRun: one of two gRPC nodes killed in the
+// middle of a Server run: its samples fail as data, the run ends INVALID
+// with the cause (the node) in the summary and the logs written, and
+// nothing hangs.
+func TestKServeGRPCNodeKilledMidRun(t *testing.T) {
+	orttest.Need(t)
+	dir := t.TempDir()
+	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}
+	var eps []string
+	var nodes []*exec.Cmd
+	for _, name := range []string{"node-a", "node-b"} {
+		addr, cmd := startServeChildIn(t, nil, env, "resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", name)
+		eps = append(eps, "--endpoint", addr)
+		nodes = append(nodes, cmd)
+	}
+	out := filepath.Join(dir, "out")
+	argv := append([]string{"run", "resnet50", "--count", "16", "--out", out, "--backend", "kserve", "--protocol", "grpc",
+		"--scenario", "Server", "--qps", "40", "--duration", "3s", "--min-queries", "1"}, eps...)
+	cmd := exec.Command(os.Args[0], argv...)
+	cmd.Env = append(append(os.Environ(), "MLPERF_TEST_CHILD=1"), env...)
+	// Node b is killed 1.5 s after the run has dialled both nodes.
+	log := &watchBuffer{want: "Network SUT: ", seen: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		select {
+		case <-log.seen:
+			time.Sleep(1500 * time.Millisecond)
+		case <-time.After(time.Minute):
+		}
+		nodes[1].Process.Kill()
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run with a node killed: %v\n%s", err, log.String())
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("the run hung after a node was killed:\n%s", log.String())
+	}
+	nodes[1].Wait()
+	killed := eps[3]
+	sum, err := os.ReadFile(filepath.Join(out, "mlperf_log_summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`the SUT reported an error for (\d+) samples`).FindSubmatch(sum)
+	if !bytes.Contains(sum, []byte("Result is : INVALID")) || m == nil || string(m[1]) == "0" {
+		t.Fatalf("summary after a node was killed:\n%s\n%s", sum, log.String())
+	}
+	if !bytes.Contains(sum, []byte("(the first: ")) || !bytes.Contains(sum, []byte(killed)) {
+		t.Errorf("the summary does not give the cause (the failing node %s):\n%s", killed, sum)
+	}
+	det, err := os.ReadFile(filepath.Join(out, "mlperf_log_detail.txt"))
+	if err != nil || !bytes.Contains(det, []byte("error_runtime")) || !bytes.Contains(det, []byte(killed)) {
+		t.Errorf("the detail log does not name the failing node %s (%v)", killed, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "mlperf_log_accuracy.json")); err != nil {
+		t.Error(err)
+	}
+	t.Logf("node-b killed 1.5 s into a 3 s Server run over gRPC: %s samples failed; the run ended INVALID", m[1])
+}
+
+// watchBuffer is a syncBuffer that closes seen once want was written.
+type watchBuffer struct {
+	syncBuffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watchBuffer) Write(p []byte) (int, error) {
+	n, err := w.syncBuffer.Write(p)
+	if strings.Contains(w.syncBuffer.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
 }
 
 // predictions reads a run's mlperf_log_accuracy.json as qsl_idx -> data.
