@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/experimental"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/remote/kserve/pb"
@@ -22,6 +23,15 @@ func init() {
 // maxMessage bounds one gRPC message either way, in bytes (the REST
 // server's default body limit).
 const maxMessage = 1 << 30
+
+// HTTP/2 flow-control windows and socket buffer sizes, in bytes, of both
+// ends: a ResNet50 input (602 kB) fits one stream window, so a request is
+// not held up by window updates, and many fit the connection's.
+const (
+	streamWindow = 4 << 20
+	connWindow   = 64 << 20
+	ioBuffer     = 256 << 10
+)
 
 // GRPCNode is a model served over the Open Inference Protocol's gRPC API
 // (inference.GRPCInferenceService). It implements Node; every method is
@@ -71,7 +81,10 @@ func DialGRPC(ctx context.Context, cfg Config) (*GRPCNode, error) {
 	// the system resolver at each connect), as net.Dial would.
 	conn, err := grpc.NewClient("passthrough:///"+target,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage), grpc.ForceCodecV2(grpcCodec{})),
+		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow),
+		grpc.WithReadBufferSize(ioBuffer), grpc.WithWriteBufferSize(ioBuffer),
+		experimental.WithBufferPool(grpcBuffers),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("kserve: gRPC endpoint %s: %w", target, err)

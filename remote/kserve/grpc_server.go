@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/experimental"
 	"google.golang.org/grpc/status"
 
 	"github.com/mlperf-go/inference/remote/kserve/pb"
@@ -23,7 +24,11 @@ func (s *Server) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	if max <= 0 || max > 1<<31-1 {
 		max = 1 << 30
 	}
-	gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(max))}, opts...)...)
+	gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(max)),
+		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow),
+		grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer),
+		experimental.BufferPool(grpcBuffers), grpc.ForceServerCodecV2(grpcCodec{}),
+	}, opts...)...)
 	pb.RegisterGRPCInferenceServiceServer(gs, grpcService{s: s})
 	return gs
 }

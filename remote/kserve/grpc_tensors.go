@@ -2,6 +2,7 @@ package kserve
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/remote/kserve/pb"
@@ -22,9 +23,10 @@ type pbTensor interface {
 }
 
 // decodePB turns the tensors of a request or response into backend
-// tensors (copied: they do not alias the message), taking data from raw
-// (one entry per tensor) when it is there, else from each tensor's
-// contents.
+// tensors, taking data from raw (one entry per tensor) when it is there,
+// else from each tensor's contents. The tensors may share memory with raw:
+// the caller gives up raw (protobuf decoding makes it a fresh copy of the
+// wire bytes, owned by the message).
 func decodePB[T pbTensor](ts []T, raw [][]byte) ([]backend.Tensor, error) {
 	if len(raw) > 0 && len(raw) != len(ts) {
 		return nil, fmt.Errorf("kserve: %d raw contents for %d tensors", len(raw), len(ts))
@@ -39,7 +41,7 @@ func decodePB[T pbTensor](ts []T, raw [][]byte) ([]backend.Tensor, error) {
 			if t.GetContents() != nil {
 				return nil, fmt.Errorf("kserve: tensor %s has both raw and typed contents", t.GetName())
 			}
-			out[i], err = fromBytes(t.GetName(), d, t.GetShape(), raw[i])
+			out[i], err = aliasBytes(t.GetName(), d, t.GetShape(), raw[i])
 		} else {
 			out[i], err = fromContents(t.GetName(), d, t.GetShape(), t.GetContents())
 		}
@@ -48,6 +50,34 @@ func decodePB[T pbTensor](ts []T, raw [][]byte) ([]backend.Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// aliasBytes is fromBytes without the copy where the bytes are aligned
+// for the element type (a fresh allocation always is): the tensor's data
+// is b itself. BOOL data is copied (to make every element true or false).
+func aliasBytes(name string, d backend.DType, shape []int64, b []byte) (backend.Tensor, error) {
+	n := elements(shape)
+	size := int64(d.Size())
+	if n < 0 || int64(len(b)) != n*size || d == backend.Bool || n == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(size) != 0 {
+		return fromBytes(name, d, shape, b)
+	}
+	t := backend.Tensor{Name: name, DType: d, Shape: append([]int64(nil), shape...)}
+	p := unsafe.Pointer(&b[0])
+	switch d {
+	case backend.Float32:
+		t.Data = unsafe.Slice((*float32)(p), n)
+	case backend.Float16:
+		t.Data = unsafe.Slice((*uint16)(p), n)
+	case backend.Int64:
+		t.Data = unsafe.Slice((*int64)(p), n)
+	case backend.Int32:
+		t.Data = unsafe.Slice((*int32)(p), n)
+	case backend.Uint8:
+		t.Data = b
+	default:
+		return fromBytes(name, d, shape, b)
+	}
+	return t, nil
 }
 
 // fromContents makes a tensor from typed contents (copied).

@@ -406,3 +406,56 @@ func TestGRPCPoolNetworkName(t *testing.T) {
 		t.Errorf("mismatched nodes: %v", err)
 	}
 }
+
+// TestAliasBytes: aligned raw bytes become the tensor's data without a
+// copy; misaligned ones and BOOL are copied, with the same values.
+func TestAliasBytes(t *testing.T) {
+	buf := make([]byte, 17)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	aligned, err := aliasBytes("x", backend.Float32, []int64{4}, buf[:16])
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd, err := aliasBytes("x", backend.Float32, []int64{4}, buf[1:17])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fromBytes("x", backend.Float32, []int64{4}, buf[:16])
+	if !reflect.DeepEqual(aligned.Data, want.Data) {
+		t.Errorf("aligned %v, want %v", aligned.Data, want.Data)
+	}
+	wantOdd, _ := fromBytes("x", backend.Float32, []int64{4}, buf[1:17])
+	if !reflect.DeepEqual(odd.Data, wantOdd.Data) {
+		t.Errorf("misaligned %v, want %v", odd.Data, wantOdd.Data)
+	}
+	buf[0] = 0xff // the aligned tensor shares buf, the misaligned one does not
+	if aligned.Data.([]float32)[0] == want.Data.([]float32)[0] || odd.Data.([]float32)[0] != wantOdd.Data.([]float32)[0] {
+		t.Errorf("aligned data is not buf, or misaligned data is")
+	}
+	b, err := aliasBytes("b", backend.Bool, []int64{2}, []byte{0, 7})
+	if err != nil || !reflect.DeepEqual(b.Data, []bool{false, true}) {
+		t.Errorf("BOOL: %v, %v", b.Data, err)
+	}
+	if _, err := aliasBytes("x", backend.Float32, []int64{3}, buf[:16]); err == nil {
+		t.Error("16 bytes for 3 float32: no error")
+	}
+}
+
+func TestTieredPool(t *testing.T) {
+	p := &tieredPool{}
+	for _, c := range []struct{ n, cap int }{{0, 256}, {1, 256}, {256, 256}, {257, 512}, {602112, 1 << 20}, {1 << 26, 1 << 26}, {1<<26 + 1, 1<<26 + 1}} {
+		b := p.Get(c.n)
+		if len(*b) != c.n || cap(*b) != c.cap {
+			t.Errorf("Get(%d): len %d cap %d, want cap %d", c.n, len(*b), cap(*b), c.cap)
+		}
+		p.Put(b)
+	}
+	// A buffer of a capacity Get does not make is not pooled.
+	odd := make([]byte, 300)
+	p.Put(&odd)
+	if b := p.Get(300); cap(*b) != 512 {
+		t.Errorf("Get(300) after Put of a 300-byte buffer: cap %d", cap(*b))
+	}
+}
