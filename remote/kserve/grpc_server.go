@@ -20,11 +20,11 @@ import (
 // GiB). The caller serves it (grpc.Server.Serve) and stops it with
 // ShutdownGRPC.
 func (s *Server) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
-	max := s.MaxBody
-	if max <= 0 || max > 1<<31-1 {
-		max = 1 << 30
+	limit := s.MaxBody
+	if limit <= 0 || limit > 1<<31-1 {
+		limit = 1 << 30
 	}
-	gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(max)),
+	gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(limit)),
 		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow),
 		grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer),
 		experimental.BufferPool(grpcBuffers), grpc.ForceServerCodecV2(grpcCodec{}),
