@@ -18,9 +18,8 @@ import (
 // BenchmarkNullRoundTrip measures one inference round trip against a null
 // node on loopback with a ResNet50-sized input (3×224×224 float32) and
 // with a small one: through kserve.Session (the path `--backend kserve`
-// takes), through the gRPC node (`--protocol grpc`) and through a plain
-// net/http loop posting the same bytes, to show what the client costs
-// over HTTP alone. 8 goroutines per core send
+// takes) and through a plain net/http loop posting the same bytes, to show
+// what the client costs over HTTP alone. 8 goroutines per core send
 // (requests in flight), so ns/op is the inverse of throughput. Run with
 // `go test -run '^$' -bench NullRoundTrip -cpu 2 ./serve`.
 func BenchmarkNullRoundTrip(b *testing.B) {
@@ -57,24 +56,6 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 				}
 			})
 		})
-		// The same over gRPC, on the same port (one HTTP/2 connection).
-		gclient, err := kserve.DialNode(ctx, kserve.Config{Endpoint: addr, Model: "m", Protocol: "grpc"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(size.name+"/grpc", func(b *testing.B) {
-			b.SetBytes(n * 4)
-			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if _, err := gclient.Run(ctx, in); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
-		gclient.Close()
 		// The same request bytes through a plain client loop.
 		req := `{"inputs":[{"name":"x","shape":` + shapeJSON(size.shape) + `,"datatype":"FP32","parameters":{"binary_data_size":` + strconv.FormatInt(n*4, 10) + `}}],"outputs":[{"name":"ArgMax:0","parameters":{"binary_data":true}}]}`
 		body := append([]byte(req), make([]byte, n*4)...)
