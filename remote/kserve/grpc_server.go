@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/experimental"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 
 	"github.com/mlperf-go/inference/remote/kserve/pb"
@@ -28,6 +29,7 @@ func (s *Server) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow),
 		grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer),
 		experimental.BufferPool(grpcBuffers), grpc.ForceServerCodecV2(grpcCodec{}),
+		grpc.StatsHandler(arrivals{}),
 	}, opts...)...)
 	pb.RegisterGRPCInferenceServiceServer(gs, grpcService{s: s})
 	return gs
@@ -93,12 +95,15 @@ func (g grpcService) ModelMetadata(_ context.Context, r *pb.ModelMetadataRequest
 	return &pb.ModelMetadataResponse{Name: m.meta.Name, Versions: m.meta.Versions, Platform: m.meta.Platform, Inputs: conv(m.meta.Inputs), Outputs: conv(m.meta.Outputs)}, nil
 }
 
-// ModelInfer runs one request. Timings.Input covers turning the decoded
-// message into tensors (grpc-go decodes the protobuf before the handler
-// runs, so that part is not in it), Output turning the outputs into the
-// response message (its encoding follows the handler).
+// ModelInfer runs one request. Timings.Input runs from the arrival of the
+// request's headers (as REST's from the handler's start) through reading
+// and decoding the message to the tensors, Output covers turning the
+// outputs into the response message (its encoding follows the handler).
 func (g grpcService) ModelInfer(ctx context.Context, r *pb.ModelInferRequest) (*pb.ModelInferResponse, error) {
-	t0 := time.Now()
+	t0, ok := ctx.Value(arrivalKey{}).(time.Time)
+	if !ok {
+		t0 = time.Now()
+	}
 	m, err := g.s.lookup(r.GetModelName(), r.GetModelVersion())
 	if err != nil {
 		return nil, status.Error(codes.NotFound, err.Error())
@@ -143,3 +148,19 @@ func (g grpcService) ModelInfer(ctx context.Context, r *pb.ModelInferRequest) (*
 	resp.Parameters = pbTimings(tm)
 	return resp, nil
 }
+
+// arrivals is a stats.Handler that stamps each RPC's context with the time
+// its headers arrived (grpc-go tags an RPC then, before it reads and
+// decodes the message), for Timings.Input.
+type arrivals struct{}
+
+type arrivalKey struct{}
+
+func (arrivals) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context {
+	return context.WithValue(ctx, arrivalKey{}, time.Now())
+}
+func (arrivals) HandleRPC(context.Context, stats.RPCStats) {}
+func (arrivals) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context {
+	return ctx
+}
+func (arrivals) HandleConn(context.Context, stats.ConnStats) {}
