@@ -30,24 +30,23 @@ func newRouter(ln net.Listener, sniffTimeout time.Duration) *router {
 	return &router{ln: ln, H1: newSubListener(ln.Addr()), H2: newSubListener(ln.Addr()), sniffTimeout: sniffTimeout}
 }
 
-// serve accepts connections until the listener is closed (Close), and
-// returns nil then, or the accept error that ended it.
+// serve accepts connections until the listener is closed, and returns
+// nil then. Other accept errors (out of file descriptors, a connection
+// reset before it was accepted) are waited out, as net/http does: 5 ms
+// after the first, doubling to 1 s.
 func (r *router) serve() error {
+	var wait time.Duration
 	for {
 		c, err := r.ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
-			}
-			r.H1.Close()
-			r.H2.Close()
-			return err
+			wait = min(max(2*wait, 5*time.Millisecond), time.Second)
+			time.Sleep(wait)
+			continue
 		}
+		wait = 0
 		go r.route(c)
 	}
 }
