@@ -459,3 +459,69 @@ func TestTieredPool(t *testing.T) {
 		t.Errorf("Get(300) after Put of a 300-byte buffer: cap %d", cap(*b))
 	}
 }
+
+// TestGRPCQueueAndHealth: requests beyond the model's slots wait, and the
+// wait comes back as queue time; one that times out while queued frees
+// nothing it did not take; the health RPCs answer as REST's do.
+func TestGRPCQueueAndHealth(t *testing.T) {
+	ctx := context.Background()
+	s := NewServer("n", "1")
+	s.Add("double", double{delay: 300 * time.Millisecond}, 1)
+	addr, _ := serveGRPC(t, s)
+	n, err := DialGRPC(ctx, Config{Endpoint: addr, Model: "double", Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	x := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}
+	tms := make(chan Timings, 2)
+	for range 2 {
+		go func() {
+			_, tm, err := n.RunTimed(ctx, x)
+			if err != nil {
+				t.Error(err)
+			}
+			tms <- tm
+		}()
+	}
+	a, b := <-tms, <-tms
+	// (The second waits for most of the first's 300 ms, however late it
+	// arrives within the first 250.)
+	if q := max(a.Queue, b.Queue); q < int64(50*time.Millisecond) || min(a.Infer, b.Infer) < int64(300*time.Millisecond) {
+		t.Errorf("two requests on one slot: timings %+v and %+v; want one queued >= 50ms, both Infer >= 300ms", a, b)
+	}
+	// One request holds the slot; another gives up while queued.
+	hold := make(chan error, 1)
+	go func() { _, err := n.Run(ctx, x); hold <- err }()
+	time.Sleep(30 * time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := n.Run(short, x); err == nil || !strings.Contains(err.Error(), "DeadlineExceeded") {
+		t.Errorf("queued past its deadline: %v", err)
+	}
+	if err := <-hold; err != nil {
+		t.Error(err)
+	}
+	if _, err := n.Run(ctx, x); err != nil {
+		t.Errorf("after a queued request gave up, the slot is not free: %v", err)
+	}
+
+	live, err := n.client.ServerLive(ctx, &pb.ServerLiveRequest{})
+	if err != nil || !live.GetLive() {
+		t.Errorf("ServerLive: %v, %v", live, err)
+	}
+	mr, err := n.client.ModelReady(ctx, &pb.ModelReadyRequest{Name: "double"})
+	if err != nil || !mr.GetReady() {
+		t.Errorf("ModelReady: %v, %v", mr, err)
+	}
+	if _, err := n.client.ModelReady(ctx, &pb.ModelReadyRequest{Name: "double", Version: "2"}); err == nil || !strings.Contains(err.Error(), "NotFound") {
+		t.Errorf("ModelReady of version 2: %v", err)
+	}
+	s.SetReady(false)
+	if r, err := n.client.ServerReady(ctx, &pb.ServerReadyRequest{}); err != nil || r.GetReady() {
+		t.Errorf("ServerReady while draining: %v, %v", r, err)
+	}
+	if mr, err := n.client.ModelReady(ctx, &pb.ModelReadyRequest{Name: "double"}); err != nil || mr.GetReady() {
+		t.Errorf("ModelReady while draining: %v, %v", mr, err)
+	}
+}
