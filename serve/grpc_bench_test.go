@@ -1,7 +1,10 @@
+//go:build unix
+
 package serve
 
 import (
 	"context"
+	"syscall"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
@@ -14,7 +17,9 @@ import (
 // float32) and with a small one (16 float32), through the REST Session
 // (--protocol http, a pool of keep-alive connections) and the gRPC node
 // (--protocol grpc, one multiplexed HTTP/2 connection). 8 goroutines per
-// core send, so ns/op is the inverse of throughput. Run with
+// core send, so ns/op is the inverse of throughput; cpu-us/op is the
+// process's CPU time (client and server) per round trip, steadier than
+// ns/op on a shared machine. Run with
 // `go test -run '^$' -bench NullRoundTripGRPC -cpu 2 ./serve`.
 func BenchmarkNullRoundTripGRPC(b *testing.B) {
 	for _, size := range []struct {
@@ -42,6 +47,7 @@ func BenchmarkNullRoundTripGRPC(b *testing.B) {
 			b.Run(size.name+"/"+proto, func(b *testing.B) {
 				b.SetBytes(n * 4)
 				b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
+				c0 := rusageCPU()
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
 						if _, err := node.Run(ctx, in); err != nil {
@@ -50,9 +56,20 @@ func BenchmarkNullRoundTripGRPC(b *testing.B) {
 						}
 					}
 				})
+				b.ReportMetric(float64(rusageCPU()-c0)/1e3/float64(b.N), "cpu-us/op")
 			})
 			node.Close()
 		}
 		stop()
 	}
+}
+
+// rusageCPU is the process's user and system CPU time so far, in
+// nanoseconds.
+func rusageCPU() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
