@@ -132,7 +132,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg Config
 	o := benchmark.Options{}
-	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port)")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port), KServe v2 REST and gRPC both")
 	fs.StringVar(&cfg.Name, "name", "mlperf-serve", "this node's name in the server metadata")
 	fs.IntVar(&cfg.Slots, "slots", 1, "inferences run at once")
 	sut := fs.String("sut", "model", "model: run the model; null: answer at once with zero outputs of the model's contract")
