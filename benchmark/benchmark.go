@@ -176,6 +176,9 @@ type Options struct {
 	Endpoints   []string
 	ServedModel string
 	APIKeyEnv   string
+	// Protocol is the Open Inference Protocol transport of --backend
+	// kserve: "http" (REST) or "grpc" (kserve.Protocols); "" is http.
+	Protocol string
 }
 
 // Env is what Open works with: the run's options, the resolved model, and

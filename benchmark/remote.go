@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mlperf-go/inference/backend"
@@ -31,6 +32,14 @@ func (o *Options) Remote() bool { return slices.Contains(RemoteBackends, o.Backe
 
 // checkRemote validates the remote options.
 func (o *Options) checkRemote(b *Benchmark) error {
+	if o.Protocol != "" {
+		if o.Backend != "kserve" {
+			return UsageError("%s: --protocol %s needs --backend kserve (the Open Inference Protocol's transport)", b.Name, o.Protocol)
+		}
+		if !slices.Contains(kserve.Protocols, o.Protocol) {
+			return UsageError("%s: unknown --protocol %q (want one of %s)", b.Name, o.Protocol, strings.Join(kserve.Protocols, ", "))
+		}
+	}
 	if !o.Remote() {
 		if len(o.Endpoints) > 0 {
 			return UsageError("%s: --endpoint needs --backend kserve or openai", b.Name)
@@ -73,7 +82,7 @@ func (e *Env) remoteTimeout() time.Duration {
 func (e *Env) dialKServe() (backend.Session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := kserve.DialPool(ctx, e.Endpoints, kserve.Config{Model: e.servedModel(), Timeout: e.remoteTimeout()})
+	p, err := kserve.DialPool(ctx, e.Endpoints, kserve.Config{Model: e.servedModel(), Timeout: e.remoteTimeout(), Protocol: e.Protocol})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
 	}

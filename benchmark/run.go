@@ -224,6 +224,9 @@ func NewEnv(b *Benchmark, o Options, stderr io.Writer) (*Env, error) {
 			served = b.Name
 		}
 		o.Model = fmt.Sprintf("%s served at %s", served, strings.Join(o.Endpoints, ", "))
+		if o.Protocol == "grpc" {
+			o.Model += " over gRPC"
+		}
 		return &Env{Options: o, Benchmark: b, CacheDir: cache, Stderr: stderr, Stdout: io.Discard}, nil
 	}
 	path, size, err := ResolveModel(b, o.Model, cache, stderr)

@@ -9,18 +9,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/loadgen"
 	_ "github.com/mlperf-go/inference/models/resnet50"
+	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/serve"
 )
 
 // TestResNet50OverTwoNodesMatchesLocal runs resnet50 in accuracy mode once
 // locally and once through two `mlperf serve` nodes (the same synthetic
-// model) with this process as the LoadGen node, and checks that the
-// accuracy logs and scores are the same and the SUT name is a Network
-// SUT's.
+// model, over REST and over gRPC) with this process as the LoadGen node,
+// and checks that the accuracy logs and scores are the same and the SUT
+// name is a Network SUT's.
 func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
@@ -67,6 +69,10 @@ func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	if !bytes.Contains(detail, []byte(`Network SUT: node-a`)) || !bytes.Contains(detail, []byte(`; node-b`)) {
 		t.Errorf("the detail log's sut_name does not name both nodes as a Network SUT")
 	}
+	// The same nodes over gRPC (the same port).
+	if remote, detail := run(benchmark.Options{Backend: "kserve", Endpoints: eps, Protocol: "grpc"}); local != remote || !bytes.Contains(detail, []byte(`Network SUT: node-a`)) {
+		t.Errorf("accuracy through two nodes over gRPC %q, locally %q (or no Network SUT name)", remote, local)
+	}
 	// Name makes its round trip when the loadgen asks, not before.
 	if m := regexp.MustCompile(`"get_sut_name_duration_ns", "value": (\d+)`).FindSubmatch(detail); m == nil || string(m[1]) == "0" {
 		t.Errorf("get_sut_name_duration_ns is %q: the Name round trip did not happen in Name", m)
@@ -83,4 +89,32 @@ func (w *addrWriter) Write(p []byte) (int, error) {
 		w.c <- rest[:strings.Index(rest, "/")]
 	}
 	return len(p), nil
+}
+
+// TestContractMismatchOverGRPC: a node serving "resnet50" with another
+// model's inputs is refused at the start of the run with the benchmark's
+// contract error, over gRPC as over REST.
+func TestContractMismatchOverGRPC(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
+	b, ok := benchmark.Lookup("resnet50")
+	if !ok {
+		t.Fatal("resnet50 is not registered")
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	addrc := make(chan string, 1)
+	wrong := &kserve.NullSession{
+		In:  []backend.Info{{Name: "images", DType: backend.Float32, Shape: []int64{-1, 3, 224, 224}}},
+		Out: []backend.Info{{Name: "ArgMax:0", DType: backend.Int64, Shape: []int64{-1}}},
+	}
+	go serve.Serve(ctx, serve.Config{Listen: "127.0.0.1:0", Name: "odd"}, "resnet50", wrong, func(a string) { addrc <- a })
+	addr := <-addrc
+	for _, p := range []string{"http", "grpc"} {
+		o := benchmark.Options{Backend: "kserve", Endpoints: []string{addr}, Protocol: p, Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Data: "synthetic", Count: 4, Out: t.TempDir()}
+		var stdout, stderr bytes.Buffer
+		_, err := benchmark.Run(ctx, b, o, &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), `want exactly one input "input_tensor:0"`) || !strings.Contains(err.Error(), "images") {
+			t.Errorf("%s: a node with another contract: %v", p, err)
+		}
+	}
 }

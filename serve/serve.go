@@ -1,8 +1,9 @@
 // Package serve is `mlperf serve`: it makes this process an SUT node that
 // serves a benchmark's model over the Open Inference Protocol (KServe v2
-// REST), or a decoder's text generation over OpenAI completions, so that
-// `mlperf run B --backend kserve|openai --endpoint ...` on another machine
-// (the LoadGen node) can drive it: the Network division's shape.
+// REST and gRPC, on one port), or a decoder's text generation over
+// OpenAI completions, so that `mlperf run B --backend kserve|openai
+// --endpoint ...` on another machine (the LoadGen node) can drive it: the
+// Network division's shape.
 package serve
 
 import (
@@ -14,7 +15,10 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
@@ -42,10 +46,11 @@ type Config struct {
 	Completions http.Handler
 }
 
-// Serve serves sess as model name over KServe v2 REST (sess nil: no
-// tensor model, only health and metadata) and cfg.Completions under /v1/
-// until ctx ends, then drains gracefully. ready, if not nil, receives the
-// bound address once listening.
+// Serve serves sess as model name over KServe v2 REST and gRPC on the
+// same port (sess nil: no tensor model, only health and metadata) and
+// cfg.Completions under /v1/ until ctx ends, then drains both gracefully
+// within cfg.Drain. ready, if not nil, receives the bound address once
+// listening.
 func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, ready func(addr string)) error {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -66,13 +71,25 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 		h = mux
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	gs := srv.NewGRPCServer()
+	// One port for both: the router hands HTTP/2 (gRPC) connections to gs
+	// and the rest to hs.
+	rt := newRouter(ln, 10*time.Second)
+	errc := make(chan error, 3)
+	go func() { errc <- hs.Serve(rt.H1) }()
+	go func() { errc <- gs.Serve(rt.H2) }()
+	go func() { errc <- rt.serve() }()
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
 	select {
 	case err := <-errc:
+		rt.Close()
+		hs.Close()
+		gs.Stop()
+		if err == nil {
+			err = errors.New("the listener closed")
+		}
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -82,11 +99,22 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	if err := srv.Shutdown(sctx, hs); err != nil {
+	// No new connections; then both servers drain at once, within d (each
+	// closes its own side of the router).
+	rt.ln.Close()
+	var herr, gerr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); herr = srv.Shutdown(sctx, hs) }()
+	go func() { defer wg.Done(); gerr = srv.ShutdownGRPC(sctx, gs) }()
+	wg.Wait()
+	if err := errors.Join(herr, gerr); err != nil {
 		return fmt.Errorf("serve: draining requests in flight: %w", err)
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+	for range 3 {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, grpc.ErrServerStopped) {
+			return fmt.Errorf("serve: %w", err)
+		}
 	}
 	return nil
 }
@@ -104,7 +132,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg Config
 	o := benchmark.Options{}
-	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port)")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port), KServe v2 REST and gRPC both")
 	fs.StringVar(&cfg.Name, "name", "mlperf-serve", "this node's name in the server metadata")
 	fs.IntVar(&cfg.Slots, "slots", 1, "inferences run at once")
 	sut := fs.String("sut", "model", "model: run the model; null: answer at once with zero outputs of the model's contract")
@@ -177,7 +205,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer sess.Close()
 	return Serve(ctx, cfg, b.Name, sess, func(addr string) {
-		fmt.Fprintf(stdout, "serving %s (%s) over KServe v2 REST at http://%s/v2/models/%s\n", b.Name, path, addr, b.Name)
+		fmt.Fprintf(stdout, "serving %s (%s) over KServe v2 REST at http://%s/v2/models/%s and KServe v2 gRPC at %s (same port)\n", b.Name, path, addr, b.Name, addr)
 	})
 }
 

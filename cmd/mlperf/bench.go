@@ -21,6 +21,7 @@ import (
 	_ "github.com/mlperf-go/inference/benchmark/all"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
+	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/serve"
 )
 
@@ -31,7 +32,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST (and /v1/completions for llama2): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for llama2): serve <benchmark> --listen ADDR", serve.Main)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -89,8 +90,9 @@ func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) fun
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol REST, tensor models) or openai (/v1/completions, decoders)")
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models) or openai (/v1/completions, decoders)")
 	fs.Func("endpoint", "with --backend kserve|openai: a serving engine's host:port or URL (repeat for several kserve nodes)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.Protocol, "protocol", "", "with --backend kserve: the Open Inference Protocol transport, "+strings.Join(kserve.Protocols, " or ")+" (\"\": http, REST)")
 	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")

@@ -91,6 +91,10 @@ func TestRunFlagsParseAndValidate(t *testing.T) {
 		{"endpoint without a remote backend", []string{"--endpoint", "127.0.0.1:8000"}, "--endpoint needs --backend kserve or openai"},
 		{"remote backend without an endpoint", []string{"--backend", "kserve"}, "needs --endpoint"},
 		{"openai with two endpoints", []string{"--backend", "openai", "--endpoint", "a:1", "--endpoint", "b:2"}, "takes one --endpoint"},
+		{"unknown protocol", []string{"--backend", "kserve", "--endpoint", "a:1", "--protocol", "smtp"}, `unknown --protocol "smtp" (want one of http, grpc)`},
+		{"protocol without kserve", []string{"--protocol", "grpc"}, "--protocol grpc needs --backend kserve"},
+		{"protocol with openai", []string{"--backend", "openai", "--endpoint", "a:1", "--protocol", "grpc"}, "--protocol grpc needs --backend kserve"},
+		{"grpc protocol", []string{"--backend", "kserve", "--endpoint", "a:1", "--protocol", "grpc"}, ""},
 		{"empty api key variable", []string{"--backend", "kserve", "--endpoint", "a:1", "--api-key-env", "MLPERF_TEST_NO_SUCH_VARIABLE"}, "is empty"},
 	} {
 		_, err := check(tc.args...)

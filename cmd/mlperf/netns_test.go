@@ -257,6 +257,11 @@ func TestNetworkDivisionAcrossNamespaces(t *testing.T) {
 	if a, b := readFile(filepath.Join(local, "accuracy.txt")), readFile(filepath.Join(remote, "accuracy.txt")); a != b {
 		t.Errorf("accuracy across namespaces %q, locally %q", b, a)
 	}
+	// The same over gRPC (the nodes serve it on the same port).
+	remoteGRPC, _ := run("remote-grpc", lab.lg, append([]string{"--backend", "kserve", "--protocol", "grpc", "--mode", "accuracy"}, eps...)...)
+	if a, b := readFile(filepath.Join(local, "accuracy.txt")), readFile(filepath.Join(remoteGRPC, "accuracy.txt")); a != b {
+		t.Errorf("accuracy across namespaces over gRPC %q, locally %q", b, a)
+	}
 	detail := readFile(filepath.Join(remote, "mlperf_log_detail.txt"))
 	if !strings.Contains(detail, `"sut_name", "value": "Network SUT: node-1 `) || !strings.Contains(detail, "; node-2 ") {
 		t.Errorf("the sut_name does not aggregate both nodes as a Network SUT")

@@ -122,15 +122,9 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) model(w http.ResponseWriter, r *http.Request) *served {
-	s.mu.RLock()
-	m := s.models[r.PathValue("model")]
-	s.mu.RUnlock()
-	if m == nil {
-		writeError(w, http.StatusNotFound, "model %q is not served here", r.PathValue("model"))
-		return nil
-	}
-	if v := r.PathValue("version"); v != "" && v != "1" {
-		writeError(w, http.StatusNotFound, "model %q has no version %q (only 1)", r.PathValue("model"), v)
+	m, err := s.lookup(r.PathValue("model"), r.PathValue("version"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, "%v", err)
 		return nil
 	}
 	return m
@@ -194,20 +188,14 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t1 := time.Now()
-	select {
-	case m.slot <- struct{}{}:
-	case <-r.Context().Done():
-		return
-	}
-	t2 := time.Now()
-	out, err := m.sess.Run(r.Context(), in)
-	<-m.slot
+	out, tm, err := m.execute(r.Context(), in)
+	tm.Input = t1.Sub(t0).Nanoseconds()
 	t3 := time.Now()
 	if err != nil {
 		if r.Context().Err() != nil {
 			return
 		}
-		writeError(w, http.StatusInternalServerError, "inference failed: %v", err)
+		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
 	out, err = selectOutputs(out, req.Outputs)
@@ -220,10 +208,9 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
 	}
-	t4 := time.Now()
+	tm.Output = time.Since(t3).Nanoseconds()
 	resp := InferResponse{ModelName: m.meta.Name, ModelVersion: "1", ID: req.ID, Outputs: meta, Parameters: map[string]any{
-		paramQueue: t2.Sub(t1).Nanoseconds(), paramInput: t1.Sub(t0).Nanoseconds(),
-		paramInfer: t3.Sub(t2).Nanoseconds(), paramOutput: t4.Sub(t3).Nanoseconds(),
+		paramQueue: tm.Queue, paramInput: tm.Input, paramInfer: tm.Infer, paramOutput: tm.Output,
 	}}
 	rb, jsonLen, err := encodeBody(resp, payloads)
 	if err != nil {

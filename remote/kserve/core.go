@@ -1,0 +1,50 @@
+package kserve
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+)
+
+// This file is the part of the Server that both transports (REST in
+// server.go, gRPC in grpc_server.go) share: finding a served model and
+// running one decoded request in one of its execution slots, timed.
+
+// lookup returns the model served under name; version "" or "1" (the only
+// one). The error says what is served instead.
+func (s *Server) lookup(name, version string) (*served, error) {
+	s.mu.RLock()
+	m := s.models[name]
+	s.mu.RUnlock()
+	if m == nil {
+		return nil, fmt.Errorf("model %q is not served here", name)
+	}
+	if version != "" && version != "1" {
+		return nil, fmt.Errorf("model %q has no version %q (only 1)", name, version)
+	}
+	return m, nil
+}
+
+// execute runs in on m once one of m's execution slots is free, and
+// returns the outputs with Timings.Queue (the wait for the slot) and
+// Timings.Infer (the run) set; the caller sets Input and Output. When ctx
+// ends while waiting, the error is ctx's and nothing runs; a failed run's
+// error says so.
+func (m *served) execute(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, Timings, error) {
+	t1 := time.Now()
+	select {
+	case m.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, Timings{Queue: time.Since(t1).Nanoseconds()}, ctx.Err()
+	}
+	t2 := time.Now()
+	out, err := m.sess.Run(ctx, in)
+	<-m.slot
+	tm := Timings{Queue: t2.Sub(t1).Nanoseconds(), Infer: time.Since(t2).Nanoseconds()}
+	if err != nil {
+		return nil, tm, fmt.Errorf("inference failed: %w", err)
+	}
+	return out, tm, nil
+}
