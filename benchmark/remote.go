@@ -158,3 +158,13 @@ func (n namedSUT) Flush() {
 		f.Flush()
 	}
 }
+
+// ModelDesc names the model for messages: its file, or for a remote
+// backend the served model, its endpoints and the fix for a mismatch.
+func (e *Env) ModelDesc() string {
+	if e.Remote() {
+		return fmt.Sprintf("%s served at %s: serve %s's model there (mlperf serve %s) or name the right one with --served-model",
+			e.servedModel(), strings.Join(e.Endpoints, ", "), e.Benchmark.Name, e.Benchmark.Name)
+	}
+	return e.ModelPath
+}

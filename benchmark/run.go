@@ -475,7 +475,7 @@ func OpenTensorModel[M TensorModel](ctx context.Context, env *Env, outputs []str
 	}
 	m, err := newModel(sess)
 	if err != nil {
-		err = fmt.Errorf("%w (model %s)", err, env.ModelPath)
+		err = fmt.Errorf("%w (model %s)", err, env.ModelDesc())
 	} else if err = env.CheckBatch(m.FixedBatch()); err == nil {
 		err = m.Warmup(ctx, env.Batch, warmups)
 	}

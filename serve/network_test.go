@@ -113,7 +113,7 @@ func TestContractMismatchOverGRPC(t *testing.T) {
 		o := benchmark.Options{Backend: "kserve", Endpoints: []string{addr}, Protocol: p, Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Data: "synthetic", Count: 4, Out: t.TempDir()}
 		var stdout, stderr bytes.Buffer
 		_, err := benchmark.Run(ctx, b, o, &stdout, &stderr)
-		if err == nil || !strings.Contains(err.Error(), `want exactly one input "input_tensor:0"`) || !strings.Contains(err.Error(), "images") {
+		if err == nil || !strings.Contains(err.Error(), `want exactly one input "input_tensor:0"`) || !strings.Contains(err.Error(), "images") || !strings.Contains(err.Error(), "resnet50 served at "+addr) {
 			t.Errorf("%s: a node with another contract: %v", p, err)
 		}
 	}

@@ -142,7 +142,7 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 	}
 	fail := func(err error) (*benchmark.Instance, error) {
 		sess.Close()
-		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
+		return nil, fmt.Errorf("%w (model %s)", err, env.ModelDesc())
 	}
 	spec, err := SpecOf(sess)
 	if err != nil {

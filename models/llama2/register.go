@@ -230,7 +230,7 @@ func loadDecoder(env *benchmark.Env, tok func() (*tokenizer.Llama, error), needT
 	}
 	m, err := NewFromSpec(sess, spec)
 	if err != nil {
-		return fail(fmt.Errorf("%w (model %s)", err, env.ModelPath))
+		return fail(fmt.Errorf("%w (model %s)", err, env.ModelDesc()))
 	}
 	if t, terr := tok(); terr == nil {
 		if err := tokenizer.CheckModelVocab(t, spec.Vocab); err != nil {

@@ -158,7 +158,7 @@ func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance,
 	m, err := New(sess, q.Sample)
 	if err != nil {
 		sess.Close()
-		return nil, fmt.Errorf("%w (model %s)", err, env.ModelPath)
+		return nil, fmt.Errorf("%w (model %s)", err, env.ModelDesc())
 	}
 	return &benchmark.Instance{
 		Model:    m,
