@@ -184,7 +184,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req InferRequest
-	if err := json.Unmarshal(js, &req); err != nil {
+	if err := unmarshalRequest(js, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "the request is not Open Inference Protocol JSON: %v", err)
 		return
 	}
@@ -225,7 +225,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		paramQueue: t2.Sub(t1).Nanoseconds(), paramInput: t1.Sub(t0).Nanoseconds(),
 		paramInfer: t3.Sub(t2).Nanoseconds(), paramOutput: t4.Sub(t3).Nanoseconds(),
 	}}
-	rb, jsonLen, err := encodeBody(resp, payloads)
+	rb, jsonLen, err := encodeResponse(&resp, payloads)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
