@@ -394,18 +394,26 @@ func (s *scanner) shape() []int64 {
 	return out
 }
 
-// param reads a parameter value: an integer (as the float64
-// encoding/json decodes into an any) or a boolean.
-func (s *scanner) param() any {
+// value reads a parameter value: an integer or a boolean.
+func (s *scanner) value() (n int64, isBool, b bool) {
 	switch s.peek() {
 	case 't':
-		s.word("true")
-		return true
+		return 0, true, s.word("true")
 	case 'f':
 		s.word("false")
-		return false
+		return 0, true, false
 	}
-	return float64(s.int())
+	return s.int(), false, false
+}
+
+// param is value as encoding/json decodes it into an any (an integer as
+// a float64).
+func (s *scanner) param() any {
+	n, isBool, b := s.value()
+	if isBool {
+		return b
+	}
+	return float64(n)
 }
 
 // params reads a parameters object into the map encoding/json would make.
@@ -491,24 +499,78 @@ func unmarshalRequest(js []byte, req *InferRequest) error {
 	return json.Unmarshal(js, req)
 }
 
-// parseResponse decodes the plain subset of an inference response's JSON
-// into r exactly as json.Unmarshal would; false outside it.
-func parseResponse(js []byte, r *InferResponse) bool {
+// answer is the plain subset of an inference response as the client
+// uses it: the outputs, all with binary data, and the server's timings.
+type answer struct {
+	outputs []answerTensor
+	t       Timings
+}
+
+type answerTensor struct {
+	name, datatype string
+	shape          []int64
+	size           int64 // binary_data_size
+}
+
+// parseAnswer reads the plain subset of an inference response's JSON
+// without the maps encoding/json decodes parameters into: the same
+// outputs and timings, or false outside the subset (a tensor without a
+// non-negative binary_data_size included).
+func parseAnswer(js []byte, a *answer) bool {
 	s := scanner{b: js}
-	*r = InferResponse{}
+	*a = answer{}
 	s.object(func(k []byte) {
 		switch string(k) {
-		case "model_name":
-			r.ModelName = s.str()
-		case "model_version":
-			r.ModelVersion = s.str()
-		case "id":
-			r.ID = s.str()
+		case "model_name", "model_version", "id":
+			s.raw()
 		case "parameters":
-			r.Parameters = s.params()
+			s.object(func(k []byte) {
+				n, isBool, _ := s.value()
+				if isBool {
+					n = 0 // not a number: no timing, as timingsOf reads it
+				}
+				switch string(k) {
+				case paramQueue:
+					a.t.Queue = n
+				case paramInput:
+					a.t.Input = n
+				case paramInfer:
+					a.t.Infer = n
+				case paramOutput:
+					a.t.Output = n
+				}
+			})
 		case "outputs":
-			r.Outputs = make([]RequestTensor, 0, 1)
-			s.array(func() { r.Outputs = append(r.Outputs, s.tensor()) })
+			a.outputs = make([]answerTensor, 0, 1)
+			s.array(func() {
+				t := answerTensor{size: -1}
+				s.object(func(k []byte) {
+					switch string(k) {
+					case "name":
+						t.name = s.str()
+					case "shape":
+						t.shape = s.shape()
+					case "datatype":
+						t.datatype = s.str()
+					case "parameters":
+						s.object(func(k []byte) {
+							n, isBool, _ := s.value()
+							if string(k) == "binary_data_size" {
+								if isBool || n < 0 {
+									s.bad = true
+								}
+								t.size = n
+							}
+						})
+					default:
+						s.bad = true
+					}
+				})
+				if t.size < 0 {
+					s.bad = true
+				}
+				a.outputs = append(a.outputs, t)
+			})
 		default:
 			s.bad = true
 		}
@@ -517,12 +579,20 @@ func parseResponse(js []byte, r *InferResponse) bool {
 	return !s.bad
 }
 
-// unmarshalResponse is json.Unmarshal of an inference response, by
-// parseResponse where it can.
-func unmarshalResponse(js []byte, r *InferResponse) error {
-	if parseResponse(js, r) {
-		return nil
+// decode is decodeTensors of the answer's outputs; false where that
+// fails (the caller then decodes the slow way, for its error).
+func (a *answer) decode(bin []byte) ([]backend.Tensor, bool) {
+	out := make([]backend.Tensor, len(a.outputs))
+	off := int64(0)
+	for i, t := range a.outputs {
+		d, err := ParseDatatype(t.datatype)
+		if err != nil || off+t.size > int64(len(bin)) {
+			return nil, false
+		}
+		if out[i], err = fromBytes(t.name, d, t.shape, bin[off:off+t.size]); err != nil {
+			return nil, false
+		}
+		off += t.size
 	}
-	*r = InferResponse{}
-	return json.Unmarshal(js, r)
+	return out, off == int64(len(bin))
 }

@@ -138,7 +138,8 @@ func TestAppendResponseMatchesEncodingJSON(t *testing.T) {
 var respCases = []string{
 	`{"model_name":"m","model_version":"1","parameters":{"compute_infer_ns":12,"compute_input_ns":3,"compute_output_ns":4,"queue_ns":0},"outputs":[{"name":"y","shape":[1,3],"datatype":"FP32","parameters":{"binary_data_size":12}}]}`,
 	` { "model_name" : "m" , "outputs" : [ ] , "id" : "" } `,
-	"{\"model_name\":\"m\",\n\t\"outputs\":[{\"name\":\"y\",\"shape\":[],\"datatype\":\"BOOL\",\"parameters\":{}}],\r\"parameters\":{\"x\":-7,\"b\":true,\"c\":false}}",
+	"{\"model_name\":\"m\",\n\t\"outputs\":[{\"name\":\"y\",\"shape\":[],\"datatype\":\"BOOL\",\"parameters\":{\"binary_data\":true,\"binary_data_size\":1}}],\r\"parameters\":{\"x\":-7,\"compute_infer_ns\":-9,\"queue_ns\":true,\"c\":false}}",
+	`{"model_name":"m","outputs":[{"name":"a","shape":[2,1],"datatype":"INT32","parameters":{"binary_data_size":8}},{"name":"b","shape":[0],"datatype":"FP16","parameters":{"binary_data_size":0}},{"name":"c","shape":[3],"datatype":"UINT8","parameters":{"binary_data_size":3}}]}`,
 	`{}`,
 }
 
@@ -167,28 +168,90 @@ var slowCases = []string{
 	`{"inputs":{"name":"x"}}`, `{"outputs":"y"}`, "\x00{}",
 }
 
-func TestParseResponseMatchesEncodingJSON(t *testing.T) {
-	for _, js := range respCases {
-		var want InferResponse
-		if err := json.Unmarshal([]byte(js), &want); err != nil {
-			t.Fatalf("%s: %v", js, err)
+// slowAnswer is what the client made of a response header before
+// parseAnswer: encoding/json, decodeTensors and timingsOf.
+func slowAnswer(js, bin []byte) ([]backend.Tensor, Timings, error) {
+	var ir InferResponse
+	if err := json.Unmarshal(js, &ir); err != nil {
+		return nil, Timings{}, err
+	}
+	out, err := decodeTensors(ir.Outputs, bin)
+	return out, timingsOf(ir.Parameters), err
+}
+
+// binFor makes binary data of the sizes the header's outputs declare.
+func binFor(t *testing.T, js []byte) []byte {
+	var ir InferResponse
+	if err := json.Unmarshal(js, &ir); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	var bin []byte
+	for i, o := range ir.Outputs {
+		n, _ := binarySize(o.Parameters)
+		if n > 1<<16 {
+			t.Skip("binary data too large to make")
 		}
-		var got InferResponse
-		if !parseResponse([]byte(js), &got) {
-			t.Errorf("%s: not parsed", js)
-		} else if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s:\n got %#v\nwant %#v", js, got, want)
+		for k := int64(0); k < n; k++ {
+			bin = append(bin, byte(i+1))
 		}
 	}
-	for _, js := range slowCases {
-		var got, want InferResponse
-		if parseResponse([]byte(js), &got) {
+	return bin
+}
+
+func TestParseAnswerMatchesEncodingJSON(t *testing.T) {
+	for _, js := range respCases {
+		bin := binFor(t, []byte(js))
+		want, wantT, err := slowAnswer([]byte(js), bin)
+		if err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		var a answer
+		if !parseAnswer([]byte(js), &a) {
+			t.Errorf("%s: not parsed", js)
+			continue
+		}
+		got, ok := a.decode(bin)
+		if !ok || !reflect.DeepEqual(got, want) || a.t != wantT {
+			t.Errorf("%s:\n got %#v %+v\nwant %#v %+v", js, got, a.t, want, wantT)
+		}
+		// Binary data that does not fit the header is the slow path's
+		// to report.
+		for _, b := range [][]byte{append(bin, 0), bin[:len(bin)/2]} {
+			if len(b) == len(bin) {
+				continue
+			}
+			if _, ok := a.decode(b); ok {
+				t.Errorf("%s: %d bytes of binary data for %d decoded", js, len(b), len(bin))
+			}
+		}
+	}
+	for _, js := range slices.Concat(slowCases, []string{
+		`{"outputs":[{"name":"y","shape":[1],"datatype":"FP32"}]}`,
+		`{"outputs":[{"name":"y","shape":[1],"datatype":"FP32","parameters":{"binary_data_size":-4}}]}`,
+		`{"outputs":[{"name":"y","shape":[1],"datatype":"FP32","parameters":{"binary_data_size":true}}]}`,
+		`{"outputs":[{"name":"y","shape":[1],"datatype":"FP32","parameters":{"binary_data":true}}]}`,
+	}) {
+		var a answer
+		if parseAnswer([]byte(js), &a) {
 			t.Errorf("%q: parsed, want left to encoding/json", js)
 		}
-		errWant := json.Unmarshal([]byte(js), &want)
-		err := unmarshalResponse([]byte(js), &got)
-		if (err == nil) != (errWant == nil) || (err != nil && err.Error() != errWant.Error()) || !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: unmarshalResponse = %#v, %v; want %#v, %v", js, got, err, want, errWant)
+	}
+	// A datatype or shape decodeTensors refuses is left to it too.
+	for _, js := range []string{
+		`{"outputs":[{"name":"y","shape":[1],"datatype":"FP64","parameters":{"binary_data_size":8}}]}`,
+		`{"outputs":[{"name":"y","shape":[2],"datatype":"FP32","parameters":{"binary_data_size":4}}]}`,
+		`{"outputs":[{"name":"y","shape":[-1],"datatype":"FP32","parameters":{"binary_data_size":4}}]}`,
+	} {
+		var a answer
+		if !parseAnswer([]byte(js), &a) {
+			t.Fatalf("%s: not parsed", js)
+		}
+		bin := binFor(t, []byte(js))
+		if _, ok := a.decode(bin); ok {
+			t.Errorf("%s: decoded", js)
+		}
+		if _, _, err := slowAnswer([]byte(js), bin); err == nil {
+			t.Errorf("%s: the slow path decodes it", js)
 		}
 	}
 }
@@ -226,10 +289,13 @@ func FuzzParseHeaders(f *testing.F) {
 		f.Add([]byte(js))
 	}
 	f.Fuzz(func(t *testing.T, js []byte) {
-		var r, rw InferResponse
-		if parseResponse(js, &r) {
-			if err := json.Unmarshal(js, &rw); err != nil || !reflect.DeepEqual(r, rw) {
-				t.Fatalf("%q: parseResponse %#v; encoding/json %#v, %v", js, r, rw, err)
+		var a answer
+		if parseAnswer(js, &a) {
+			bin := binFor(t, js)
+			want, wantT, err := slowAnswer(js, bin)
+			got, ok := a.decode(bin)
+			if ok != (err == nil) || (ok && (!reflect.DeepEqual(got, want) || a.t != wantT)) {
+				t.Fatalf("%q: parseAnswer %#v %+v, %v; encoding/json %#v %+v, %v", js, got, a.t, ok, want, wantT, err)
 			}
 		}
 		var q, qw InferRequest
