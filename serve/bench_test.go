@@ -20,7 +20,9 @@ import (
 // with a small one: through kserve.Session (the path `--backend kserve`
 // takes) and through a plain net/http loop posting the same bytes, to show
 // what the client costs over HTTP alone. 8 goroutines per core send
-// (requests in flight), so ns/op is the inverse of throughput. Run with
+// (requests in flight), so ns/op is the inverse of throughput; cpu-us/op
+// is the process's CPU time (client and server) per round trip, steadier
+// than ns/op on a shared machine. Run with
 // `go test -run '^$' -bench NullRoundTrip -cpu 2 ./serve`.
 func BenchmarkNullRoundTrip(b *testing.B) {
 	for _, size := range []struct {
@@ -47,6 +49,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		b.Run(size.name+"/kserve", func(b *testing.B) {
 			b.SetBytes(n * 4)
 			b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
+			c0 := cpuTime()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := client.Run(ctx, in); err != nil {
@@ -55,6 +58,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 					}
 				}
 			})
+			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
 		})
 		// The same request bytes through a plain client loop.
 		req := `{"inputs":[{"name":"x","shape":` + shapeJSON(size.shape) + `,"datatype":"FP32","parameters":{"binary_data_size":` + strconv.FormatInt(n*4, 10) + `}}],"outputs":[{"name":"ArgMax:0","parameters":{"binary_data":true}}]}`
@@ -63,6 +67,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		b.Run(size.name+"/plain-http", func(b *testing.B) {
 			b.SetBytes(n * 4)
 			b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
+			c0 := cpuTime()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					r, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/v2/models/m/infer", bytes.NewReader(body))
@@ -76,6 +81,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 					resp.Body.Close()
 				}
 			})
+			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
 		})
 		stop()
 	}

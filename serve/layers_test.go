@@ -63,6 +63,7 @@ func (m plainModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out 
 // probe is one loadgen run's outcome.
 type probe struct {
 	qps, completed, lagP99us, p99ms float64
+	cpuUs                           float64 // process CPU time per query (µs)
 	valid                           bool
 }
 
@@ -76,12 +77,14 @@ func serverRun(b *testing.B, sut loadgen.SUT, qps float64, durMs uint64) probe {
 	s.ServerTargetQPS, s.MinDurationMs, s.MinQueryCount = qps, durMs, 100
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = b.TempDir()
+	c0 := cpuTime()
 	res, err := loadgen.Run(context.Background(), sut, &loadgentest.MemQSL{Total: 1024, Performance: 1024}, s, logs)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return probe{qps: qps, completed: res.CompletedPerSec, lagP99us: float64(res.IssueLag.Percentiles[4]) / 1e3,
-		p99ms: float64(res.Latency.Percentiles[4]) / 1e6, valid: res.Valid}
+		p99ms: float64(res.Latency.Percentiles[4]) / 1e6, valid: res.Valid,
+		cpuUs: float64(cpuTime()-c0) / 1e3 / float64(max(res.QueryCount, 1))}
 }
 
 // offlineRun runs the Offline scenario with about n samples and returns
@@ -143,7 +146,9 @@ func maxValid(run func(qps float64) probe) (best probe, probes int) {
 // For each it reports the highest VALID Server target QPS (resnet50's
 // latency bound, 15 ms p99; each probe lasts SERVE_BENCH_MS, default
 // 1500 ms) with the p99 latency and issue lag there, and the Offline
-// samples/s. Run with
+// samples/s; cpu-us/query is the process's CPU time per query at that
+// QPS (loadgen, client and server together; it includes the idle
+// spinning of the loadgen's issuer). Run with
 // `go test -run '^$' -bench ServerLayers -benchtime 1x -cpu 2 ./serve`.
 func BenchmarkServerLayers(b *testing.B) {
 	durMs := uint64(1500)
@@ -198,7 +203,7 @@ func BenchmarkServerLayers(b *testing.B) {
 					sut, closeSUT := l.sut()
 					defer closeSUT()
 					p := serverRun(b, sut, qps, durMs)
-					b.Logf("%s %.0f qps: valid=%v completed/s=%.0f p99=%.2fms lag-p99=%.0fus", l.name, qps, p.valid, p.completed, p.p99ms, p.lagP99us)
+					b.Logf("%s %.0f qps: valid=%v completed/s=%.0f p99=%.2fms lag-p99=%.0fus cpu/query=%.1fus", l.name, qps, p.valid, p.completed, p.p99ms, p.lagP99us, p.cpuUs)
 					return p
 				})
 				sut, closeSUT := l.sut()
@@ -207,6 +212,7 @@ func BenchmarkServerLayers(b *testing.B) {
 				b.ReportMetric(best.qps, "max-valid-qps")
 				b.ReportMetric(best.lagP99us, "lag-p99-us")
 				b.ReportMetric(best.p99ms, "p99-ms")
+				b.ReportMetric(best.cpuUs, "cpu-us/query")
 				b.ReportMetric(off, "offline-samples/s")
 				b.ReportMetric(float64(n), "probes")
 				b.Logf("%s: %d probes in %v", l.name, n, time.Since(t0).Round(time.Millisecond))
