@@ -155,7 +155,8 @@ func maxValid(run func(qps float64) probe) (best probe, probes int) {
 //
 // For each it reports the highest VALID Server target QPS (resnet50's
 // latency bound, 15 ms p99; each probe lasts SERVE_BENCH_MS, default
-// 1500 ms) with the p99 latency and issue lag there, and the Offline
+// 1500 ms; SERVE_BENCH_QPS=Q runs target Q only, e.g. under
+// -cpuprofile) with the p99 latency and issue lag there, and the Offline
 // samples/s; cpu-us/query is the process's CPU time per query at that
 // QPS (loadgen, client and server together; it includes the idle
 // spinning of the loadgen's issuer). Run with
@@ -165,6 +166,8 @@ func BenchmarkServerLayers(b *testing.B) {
 	if v, err := strconv.ParseUint(os.Getenv("SERVE_BENCH_MS"), 10, 64); err == nil && v > 0 {
 		durMs = v
 	}
+	// SERVE_BENCH_QPS, if set, runs that target QPS only (to profile).
+	fixed, _ := strconv.ParseFloat(os.Getenv("SERVE_BENCH_QPS"), 64)
 	info := []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 16}}}
 	outs := []backend.Info{{Name: "y", DType: backend.Int64, Shape: []int64{-1}}}
 	in := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 16}, Data: make([]float32, 16)}}
@@ -209,13 +212,20 @@ func BenchmarkServerLayers(b *testing.B) {
 		b.Run(l.name, func(b *testing.B) {
 			for range b.N {
 				t0 := time.Now()
-				best, n := maxValid(func(qps float64) probe {
+				run := func(qps float64) probe {
 					sut, closeSUT := l.sut()
 					defer closeSUT()
 					p := serverRun(b, sut, qps, durMs)
 					b.Logf("%s %.0f qps: valid=%v completed/s=%.0f p99=%.2fms lag-p99=%.0fus cpu/query=%.1fus", l.name, qps, p.valid, p.completed, p.p99ms, p.lagP99us, p.cpuUs)
 					return p
-				})
+				}
+				var best probe
+				n := 1
+				if fixed > 0 {
+					best = run(fixed)
+				} else {
+					best, n = maxValid(run)
+				}
 				sut, closeSUT := l.sut()
 				off := offlineRun(b, sut, 100000)
 				closeSUT()
