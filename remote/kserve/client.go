@@ -229,7 +229,7 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 		Body:          io.NopCloser(newBody()),
 		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(newBody()), nil },
 		ContentLength: size,
-		Host:          u.Host,
+		Host:          strings.TrimSuffix(u.Host, ":"), // as NewRequest drops an empty port
 	}).WithContext(ctx)
 	resp, err := s.client.Do(hreq)
 	if err != nil {
