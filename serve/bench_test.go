@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"testing"
@@ -20,7 +21,9 @@ import (
 // with a small one: through kserve.Session (the path `--backend kserve`
 // takes) and through a plain net/http loop posting the same bytes, to show
 // what the client costs over HTTP alone. 8 goroutines per core send
-// (requests in flight), so ns/op is the inverse of throughput. Run with
+// (requests in flight), so ns/op is the inverse of throughput; cpu-us/op
+// is the process's CPU time (client and server) per round trip, steadier
+// than ns/op on a shared machine. Run with
 // `go test -run '^$' -bench NullRoundTrip -cpu 2 ./serve`.
 func BenchmarkNullRoundTrip(b *testing.B) {
 	for _, size := range []struct {
@@ -47,6 +50,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		b.Run(size.name+"/kserve", func(b *testing.B) {
 			b.SetBytes(n * 4)
 			b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
+			c0 := cpuTime()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					if _, err := client.Run(ctx, in); err != nil {
@@ -55,6 +59,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 					}
 				}
 			})
+			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
 		})
 		// The same request bytes through a plain client loop.
 		req := `{"inputs":[{"name":"x","shape":` + shapeJSON(size.shape) + `,"datatype":"FP32","parameters":{"binary_data_size":` + strconv.FormatInt(n*4, 10) + `}}],"outputs":[{"name":"ArgMax:0","parameters":{"binary_data":true}}]}`
@@ -63,6 +68,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		b.Run(size.name+"/plain-http", func(b *testing.B) {
 			b.SetBytes(n * 4)
 			b.SetParallelism(8) // 8 per core: requests in flight, as a loaded SUT has
+			c0 := cpuTime()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					r, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/v2/models/m/infer", bytes.NewReader(body))
@@ -76,6 +82,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 					resp.Body.Close()
 				}
 			})
+			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
 		})
 		stop()
 	}
@@ -159,5 +166,88 @@ func BenchmarkServerScenarioNull(b *testing.B) {
 				b.ReportMetric(float64(res.IssueLag.Percentiles[4])/1e3, "lag-p99-us")
 			}
 		})
+	}
+}
+
+// BenchmarkNullRoundTripH2C compares HTTP/1.1 with unencrypted HTTP/2
+// (h2c, one multiplexed connection) for the small round trip, against the
+// same null node serving both: the plain net/http loop over each, and
+// kserve.Session over h2c (through Config.Client). cpu-us/op is the
+// process's CPU time per round trip. Run with
+// `go test -run '^$' -bench NullRoundTripH2C -cpu 2 ./serve`.
+func BenchmarkNullRoundTripH2C(b *testing.B) {
+	srv := kserve.NewServer("null", "1")
+	srv.Add("m", &kserve.NullSession{
+		In:  []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 16}}},
+		Out: []backend.Info{{Name: "y", DType: backend.Int64, Shape: []int64{-1}}},
+	}, 64)
+	var both http.Protocols
+	both.SetHTTP1(true)
+	both.SetUnencryptedHTTP2(true)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv, Protocols: &both}
+	go hs.Serve(ln)
+	defer hs.Close()
+	addr := ln.Addr().String()
+	req := `{"inputs":[{"name":"x","shape":[1,16],"datatype":"FP32","parameters":{"binary_data_size":64}}],"outputs":[{"name":"y","parameters":{"binary_data":true}}]}`
+	body := append([]byte(req), make([]byte, 64)...)
+	transport := func(h2c bool) *http.Transport {
+		t := &http.Transport{MaxIdleConnsPerHost: 64}
+		if h2c {
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			t.Protocols = &p
+		}
+		return t
+	}
+	for _, h2c := range []bool{false, true} {
+		name := "http1"
+		if h2c {
+			name = "h2c"
+		}
+		hc := &http.Client{Transport: transport(h2c)}
+		b.Run(name+"/plain-http", func(b *testing.B) {
+			c0 := cpuTime()
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					r, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/v2/models/m/infer", bytes.NewReader(body))
+					r.Header.Set(kserve.HeaderLength, strconv.Itoa(len(req)))
+					resp, err := hc.Do(r)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if resp.ProtoMajor != map[bool]int{false: 1, true: 2}[h2c] {
+						b.Errorf("answered over %s", resp.Proto)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
+		})
+		client, err := kserve.Dial(context.Background(), kserve.Config{Endpoint: addr, Model: "m", Client: &http.Client{Transport: transport(h2c)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 16}, Data: make([]float32, 16)}}
+		b.Run(name+"/kserve", func(b *testing.B) {
+			c0 := cpuTime()
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := client.Run(context.Background(), in); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
+		})
+		client.Close()
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mlperf-go/inference/backend"
@@ -38,13 +39,15 @@ type Config struct {
 // implements backend.Session; Run is safe for concurrent use and each call
 // is one HTTP request over a pooled keep-alive connection.
 type Session struct {
-	cfg     Config
-	base    string // http://host:port
-	infer   string // the model's infer URL
-	client  *http.Client
-	meta    ModelMeta
-	inputs  []backend.Info
-	outputs []backend.Info
+	cfg   Config
+	base  string // http://host:port
+	infer string // the model's infer URL
+	// inferURL is infer parsed; each request copies it.
+	inferURL *url.URL
+	client   *http.Client
+	meta     ModelMeta
+	inputs   []backend.Info
+	outputs  []backend.Info
 }
 
 // Dial checks that the server is ready and reads the model's metadata.
@@ -69,6 +72,9 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 			MaxIdleConnsPerHost: n,
 			MaxConnsPerHost:     n,
 			IdleConnTimeout:     90 * time.Second,
+			// Tensors do not compress: no Accept-Encoding: gzip, which
+			// Triton would honour at a CPU cost on both ends.
+			DisableCompression: true,
 		}}
 	}
 	model := base + "/v2/models/" + url.PathEscape(cfg.Model)
@@ -76,6 +82,9 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 		model += "/versions/" + url.PathEscape(cfg.Version)
 	}
 	s := &Session{cfg: cfg, base: base, infer: model + "/infer", client: client}
+	if s.inferURL, err = url.Parse(s.infer); err != nil {
+		return nil, fmt.Errorf("kserve: model %q at %s: %w", cfg.Model, base, err)
+	}
 	if err := s.getJSON(ctx, model, &s.meta); err != nil {
 		return nil, err
 	}
@@ -168,17 +177,9 @@ func (s *Session) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tenso
 // RunTimed is Run that also returns the server-side timings the server
 // reported (zero when it reports none).
 func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, Timings, error) {
-	meta, payloads, err := encodeTensors(in)
+	js, payloads, err := s.encodeRequest(in)
 	if err != nil {
 		return nil, Timings{}, err
-	}
-	req := InferRequest{Inputs: meta, Outputs: make([]RequestOutput, len(s.outputs))}
-	for i, o := range s.outputs {
-		req.Outputs[i] = RequestOutput{Name: o.Name, Parameters: map[string]any{"binary_data": true}}
-	}
-	js, err := json.Marshal(req)
-	if err != nil {
-		return nil, Timings{}, fmt.Errorf("kserve: encoding the request: %w", err)
 	}
 	jsonLen := len(js)
 	// Large tensors go to the connection as they are, not copied into one
@@ -188,8 +189,11 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 		size += int64(len(p))
 	}
 	if size <= 64<<10 {
-		one := make([]byte, 0, size)
-		one = append(one, js...)
+		one := js
+		if int64(cap(js)) < size {
+			one = make([]byte, 0, size)
+			one = append(one, js...)
+		}
 		for _, p := range payloads {
 			one = append(one, p...)
 		}
@@ -213,20 +217,30 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.infer, newBody())
-	if err != nil {
-		return nil, Timings{}, fmt.Errorf("kserve: %w", err)
-	}
-	hreq.ContentLength = size
-	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(newBody()), nil }
-	hreq.Header.Set("Content-Type", "application/octet-stream")
-	hreq.Header.Set(HeaderLength, strconv.Itoa(jsonLen))
+	// The request is built from the URL parsed once at Dial: what
+	// http.NewRequestWithContext makes, without parsing it again.
+	u := *s.inferURL
+	hreq := (&http.Request{
+		Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{
+			"Content-Type": {"application/octet-stream"},
+			HeaderLength:   {strconv.Itoa(jsonLen)},
+		},
+		Body:          io.NopCloser(newBody()),
+		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(newBody()), nil },
+		ContentLength: size,
+		Host:          strings.TrimSuffix(u.Host, ":"), // as NewRequest drops an empty port
+	}).WithContext(ctx)
 	resp, err := s.client.Do(hreq)
 	if err != nil {
 		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: %w", s.base, err)
 	}
 	defer resp.Body.Close()
-	rb, err := readBody(resp.Body, resp.ContentLength)
+	// The answer is read into a pooled buffer: the tensors are copied out
+	// of it before it goes back.
+	buf, err := readAnswer(resp.Body, resp.ContentLength)
+	defer answerPool.Put(buf)
+	rb := *buf
 	if err != nil {
 		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: reading the answer: %w", s.base, err)
 	}
@@ -243,6 +257,13 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 	if err != nil {
 		return nil, Timings{}, err
 	}
+	var a answer
+	if parseAnswer(js, &a) {
+		if out, ok := a.decode(bin); ok {
+			return out, a.t, nil
+		}
+	}
+	// Anything else, and the errors, the general way.
 	var ir InferResponse
 	if err := json.Unmarshal(js, &ir); err != nil {
 		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: the answer is not Open Inference Protocol JSON: %v", s.base, err)
@@ -254,14 +275,46 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 	return out, timingsOf(ir.Parameters), nil
 }
 
-// readBody reads a response body, sized up front when the length is known.
-func readBody(r io.Reader, n int64) ([]byte, error) {
-	if n >= 0 && n < 1<<31 {
-		b := make([]byte, n)
-		_, err := io.ReadFull(r, b)
-		return b, err
+// answerPool holds answer body buffers (*[]byte) of the client.
+var answerPool sync.Pool
+
+// readAnswer reads an answer body of n bytes (n < 0: unknown) into a
+// buffer from answerPool; the caller puts it back.
+func readAnswer(r io.Reader, n int64) (*[]byte, error) {
+	if n < 0 || n >= 1<<31 {
+		b, err := io.ReadAll(r)
+		return &b, err
 	}
-	return io.ReadAll(r)
+	p, _ := answerPool.Get().(*[]byte)
+	if p == nil || int64(cap(*p)) < n {
+		b := make([]byte, n)
+		p = &b
+	}
+	*p = (*p)[:n]
+	_, err := io.ReadFull(r, *p)
+	return p, err
+}
+
+// encodeRequest returns an inference request's JSON header, with room
+// after it for small payloads, and the tensors' payloads.
+func (s *Session) encodeRequest(in []backend.Tensor) ([]byte, [][]byte, error) {
+	js, payloads, ok, err := appendRequest(make([]byte, 0, 512), in, s.outputs, make([][]byte, 0, len(in)))
+	if ok || err != nil {
+		return js, payloads, err
+	}
+	meta, payloads, err := encodeTensors(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	req := InferRequest{Inputs: meta, Outputs: make([]RequestOutput, len(s.outputs))}
+	for i, o := range s.outputs {
+		req.Outputs[i] = RequestOutput{Name: o.Name, Parameters: map[string]any{"binary_data": true}}
+	}
+	js, err = json.Marshal(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kserve: encoding the request: %w", err)
+	}
+	return js, payloads, nil
 }
 
 // Close implements backend.Session: it closes idle connections.

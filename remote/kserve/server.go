@@ -178,7 +178,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req InferRequest
-	if err := json.Unmarshal(js, &req); err != nil {
+	if err := unmarshalRequest(js, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "the request is not Open Inference Protocol JSON: %v", err)
 		return
 	}
@@ -212,7 +212,7 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 	resp := InferResponse{ModelName: m.meta.Name, ModelVersion: "1", ID: req.ID, Outputs: meta, Parameters: map[string]any{
 		paramQueue: tm.Queue, paramInput: tm.Input, paramInfer: tm.Infer, paramOutput: tm.Output,
 	}}
-	rb, jsonLen, err := encodeBody(resp, payloads)
+	rb, jsonLen, err := encodeResponse(&resp, payloads)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "%v", err)
 		return
