@@ -128,6 +128,10 @@ func TestValidateFillsDefaultsAndRejects(t *testing.T) {
 		"duration":   func(o *Options) { o.Duration = -time.Second },
 		"user-conf":  func(o *Options) { o.UserConf = filepath.Join(t.TempDir(), "missing.conf") },
 		"model":      func(o *Options) { o.Model = "" },
+		"cache file": func(o *Options) {
+			o.Cache = filepath.Join(t.TempDir(), "f")
+			os.WriteFile(o.Cache, nil, 0o644)
+		},
 	} {
 		o := Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: "d", Backend: "cpu"}
 		mutate(&o)

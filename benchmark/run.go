@@ -63,6 +63,11 @@ func (o *Options) Validate(b *Benchmark) error {
 			return UsageError("%s: %s %s: file not found", b.Name, p.flag, p.path)
 		}
 	}
+	if o.Cache != "" {
+		if st, err := os.Stat(o.Cache); err == nil && !st.IsDir() {
+			return UsageError("%s: --cache %s is a file; --cache names a folder of preprocessed samples (<sample>.npy; created if missing)", b.Name, o.Cache)
+		}
+	}
 	if b.Check != nil {
 		if err := b.Check(o); err != nil {
 			return err

@@ -482,21 +482,47 @@ func cases() []badCase {
 		dur("--duration ten", "ten", "not a duration", ms),
 		dur("--duration empty", "", "empty", ms),
 	)
+	stamp := harness.CacheStamp{Preprocessing: "v1", Source: "a", SourceName: "val_map.txt"}
 	cs = append(cs,
 		badCase{name: "cache: a file", want: "is a file", run: func(t *testing.T) error {
-			return harness.BindCache(write(t, "cache", []byte("x")), "fp")
+			_, err := harness.BindCache(write(t, "cache", []byte("x")), stamp)
+			return err
 		}},
-		badCase{name: "cache: made from another data set", want: "different data set", run: func(t *testing.T) error {
+		badCase{name: "cache: made from another data set (stamp)", want: "differs from this run's", run: func(t *testing.T) error {
 			dir := t.TempDir()
-			if err := harness.BindCache(dir, "a"); err != nil {
+			if _, err := harness.BindCache(dir, stamp); err != nil {
 				return nil
 			}
-			return harness.BindCache(dir, "b")
+			other := stamp
+			other.Source = "b"
+			_, err := harness.BindCache(dir, other)
+			return err
 		}},
-		badCase{name: "cache: unstamped folder", want: "not empty", run: func(t *testing.T) error {
+		badCase{name: "cache: made with another preprocessing", want: "this run preprocesses as", run: func(t *testing.T) error {
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "x.npy"), nil, 0o644)
-			return harness.BindCache(dir, "a")
+			if _, err := harness.BindCache(dir, stamp); err != nil {
+				return nil
+			}
+			other := stamp
+			other.Preprocessing = "v2"
+			_, err := harness.BindCache(dir, other)
+			return err
+		}},
+		badCase{name: "cache: unstamped, same file names, other data set", want: "another data set with the same file names", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := preprocess.SaveNpy(filepath.Join(dir, "x.jpg.npy"), []int{2}, []float32{5, 6}); err != nil {
+				return nil
+			}
+			_, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{Dir: dir, Stamp: stamp, Total: 1, Shape: []int{2},
+				Name: func(int) string { return "x.jpg" },
+				Load: func(context.Context, int) ([]float32, error) { return []float32{0, 1}, nil }})
+			return err
+		}},
+		badCase{name: "cache: damaged fingerprint file", want: "damaged", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, harness.CacheFingerprintFile), []byte("x"), 0o644)
+			_, err := harness.BindCache(dir, stamp)
+			return err
 		}},
 	)
 	return cs
