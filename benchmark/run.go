@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/internal/deps"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -417,13 +419,28 @@ func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run fu
 }
 
 // DepsPath is where `make setup` installs a benchmark's side files (a
-// vocabulary, a tokenizer): $MLPERF_DEPS/elem..., else .deps/elem....
+// vocabulary, a tokenizer), joined from elem: the first of the places
+// package internal/deps searches ($MLPERF_DEPS, a clone's .deps, the
+// executable's, the per-user folder) that has it, else the first place.
+// Use it for an Option's Default with Option.Deps set.
 func DepsPath(elem ...string) string {
-	deps := os.Getenv("MLPERF_DEPS")
-	if deps == "" {
-		deps = ".deps"
+	return deps.Path(path.Join(elem...))
+}
+
+// CheckDeps returns an error for each Option with Deps whose value in e
+// is its default ("" counts as the default) and that is not installed:
+// the error names every place searched once and the fix (`make setup`, or
+// MLPERF_DEPS, or the flag).
+func CheckDeps(opts []Option, e Extra) error {
+	for _, o := range opts {
+		if o.Deps == "" || (e[o.Name] != "" && e[o.Name] != o.Default) {
+			continue
+		}
+		if _, err := deps.Find(o.Deps); err != nil {
+			return fmt.Errorf("--%s: %w; or give --%s PATH", o.Name, err, o.Name)
+		}
 	}
-	return filepath.Join(append([]string{deps}, elem...)...)
+	return nil
 }
 
 // CheckBatch returns a usage error when a model file fixes its batch

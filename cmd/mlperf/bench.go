@@ -49,8 +49,10 @@ func benchmarkArg(cmd string, args []string) (*benchmark.Benchmark, []string, er
 }
 
 // optionFlags registers a benchmark's or data set's own flags; the
-// returned func collects their values.
-func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() benchmark.Extra {
+// returned func collects their values and checks that the side files
+// `make setup` installs are there when a default names one
+// (benchmark.CheckDeps).
+func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() (benchmark.Extra, error) {
 	vals := map[string]flag.Getter{}
 	for _, o := range opts {
 		if o.Bool {
@@ -60,12 +62,12 @@ func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() benchmark.Ext
 		}
 		vals[o.Name] = fs.Lookup(o.Name).Value.(flag.Getter)
 	}
-	return func() benchmark.Extra {
+	return func() (benchmark.Extra, error) {
 		e := benchmark.Extra{}
 		for k, v := range vals {
 			e[k] = v.String()
 		}
-		return e
+		return e, benchmark.CheckDeps(opts, e)
 	}
 }
 
@@ -117,7 +119,11 @@ func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) fun
 		if err != nil {
 			return o, usageError("unknown mode %q; want performance, accuracy, submission or find-peak", mode)
 		}
-		o.Scenario, o.Mode, o.Extra = sc, m, extra()
+		e, err := extra()
+		if err != nil {
+			return o, err
+		}
+		o.Scenario, o.Mode, o.Extra = sc, m, e
 		o.Duration, o.CompletionTimeout = minDur.D, timeout.D
 		return o, nil
 	}
@@ -195,8 +201,12 @@ func accuracyBenchmark(ctx context.Context, b *benchmark.Benchmark, args []strin
 	if req.Count < 0 {
 		return usageError("--count takes a non-negative value")
 	}
-	req.Extra = extra()
-	_, err := benchmark.Accuracy(ctx, b, req, stdout)
+	e, err := extra()
+	if err != nil {
+		return err
+	}
+	req.Extra = e
+	_, err = benchmark.Accuracy(ctx, b, req, stdout)
 	return err
 }
 
@@ -280,7 +290,11 @@ func datasetCmd(verb string) handler {
 		case *n < 0:
 			return usageError("-n %d: want a non-negative count", *n)
 		}
-		req.N, req.Extra = *n, extra()
+		e, err := extra()
+		if err != nil {
+			return err
+		}
+		req.N, req.Extra = *n, e
 		return run(req)
 	}
 }

@@ -30,7 +30,7 @@ func init() {
 }
 
 // tokenizerOption is --tokenizer of run, perf, accuracy and dataset synth.
-var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("llama2"),
+var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("llama2"), Deps: "llama2/llama-tokenizer.js",
 	Usage: "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
 
 // DefaultBatch is the number of sequences decoded together when --batch
