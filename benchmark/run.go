@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -52,6 +53,8 @@ func (o *Options) Validate(b *Benchmark) error {
 		return UsageError("%s: --threads, --workers, --count, --device and --min-queries take non-negative values", b.Name)
 	case o.Duration < 0, o.QPS < 0:
 		return UsageError("%s: --duration and --qps take non-negative values", b.Name)
+	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0):
+		return UsageError("%s: --qps %v: want a finite number of queries per second (0: keep the confs' value)", b.Name, o.QPS)
 	case o.Model == "" && !o.Remote():
 		return UsageError("%s: --model is required (a .onnx file, synthetic or synthetic:SIZE)", b.Name)
 	case o.Data == "":
@@ -61,8 +64,12 @@ func (o *Options) Validate(b *Benchmark) error {
 		if p.path == "" {
 			continue
 		}
-		if _, err := os.Stat(p.path); err != nil {
+		st, err := os.Stat(p.path)
+		if err != nil {
 			return UsageError("%s: %s %s: file not found", b.Name, p.flag, p.path)
+		}
+		if st.IsDir() {
+			return UsageError("%s: %s %s is a folder; name the conf file itself", b.Name, p.flag, p.path)
 		}
 	}
 	if o.Cache != "" {

@@ -138,17 +138,7 @@ func sizeNames(b *benchmark.Benchmark) string {
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, args, err := benchmarkArg("run", args)
-	if err != nil {
-		listBenchmarks(stderr)
-		return err
-	}
-	fs := flag.NewFlagSet("run "+b.Name, flag.ContinueOnError)
-	opts := benchFlags(fs, b, true)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
-	}
-	o, err := opts()
+	b, o, _, err := parseBenchFlags("run", args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -157,25 +147,41 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, args, err := benchmarkArg("perf", args)
+	b, o, d, err := parseBenchFlags("perf", args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("perf "+b.Name, flag.ContinueOnError)
-	opts := benchFlags(fs, b, false)
+	_, err = benchmark.Perf(ctx, b, o, d, stdout, stderr)
+	return err
+}
+
+// parseBenchFlags parses the arguments of `mlperf run` or `mlperf perf`
+// (cmd): the benchmark, then its flags. It returns perf's --duration
+// (what each side is measured for) too.
+func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*benchmark.Benchmark, benchmark.Options, time.Duration, error) {
+	b, args, err := benchmarkArg(cmd, args)
+	if err != nil {
+		if cmd == "run" {
+			listBenchmarks(stderr)
+		}
+		return nil, benchmark.Options{}, 0, err
+	}
+	fs := flag.NewFlagSet(cmd+" "+b.Name, flag.ContinueOnError)
+	opts := benchFlags(fs, b, cmd == "run")
 	d := &argcheck.Duration{Name: "--duration", D: 10 * time.Second}
-	fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
-	fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
-	fs.Set("out", filepath.Join("out", b.Name+"-perf"))
+	if cmd == "perf" {
+		fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
+		fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
+		fs.Set("out", filepath.Join("out", b.Name+"-perf"))
+	}
 	if err := parse(fs, args, stdout); err != nil {
-		return err
+		return nil, benchmark.Options{}, 0, err
 	}
 	o, err := opts()
 	if err != nil {
-		return err
+		return nil, benchmark.Options{}, 0, err
 	}
-	_, err = benchmark.Perf(ctx, b, o, d.D, stdout, stderr)
-	return err
+	return b, o, d.D, nil
 }
 
 // accuracyBenchmark is `mlperf accuracy <benchmark>`: score an accuracy
@@ -235,6 +241,9 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *out == "" {
 		return usageError("-o FILE is required")
+	}
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return usageError("-o %s is a folder; -o names the .onnx file to write, e.g. -o %s", *out, filepath.Join(*out, "model.onnx"))
 	}
 	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
 		return usageError("--size %q: want one of %s", *size, sizeNames(b))
