@@ -80,8 +80,12 @@ func TestRunAccuracyScoresAndWritesAccuracyTxt(t *testing.T) {
 	b := echo(&builds)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out}
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Count: 50}
 	res, err := Run(context.Background(), b, o, &stdout, &stderr)
+	// --count above the data set's size is said, not silently capped.
+	if !strings.Contains(stderr.String(), "--count 50 is more than the 10 samples") {
+		t.Errorf("stderr lacks the --count note:\n%s", stderr.String())
+	}
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}

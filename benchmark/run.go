@@ -332,6 +332,9 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	if inst.Describe != "" {
 		fmt.Fprintln(stderr, inst.Describe)
 	}
+	if inst.QSL != nil && env.Count > inst.QSL.TotalSampleCount() {
+		fmt.Fprintf(stderr, "%s: note: --count %d is more than the %d samples of the data set; all %d are used\n", b.Name, env.Count, inst.QSL.TotalSampleCount(), inst.QSL.TotalSampleCount())
+	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = env.Out
 	res, err := runWithProgress(ctx, stderr, inst.Done, func() (*loadgen.Result, error) {
