@@ -487,6 +487,7 @@ func cases() []badCase {
 		dur("--time -1s", "-1s", "negative", argcheck.Duration{Name: "--time"}),
 		dur("--duration ten", "ten", "not a duration", ms),
 		dur("--duration empty", "", "empty", ms),
+		dur("--duration 100000000h", "100000000h", "too long", ms),
 	)
 	stamp := harness.CacheStamp{Preprocessing: "v1", Source: "a", SourceName: "val_map.txt"}
 	cs = append(cs,
