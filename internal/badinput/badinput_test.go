@@ -20,6 +20,8 @@ import (
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/datasets/cnndm"
+	"github.com/mlperf-go/inference/datasets/coco2014"
+	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/datasets/kits19"
 	"github.com/mlperf-go/inference/datasets/openorca"
@@ -621,6 +623,47 @@ func cases() []badCase {
 			os.WriteFile(filepath.Join(dir, kits19.ImageFile), gz.Bytes(), 0o644)
 			os.WriteFile(filepath.Join(dir, kits19.LabelFile), gz.Bytes(), 0o644)
 			_, _, _, _, err := kits19.LoadRaw(dir)
+			return err
+		}},
+		badCase{name: "criteo: dense array cut short", want: "truncated", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 64, Seed: 1}); err != nil {
+				return nil
+			}
+			p := filepath.Join(dir, criteo.DenseFile)
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()/2)
+			ds, err := criteo.Open(dir, criteo.Options{})
+			if err == nil {
+				ds.Close()
+			}
+			return err
+		}},
+		badCase{name: "criteo: sparse npz cut short", want: "npz", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 64, Seed: 1}); err != nil {
+				return nil
+			}
+			p := filepath.Join(dir, criteo.SparseFile)
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()/2)
+			ds, err := criteo.Open(dir, criteo.Options{})
+			if err == nil {
+				ds.Close()
+			}
+			return err
+		}},
+		badCase{name: "coco2014: latents cut short", want: "truncated", run: func(t *testing.T) error {
+			p := filepath.Join(t.TempDir(), "latents.npy")
+			if err := preprocess.SaveNpy(p, []int{1, 4, 16, 16}, make([]float32, 4*16*16)); err != nil {
+				return nil
+			}
+			os.Truncate(p, 300)
+			_, _, err := coco2014.LoadLatents(p)
+			return err
+		}},
+		badCase{name: "coco2014: FID statistics not an npz", want: "re-download", run: func(t *testing.T) error {
+			_, err := coco2014.LoadStats(write(t, "val2014.npz", []byte("PK\x03\x04 cut")))
 			return err
 		}},
 		badCase{name: "kits19: pixdim resampling to a huge volume", want: "more than the", run: func(t *testing.T) error {
