@@ -625,6 +625,12 @@ func cases() []badCase {
 			_, _, _, _, err := kits19.LoadRaw(dir)
 			return err
 		}},
+		badCase{name: "jpeg: header declares 30000x30000 in a few bytes", want: "header is damaged", run: func(t *testing.T) error {
+			// SOI, then a baseline frame header of 30000×30000, one component.
+			b := []byte{0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x75, 0x30, 0x75, 0x30, 0x01, 0x01, 0x11, 0x00, 0xFF, 0xD9}
+			_, err := preprocess.Decode(b, preprocess.RGB)
+			return err
+		}},
 		badCase{name: "criteo: dense array cut short", want: "truncated", run: func(t *testing.T) error {
 			dir := t.TempDir()
 			if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 64, Seed: 1}); err != nil {
