@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlperf-go/inference/llm/gguf"
 	"github.com/mlperf-go/inference/internal/deps"
+	"github.com/mlperf-go/inference/llm/gguf"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
 
