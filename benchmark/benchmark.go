@@ -126,6 +126,10 @@ type Option struct {
 	Default string // default value; may be computed at registration
 	Usage   string
 	Bool    bool // a flag given without a value (--official)
+	// Deps, when set, says that Default is a side file or folder `make
+	// setup` installs, at this slash-separated path inside the deps
+	// folder (DepsPath; e.g. "bert/vocab.txt"). CheckDeps checks it.
+	Deps string
 }
 
 // Extra holds the values of a benchmark's Options by name.

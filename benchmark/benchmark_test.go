@@ -80,8 +80,12 @@ func TestRunAccuracyScoresAndWritesAccuracyTxt(t *testing.T) {
 	b := echo(&builds)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out}
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Count: 50}
 	res, err := Run(context.Background(), b, o, &stdout, &stderr)
+	// --count above the data set's size is said, not silently capped.
+	if !strings.Contains(stderr.String(), "--count 50 is more than the 10 samples") {
+		t.Errorf("stderr lacks the --count note:\n%s", stderr.String())
+	}
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
@@ -128,6 +132,10 @@ func TestValidateFillsDefaultsAndRejects(t *testing.T) {
 		"duration":   func(o *Options) { o.Duration = -time.Second },
 		"user-conf":  func(o *Options) { o.UserConf = filepath.Join(t.TempDir(), "missing.conf") },
 		"model":      func(o *Options) { o.Model = "" },
+		"cache file": func(o *Options) {
+			o.Cache = filepath.Join(t.TempDir(), "f")
+			os.WriteFile(o.Cache, nil, 0o644)
+		},
 	} {
 		o := Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: "d", Backend: "cpu"}
 		mutate(&o)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/internal/deps"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -50,6 +53,8 @@ func (o *Options) Validate(b *Benchmark) error {
 		return UsageError("%s: --threads, --workers, --count, --device and --min-queries take non-negative values", b.Name)
 	case o.Duration < 0, o.QPS < 0:
 		return UsageError("%s: --duration and --qps take non-negative values", b.Name)
+	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0):
+		return UsageError("%s: --qps %v: want a finite number of queries per second (0: keep the confs' value)", b.Name, o.QPS)
 	case o.Model == "" && !o.Remote():
 		return UsageError("%s: --model is required (a .onnx file, synthetic or synthetic:SIZE)", b.Name)
 	case o.Data == "":
@@ -59,8 +64,17 @@ func (o *Options) Validate(b *Benchmark) error {
 		if p.path == "" {
 			continue
 		}
-		if _, err := os.Stat(p.path); err != nil {
+		st, err := os.Stat(p.path)
+		if err != nil {
 			return UsageError("%s: %s %s: file not found", b.Name, p.flag, p.path)
+		}
+		if st.IsDir() {
+			return UsageError("%s: %s %s is a folder; name the conf file itself", b.Name, p.flag, p.path)
+		}
+	}
+	if o.Cache != "" {
+		if st, err := os.Stat(o.Cache); err == nil && !st.IsDir() {
+			return UsageError("%s: --cache %s is a file; --cache names a folder of preprocessed samples (<sample>.npy; created if missing)", b.Name, o.Cache)
 		}
 	}
 	if b.Check != nil {
@@ -326,6 +340,9 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	if inst.Describe != "" {
 		fmt.Fprintln(stderr, inst.Describe)
 	}
+	if inst.QSL != nil && env.Count > inst.QSL.TotalSampleCount() {
+		fmt.Fprintf(stderr, "%s: note: --count %d is more than the %d samples of the data set; all %d are used\n", b.Name, env.Count, inst.QSL.TotalSampleCount(), inst.QSL.TotalSampleCount())
+	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = env.Out
 	st := env.runStats()
@@ -419,13 +436,28 @@ func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run fu
 }
 
 // DepsPath is where `make setup` installs a benchmark's side files (a
-// vocabulary, a tokenizer): $MLPERF_DEPS/elem..., else .deps/elem....
+// vocabulary, a tokenizer), joined from elem: the first of the places
+// package internal/deps searches ($MLPERF_DEPS, a clone's .deps, the
+// executable's, the per-user folder) that has it, else the first place.
+// Use it for an Option's Default with Option.Deps set.
 func DepsPath(elem ...string) string {
-	deps := os.Getenv("MLPERF_DEPS")
-	if deps == "" {
-		deps = ".deps"
+	return deps.Path(path.Join(elem...))
+}
+
+// CheckDeps returns an error for each Option with Deps whose value in e
+// is its default ("" counts as the default) and that is not installed:
+// the error names every place searched once and the fix (`make setup`, or
+// MLPERF_DEPS, or the flag).
+func CheckDeps(opts []Option, e Extra) error {
+	for _, o := range opts {
+		if o.Deps == "" || (e[o.Name] != "" && e[o.Name] != o.Default) {
+			continue
+		}
+		if _, err := deps.Find(o.Deps); err != nil {
+			return fmt.Errorf("--%s: %w; or give --%s PATH", o.Name, err, o.Name)
+		}
 	}
-	return filepath.Join(append([]string{deps}, elem...)...)
+	return nil
 }
 
 // CheckBatch returns a usage error when a model file fixes its batch

@@ -166,8 +166,13 @@ func Check(root string, o Options) (*Report, error) {
 		sort.Strings(names)
 		return nil, fmt.Errorf("check: unknown round %q (want one of %s)", o.Round, strings.Join(names, ", "))
 	}
-	if _, err := os.Stat(root); err != nil {
+	if st, err := os.Stat(root); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("check: results tree %s does not exist; give the folder that holds closed/, open/ or network/ (what `mlperf submission --out` writes)", root)
+		}
 		return nil, fmt.Errorf("check: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("check: %s is a file; give the results tree folder that holds closed/, open/ or network/", root)
 	}
 	r := &Report{}
 	for _, division := range listDirs(root) {

@@ -247,6 +247,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if *results == "" {
 			return usage()
 		}
+		// Checked before the run, which takes minutes, rather than after.
+		if st, err := os.Stat(*results); err != nil || !st.IsDir() {
+			return fmt.Errorf("compliance: --results %s is not a folder; give the submission's scenario folder, with accuracy/ and performance/run_1/ from earlier runs (mlperf submission writes them)", *results)
+		}
 		if *work == "" {
 			// Not beside --results: inside a results tree the checker would
 			// take a sibling folder for an unknown scenario.

@@ -77,3 +77,17 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 }
 
 const auditConfigWarningText = "Found Audit Config file (audit.config). Overriding TestSettings from audit.config file."
+
+// A --results folder that does not exist is refused before the run (which
+// takes minutes), naming the flag.
+func TestMainRefusesMissingResultsBeforeRunning(t *testing.T) {
+	var out, errb bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "results")
+	err := Main(context.Background(), []string{"test01", fakebench.Name, "--results", missing}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "--results "+missing+" is not a folder") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(errb.String(), "run logs in") {
+		t.Fatalf("a run started: %s", errb.String())
+	}
+}

@@ -1,49 +1,159 @@
 package harness
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/preprocess"
 )
+
+var testStamp = CacheStamp{Preprocessing: "test v1 float32[4]", Source: "abc", SourceName: "val_map.txt"}
 
 func TestBindCacheRefusesStaleAndMisnamedCaches(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	os.MkdirAll(src, 0o755)
-	img := filepath.Join(src, "a.JPEG")
-	os.WriteFile(img, []byte("one image"), 0o644)
-	idx := filepath.Join(src, "val_map.txt")
-	os.WriteFile(idx, []byte("a.JPEG 1\n"), 0o644)
-	sfp, err := SourceFingerprint(idx, []string{img})
+	cache := filepath.Join(dir, "cache")
+	if st, err := BindCache(cache, testStamp); err != nil || st != CacheFresh {
+		t.Fatalf("new folder: %v %v", st, err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, CacheFingerprintFile)); err != nil {
+		t.Fatalf("fresh cache not stamped: %v", err)
+	}
+	os.WriteFile(filepath.Join(cache, "a.JPEG.npy"), []byte("x"), 0o644)
+	if st, err := BindCache(cache, testStamp); err != nil || st != CacheStamped {
+		t.Fatalf("same inputs: %v %v", st, err)
+	}
+	other := testStamp
+	other.Source = "def"
+	if _, err := BindCache(cache, other); !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), "differs from this run's val_map.txt") || !strings.Contains(err.Error(), cache) {
+		t.Fatalf("other data set: %v", err)
+	}
+	other = testStamp
+	other.Preprocessing = "test v2 float32[4]"
+	if _, err := BindCache(cache, other); !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), `"test v1 float32[4]"`) {
+		t.Fatalf("other preprocessing: %v", err)
+	}
+	os.WriteFile(filepath.Join(cache, CacheFingerprintFile), []byte("garbage"), 0o644)
+	if _, err := BindCache(cache, testStamp); !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("damaged stamp: %v", err)
+	}
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := BindCache(file, testStamp); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Fatalf("file: %v", err)
+	}
+	foreign := filepath.Join(dir, "foreign")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "x.npy"), nil, 0o644)
+	if st, err := BindCache(foreign, testStamp); err != nil || st != CacheUnstamped {
+		t.Fatalf("unstamped: %v %v", st, err)
+	}
+}
+
+// cacheFixture is a 4-sample data set whose sample i is [i, i+1, i+2, i+3]
+// (+ shift), with a counter of computed samples.
+type cacheFixture struct {
+	shift    float32
+	computed int
+}
+
+func (f *cacheFixture) load(_ context.Context, i int) ([]float32, error) {
+	f.computed++
+	v := float32(10 * i)
+	return []float32{v + f.shift, v + 1 + f.shift, v + 5 + f.shift, v + 9 + f.shift}, nil
+}
+
+func (f *cacheFixture) config(dir string, warn *bytes.Buffer) NpyCacheConfig {
+	return NpyCacheConfig{Dir: dir, Name: func(i int) string { return []string{"a", "b", "c", "d"}[i] + ".jpg" },
+		Stamp: testStamp, Total: 4, Shape: []int{4}, Load: f.load, Warn: warn}
+}
+
+func writeSample(t *testing.T, dir, name string, v []float32) {
+	t.Helper()
+	if err := preprocess.SaveNpy(filepath.Join(dir, name+".npy"), []int{len(v)}, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenNpyCacheFreshIsStampedAndFilled(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	f := &cacheFixture{}
+	var warn bytes.Buffer
+	load, err := OpenNpyCache(context.Background(), f.config(dir, &warn))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp := Fingerprint("resnet50 v1 224x224 NCHW", sfp)
-	cache := filepath.Join(dir, "cache")
-	if err := BindCache(cache, fp); err != nil {
+	b, err := os.ReadFile(filepath.Join(dir, CacheFingerprintFile))
+	if err != nil || !strings.Contains(string(b), "preprocessing: test v1 float32[4]") {
+		t.Fatalf("stamp %q: %v", b, err)
+	}
+	if _, err := load(context.Background(), 2); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(cache, "a.JPEG.npy"), []byte("x"), 0o644)
-	if err := BindCache(cache, fp); err != nil {
-		t.Fatalf("same inputs: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "c.jpg.npy")); err != nil {
+		t.Fatalf("sample not cached: %v", err)
 	}
-	// Another data set with the same file names.
-	os.WriteFile(img, []byte("another image, other size"), 0o644)
-	sfp2, _ := SourceFingerprint(idx, []string{img})
-	if err := BindCache(cache, Fingerprint("resnet50 v1 224x224 NCHW", sfp2)); !errors.Is(err, ErrStaleCache) {
-		t.Fatalf("other data set: %v", err)
+	// Reopened: stamped, the cached sample is checked against the data.
+	f2 := &cacheFixture{}
+	if _, err := OpenNpyCache(context.Background(), f2.config(dir, &warn)); err != nil {
+		t.Fatal(err)
 	}
-	// Other preprocessing.
-	if err := BindCache(cache, Fingerprint("resnet50 v2", sfp)); !errors.Is(err, ErrStaleCache) {
-		t.Fatalf("other preprocessing: %v", err)
+	if f2.computed != 1 || warn.Len() != 0 {
+		t.Fatalf("reopening computed %d samples (want 1 check), warned %q", f2.computed, warn.String())
 	}
-	// A file, and an unstamped non-empty folder.
-	if err := BindCache(img, fp); err == nil || !strings.Contains(err.Error(), "is a file") {
-		t.Fatalf("file: %v", err)
+	// The same file names from another data set: refused.
+	f3 := &cacheFixture{shift: 100}
+	if _, err := OpenNpyCache(context.Background(), f3.config(dir, &warn)); !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), "c.jpg.npy differs") {
+		t.Fatalf("stale: %v", err)
 	}
-	if err := BindCache(src, fp); !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), "not empty") {
-		t.Fatalf("unstamped: %v", err)
+}
+
+func TestOpenNpyCacheForeignCacheIsCheckedNotStamped(t *testing.T) {
+	dir := t.TempDir()
+	// A reference-made cache: our layout, no stamp; values off by a
+	// decoder's rounding.
+	writeSample(t, dir, "a.jpg", []float32{0.01, 1, 5, 9})
+	writeSample(t, dir, "d.jpg", []float32{30, 31, 35.02, 39})
+	f := &cacheFixture{}
+	var warn bytes.Buffer
+	load, err := OpenNpyCache(context.Background(), f.config(dir, &warn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.computed != 2 || !strings.Contains(warn.String(), "2 cached samples match") {
+		t.Fatalf("computed %d, warned %q", f.computed, warn.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, CacheFingerprintFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("foreign cache was stamped: %v", err)
+	}
+	v, err := load(context.Background(), 0)
+	if err != nil || v[0] != 0.01 {
+		t.Fatalf("cached sample not used: %v %v", v, err)
+	}
+	// A foreign cache of another data set: refused.
+	stale := t.TempDir()
+	writeSample(t, stale, "b.jpg", []float32{1, 2, 3, 4})
+	if _, err := OpenNpyCache(context.Background(), f.config(stale, &warn)); !errors.Is(err, ErrStaleCache) {
+		t.Fatalf("stale foreign cache: %v", err)
+	}
+	// Another shape: refused.
+	shaped := t.TempDir()
+	writeSample(t, shaped, "b.jpg", []float32{1, 2, 3})
+	if _, err := OpenNpyCache(context.Background(), f.config(shaped, &warn)); !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), "shape") {
+		t.Fatalf("other shape: %v", err)
+	}
+	// A non-empty folder with none of our samples (the data set folder
+	// itself): stamped as new.
+	data := t.TempDir()
+	os.WriteFile(filepath.Join(data, "a.jpg"), []byte("jpeg"), 0o644)
+	if _, err := OpenNpyCache(context.Background(), f.config(data, &warn)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(data, CacheFingerprintFile)); err != nil {
+		t.Fatalf("folder without samples not stamped: %v", err)
 	}
 }

@@ -15,7 +15,9 @@
 //     is queued when a worker becomes free).
 //   - QSL keeps loaded samples in memory: LoadSamples (untimed) calls the
 //     benchmark's loader in parallel, Sample is a lock-free slice read on
-//     the hot path. NpyCache wraps a loader with an on-disk .npy cache.
+//     the hot path. OpenNpyCache wraps a loader with an on-disk .npy cache
+//     after checking that the cache was made from the same data set and
+//     preprocessing (a fingerprint file and a recomputed sample or two).
 //
 // A failed Predict (error, or even a panic) never hangs a run: each of its
 // samples is completed with Response.Err set.

@@ -188,7 +188,8 @@ func (q *QSL[T]) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) e
 // else it is an error naming the file and the fix); a missing one is
 // computed with load and written (through a temporary file, so that a
 // stopped run leaves no partial file). The returned Loader is safe for
-// concurrent use if load is.
+// concurrent use if load is. It does not check what made the files: use
+// OpenNpyCache for a folder the user names.
 func NpyCache(dir string, name func(i int) string, shape []int, load Loader[[]float32]) Loader[[]float32] {
 	return func(ctx context.Context, i int) ([]float32, error) {
 		path := filepath.Join(dir, filepath.FromSlash(name(i))+".npy")

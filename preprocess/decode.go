@@ -72,6 +72,9 @@ func decode(data []byte, order ChannelOrder) (*Image, error) {
 	if len(data) < 3 || data[0] != 0xFF || data[1] != 0xD8 {
 		return nil, fmt.Errorf("%w: %s, only JPEG is supported", ErrUnsupported, sniff(data))
 	}
+	if w, h, ok := sequentialSize(data); ok && int64(w)*int64(h) > minBytesSlack+pixelsPerByte*int64(len(data)) {
+		return nil, fmt.Errorf("%w: the header declares %dx%d pixels, more than %d bytes of baseline JPEG can hold; the file is cut short or its header is damaged", ErrCorrupt, w, h, len(data))
+	}
 	lo := libjpeg.BGR
 	if order == RGB {
 		lo = libjpeg.RGB
@@ -88,6 +91,57 @@ func decode(data []byte, order ChannelOrder) (*Image, error) {
 		img = applyOrientation(img, o)
 	}
 	return img, nil
+}
+
+// A sequential Huffman JPEG (SOF0, SOF1) codes every 8×8 block of its
+// full-resolution component with at least two bits (a DC code and an
+// end-of-block code, each at least one bit), so w×h pixels need at least
+// w×h/256 bytes (a black 4000×4000 grey image with optimised Huffman
+// tables, from OpenCV, takes 255 pixels a byte). A header declaring twice
+// that is damaged; decoding it would allocate the whole image (up to
+// MaxPixels×3 bytes) before libjpeg finds the data missing, so it is
+// refused first. Progressive and arithmetic JPEGs have no such bound and
+// are left to the decoder.
+const (
+	pixelsPerByte = 512
+	minBytesSlack = 1 << 16
+)
+
+// sequentialSize walks the markers of a JPEG up to its frame header and
+// returns the declared size when the frame is sequential Huffman.
+func sequentialSize(data []byte) (w, h int, ok bool) {
+	i := 2
+	for i+4 <= len(data) {
+		if data[i] != 0xFF {
+			return 0, 0, false
+		}
+		m := data[i+1]
+		if m == 0xFF { // fill byte
+			i++
+			continue
+		}
+		if m == 0x01 || (m >= 0xD0 && m <= 0xD7) { // no length
+			i += 2
+			continue
+		}
+		n := int(data[i+2])<<8 | int(data[i+3])
+		if n < 2 {
+			return 0, 0, false
+		}
+		switch m {
+		case 0xC0, 0xC1:
+			if i+9 > len(data) {
+				return 0, 0, false
+			}
+			h = int(data[i+5])<<8 | int(data[i+6])
+			w = int(data[i+7])<<8 | int(data[i+8])
+			return w, h, w > 0 && h > 0
+		case 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF, 0xDA:
+			return 0, 0, false
+		}
+		i += 2 + n
+	}
+	return 0, 0, false
 }
 
 func sniff(data []byte) string {

@@ -1,8 +1,10 @@
 package preprocess
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
@@ -47,4 +49,35 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("bad image %dx%dx%d with %d bytes", img.Width, img.Height, img.Channels, len(img.Pix))
 		}
 	})
+}
+
+// A baseline JPEG whose header declares more pixels than its bytes can
+// code is refused before the image is allocated; the same file with its
+// true size decodes.
+func TestDecodeRefusesImpossibleSize(t *testing.T) {
+	if !libjpeg.Available() {
+		t.Skip("built without cgo")
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "images", "fruits_tiny.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, h, ok := sequentialSize(data)
+	if !ok {
+		t.Fatal("fruits_tiny.jpg: no baseline frame header found")
+	}
+	img, err := Decode(data, RGB)
+	if err != nil || img.Width != w || img.Height != h {
+		t.Fatalf("undamaged: %v, %dx%d vs header %dx%d", err, img.Width, img.Height, w, h)
+	}
+	bad := append([]byte(nil), data...)
+	for i := 2; i+9 < len(bad); i++ {
+		if bad[i] == 0xFF && (bad[i+1] == 0xC0 || bad[i+1] == 0xC1) {
+			bad[i+5], bad[i+6], bad[i+7], bad[i+8] = 0x75, 0x30, 0x75, 0x30 // 30000×30000
+			break
+		}
+	}
+	if _, err := Decode(bad, RGB); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "30000x30000") {
+		t.Fatalf("damaged size: %v", err)
+	}
 }

@@ -174,6 +174,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *work == "" {
 		*work = filepath.Clean(*out) + "-runs"
 	}
+	if *from != "" {
+		if st, err := os.Stat(*from); err != nil || !st.IsDir() {
+			return fmt.Errorf("%w: --from %s is not a folder; give the folder of earlier runs, with one <Scenario>/performance (and accuracy) folder per scenario", ErrNoRuns, *from)
+		}
+	}
 	for _, scName := range scs {
 		sc := Scenario{Name: scName, Compliance: map[string]string{}, Command: command}
 		if *from != "" {

@@ -3,6 +3,7 @@ package submission
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,5 +117,17 @@ func TestTruncateAccuracyAsTheScript(t *testing.T) {
 	txt2, _ := os.ReadFile(filepath.Join(dir, "accuracy.txt"))
 	if string(txt2) != string(txt) {
 		t.Fatal("second pass changed accuracy.txt")
+	}
+}
+
+// A --from folder that does not exist is named as such, not as a missing
+// scenario folder inside it.
+func TestMainFromMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	missing := filepath.Join(dir, "runs")
+	err := Main(context.Background(), []string{"--benchmark", fakebench.Name, "--out", filepath.Join(dir, "out"), "--from", missing, "--submitter", "Tester", "--system-name", "box"}, &stdout, &stderr)
+	if !errors.Is(err, ErrNoRuns) || !strings.Contains(err.Error(), "--from "+missing+" is not a folder") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -9,8 +9,10 @@
 //     parent, then beside the executable or in its parent directory (where
 //     `make setup` installs it);
 //  4. the per-user deps folder (UserDepsDir: $XDG_DATA_HOME/mlperf-go/deps,
-//     by default ~/.local/share/mlperf-go/deps), for a binary run from
-//     anywhere or installed with go install.
+//     by default ~/.local/share/mlperf-go/deps, where `make setup` installs
+//     a copy), for a binary run from anywhere or installed with go install.
+//
+// Steps 2 to 4 are package internal/deps's search.
 //
 // The library is loaded once per process, on the first Open.
 package ort
@@ -20,9 +22,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
+	"github.com/mlperf-go/inference/internal/deps"
 	onnxruntime "github.com/yalue/onnxruntime_go"
 )
 
@@ -30,7 +32,7 @@ import (
 const EnvLibrary = "ONNXRUNTIME_SHARED_LIBRARY_PATH"
 
 // EnvDeps names the variable holding the deps folder of `make setup`.
-const EnvDeps = "MLPERF_DEPS"
+const EnvDeps = deps.Env
 
 // relLibrary is the library's place inside the deps folder.
 const relLibrary = "onnxruntime/libonnxruntime.so.1"
@@ -71,67 +73,24 @@ func findLibrary(getenv func(string) string, cwd, exe string) (string, error) {
 		}
 		return abs, nil
 	}
-	var tried []string
-	seen := map[string]bool{}
-	try := func(p string) bool {
-		if p == "" || seen[p] {
-			return false
-		}
-		seen[p] = true
-		tried = append(tried, p)
-		return isFile(p)
+	p, err := deps.Lookup{Getenv: getenv, Cwd: cwd, Exe: exe}.Find(relLibrary)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w, or set %s to the library file", ErrNoLibrary, err, EnvLibrary)
 	}
-	if d := getenv(EnvDeps); d != "" {
-		if abs, err := filepath.Abs(filepath.Join(d, relLibrary)); err == nil && try(abs) {
-			return abs, nil
-		}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
 	}
-	if cwd != "" {
-		for dir := cwd; ; dir = filepath.Dir(dir) {
-			if p := filepath.Join(dir, ".deps", relLibrary); try(p) {
-				return p, nil
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
+	if !isFile(p) {
+		return "", fmt.Errorf("%w: %s is not a file; run make setup again, or set %s to the library file", ErrNoLibrary, p, EnvLibrary)
 	}
-	if exe != "" {
-		d := filepath.Dir(exe)
-		for _, dir := range []string{d, filepath.Dir(d)} {
-			if p := filepath.Join(dir, ".deps", relLibrary); try(p) {
-				return p, nil
-			}
-		}
-	}
-	if d := userDepsDir(getenv); d != "" {
-		if p := filepath.Join(d, relLibrary); try(p) {
-			return p, nil
-		}
-	}
-	where := ""
-	if d := userDepsDir(getenv); d != "" {
-		where = ", install it in " + filepath.Join(d, relLibrary)
-	}
-	return "", fmt.Errorf("%w: libonnxruntime.so.1 not found (looked at %s); run make setup%s, or set %s",
-		ErrNoLibrary, strings.Join(tried, ", "), where, EnvLibrary)
+	return p, nil
 }
 
 // UserDepsDir is the per-user deps folder searched after the project's
-// .deps folders: $XDG_DATA_HOME/mlperf-go/deps, or
-// ~/.local/share/mlperf-go/deps ("" when neither variable is set). A
-// setup that installs there makes the binary work from any folder.
-func UserDepsDir() string { return userDepsDir(os.Getenv) }
-
-func userDepsDir(getenv func(string) string) string {
-	if x := getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "mlperf-go", "deps")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "share", "mlperf-go", "deps")
-	}
-	return ""
-}
+// .deps folders (deps.UserDir): $XDG_DATA_HOME/mlperf-go/deps, or
+// ~/.local/share/mlperf-go/deps ("" when neither variable is set). `make
+// setup` installs there too, which makes the binary work from any folder.
+func UserDepsDir() string { return deps.UserDir() }
 
 func isFile(p string) bool {
 	st, err := os.Stat(p)

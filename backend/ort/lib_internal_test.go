@@ -54,7 +54,7 @@ func TestFindLibrary(t *testing.T) {
 		{"nowhere", env(), other, "", "!libonnxruntime.so.1 not found"},
 		{"per-user folder", env("XDG_DATA_HOME", root), other, "", userLib},
 		{"per-user folder from HOME", env("HOME", home), other, "", homeLib},
-		{"nowhere names the per-user folder", env("HOME", other), other, "", "!install it in " + filepath.Join(other, ".local", "share", "mlperf-go", "deps", relLibrary)},
+		{"nowhere names the per-user folder", env("HOME", other), other, "", "!" + filepath.Join(other, ".local", "share", "mlperf-go", "deps", relLibrary) + " (per-user)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestFindLibraryListsEachPlaceOnce(t *testing.T) {
 		t.Fatal("found a library in an empty folder")
 	}
 	for _, p := range []string{filepath.Join(bin, ".deps", relLibrary), filepath.Join(root, ".deps", relLibrary)} {
-		if n := strings.Count(err.Error(), p+","); n > 1 {
+		if n := strings.Count(err.Error(), p); n > 1 {
 			t.Fatalf("%s listed %d times: %v", p, n, err)
 		}
 	}

@@ -50,8 +50,10 @@ func benchmarkArg(cmd string, args []string) (*benchmark.Benchmark, []string, er
 }
 
 // optionFlags registers a benchmark's or data set's own flags; the
-// returned func collects their values.
-func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() benchmark.Extra {
+// returned func collects their values and checks that the side files
+// `make setup` installs are there when a default names one
+// (benchmark.CheckDeps).
+func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() (benchmark.Extra, error) {
 	vals := map[string]flag.Getter{}
 	for _, o := range opts {
 		if o.Bool {
@@ -61,12 +63,12 @@ func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() benchmark.Ext
 		}
 		vals[o.Name] = fs.Lookup(o.Name).Value.(flag.Getter)
 	}
-	return func() benchmark.Extra {
+	return func() (benchmark.Extra, error) {
 		e := benchmark.Extra{}
 		for k, v := range vals {
 			e[k] = v.String()
 		}
-		return e
+		return e, benchmark.CheckDeps(opts, e)
 	}
 }
 
@@ -119,7 +121,11 @@ func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) fun
 		if err != nil {
 			return o, usageError("unknown mode %q; want performance, accuracy, submission or find-peak", mode)
 		}
-		o.Scenario, o.Mode, o.Extra = sc, m, extra()
+		e, err := extra()
+		if err != nil {
+			return o, err
+		}
+		o.Scenario, o.Mode, o.Extra = sc, m, e
 		o.Duration, o.CompletionTimeout = minDur.D, timeout.D
 		return o, nil
 	}
@@ -134,17 +140,7 @@ func sizeNames(b *benchmark.Benchmark) string {
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, args, err := benchmarkArg("run", args)
-	if err != nil {
-		listBenchmarks(stderr)
-		return err
-	}
-	fs := flag.NewFlagSet("run "+b.Name, flag.ContinueOnError)
-	opts := benchFlags(fs, b, true)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
-	}
-	o, err := opts()
+	b, o, _, err := parseBenchFlags("run", args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -153,25 +149,41 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	b, args, err := benchmarkArg("perf", args)
+	b, o, d, err := parseBenchFlags("perf", args, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("perf "+b.Name, flag.ContinueOnError)
-	opts := benchFlags(fs, b, false)
+	_, err = benchmark.Perf(ctx, b, o, d, stdout, stderr)
+	return err
+}
+
+// parseBenchFlags parses the arguments of `mlperf run` or `mlperf perf`
+// (cmd): the benchmark, then its flags. It returns perf's --duration
+// (what each side is measured for) too.
+func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*benchmark.Benchmark, benchmark.Options, time.Duration, error) {
+	b, args, err := benchmarkArg(cmd, args)
+	if err != nil {
+		if cmd == "run" {
+			listBenchmarks(stderr)
+		}
+		return nil, benchmark.Options{}, 0, err
+	}
+	fs := flag.NewFlagSet(cmd+" "+b.Name, flag.ContinueOnError)
+	opts := benchFlags(fs, b, cmd == "run")
 	d := &argcheck.Duration{Name: "--duration", D: 10 * time.Second}
-	fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
-	fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
-	fs.Set("out", filepath.Join("out", b.Name+"-perf"))
+	if cmd == "perf" {
+		fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
+		fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
+		fs.Set("out", filepath.Join("out", b.Name+"-perf"))
+	}
 	if err := parse(fs, args, stdout); err != nil {
-		return err
+		return nil, benchmark.Options{}, 0, err
 	}
 	o, err := opts()
 	if err != nil {
-		return err
+		return nil, benchmark.Options{}, 0, err
 	}
-	_, err = benchmark.Perf(ctx, b, o, d.D, stdout, stderr)
-	return err
+	return b, o, d.D, nil
 }
 
 // accuracyBenchmark is `mlperf accuracy <benchmark>`: score an accuracy
@@ -197,8 +209,12 @@ func accuracyBenchmark(ctx context.Context, b *benchmark.Benchmark, args []strin
 	if req.Count < 0 {
 		return usageError("--count takes a non-negative value")
 	}
-	req.Extra = extra()
-	_, err := benchmark.Accuracy(ctx, b, req, stdout)
+	e, err := extra()
+	if err != nil {
+		return err
+	}
+	req.Extra = e
+	_, err = benchmark.Accuracy(ctx, b, req, stdout)
 	return err
 }
 
@@ -227,6 +243,9 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *out == "" {
 		return usageError("-o FILE is required")
+	}
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return usageError("-o %s is a folder; -o names the .onnx file to write, e.g. -o %s", *out, filepath.Join(*out, "model.onnx"))
 	}
 	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
 		return usageError("--size %q: want one of %s", *size, sizeNames(b))
@@ -282,7 +301,11 @@ func datasetCmd(verb string) handler {
 		case *n < 0:
 			return usageError("-n %d: want a non-negative count", *n)
 		}
-		req.N, req.Extra = *n, extra()
+		e, err := extra()
+		if err != nil {
+			return err
+		}
+		req.N, req.Extra = *n, e
 		return run(req)
 	}
 }

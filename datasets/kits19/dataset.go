@@ -222,7 +222,7 @@ func Open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("kits19: %w", err)
 	default:
 		if err := json.Unmarshal(b, &x); err != nil {
-			return nil, fmt.Errorf("kits19: %s: %w", filepath.Join(dir, IndexFile), err)
+			return nil, fmt.Errorf("kits19: %s is damaged or not the index `mlperf dataset preprocess kits19` writes (%v); preprocess the raw cases again: mlperf dataset preprocess kits19 --data RAW -o %s", filepath.Join(dir, IndexFile), err, dir)
 		}
 	}
 	if len(x.FileList) == 0 {
@@ -279,7 +279,7 @@ func LoadImage(dir string, a Aux) (Volume[float32], error) {
 	}
 	shape, data, err := preprocess.LoadNpy(ImagePath(dir, a.Case))
 	if err != nil {
-		return Volume[float32]{}, fmt.Errorf("kits19: %w", err)
+		return Volume[float32]{}, fmt.Errorf("kits19: %w; preprocess the raw cases again (mlperf dataset preprocess kits19 --data RAW -o %s)", err, dir)
 	}
 	if len(shape) != 4 || [4]int(shape) != a.ImageShape {
 		return Volume[float32]{}, fmt.Errorf("kits19: %s has shape %v, the index says %v; preprocess again", ImagePath(dir, a.Case), shape, a.ImageShape)

@@ -134,6 +134,10 @@ func Preprocess(name string, img Volume[float32], lbl Volume[uint8], spacing [3]
 	if out[0] > 4096 || out[1] > 4096 || out[2] > 4096 {
 		return nil, fmt.Errorf("%w: case %s: spacing %v resamples %v to %v", ErrSpacing, name, spacing, img.Shape, out)
 	}
+	if v := out[0] * out[1] * out[2]; v > maxResampled {
+		return nil, fmt.Errorf("%w: case %s: spacing %v mm resamples %v to %v = %d voxels (%.1f GiB as float32), more than the %d allowed; the header's pixdim is probably wrong: re-download the case",
+			ErrSpacing, name, spacing, img.Shape, out, v, float64(v)*4/(1<<30), maxResampled)
+	}
 	// The reference resamples whenever the spacing differs from the target
 	// as Python floats, which a float32 pixdim always does; an identity
 	// zoom is exact anyway.
@@ -160,6 +164,10 @@ func Preprocess(name string, img Volume[float32], lbl Volume[uint8], spacing [3]
 	c.ImageShape = [4]int{1, c.Image.Shape[0], c.Image.Shape[1], c.Image.Shape[2]}
 	return c, nil
 }
+
+// maxResampled bounds the voxels of a resampled case (1 GiB as float32),
+// far above what a KiTS19 case at TargetSpacing holds.
+const maxResampled = 1 << 28
 
 // padEdge is np.pad(mode="edge") up to ROI on each shorter axis, the
 // smaller half before.

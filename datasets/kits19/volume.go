@@ -26,12 +26,29 @@ func readVolume[T float32 | uint8](path string, conv func(float64) (T, error)) (
 		return nil, vol, fmt.Errorf("kits19: %w", err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, vol, fmt.Errorf("kits19: %w", err)
+	}
+	return decodeVolume(f, st.Size(), path, conv)
+}
+
+// decodeVolume is readVolume on the size bytes of r (the file path names
+// it in errors).
+func decodeVolume[T float32 | uint8](f io.Reader, size int64, path string, conv func(float64) (T, error)) (*preprocess.NiftiImage, Volume[T], error) {
+	var vol Volume[T]
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("kits19: %s: %w: %s", path, preprocess.ErrNifti, fmt.Sprintf(format, a...))
 	}
+	// avail bounds the bytes the file can hold once decompressed: deflate
+	// expands at most 1032:1 (RFC 1951's longest match per 258 bytes), so
+	// that a short file whose header claims a huge volume is refused
+	// before the volume is allocated.
+	avail := size
 	br := bufio.NewReaderSize(f, 1<<16)
 	var r io.Reader = br
 	if m, err := br.Peek(2); err == nil && m[0] == 0x1f && m[1] == 0x8b {
+		avail = 1032*avail + 1<<16
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, vol, bad("gzip: %v", err)
@@ -100,6 +117,9 @@ func readVolume[T float32 | uint8](path string, conv func(float64) (T, error)) (
 	scale := slope != 0 && !math.IsNaN(slope) && !math.IsInf(slope, 0)
 	if math.IsNaN(inter) || math.IsInf(inter, 0) {
 		inter = 0
+	}
+	if need := int64(off) + int64(n)*int64(sz); need > avail {
+		return nil, vol, bad("data truncated: the header asks for %d voxels of %d bytes after %v header bytes (%d bytes), more than the file can hold; re-download the case", n, sz, off, need)
 	}
 	sh := [3]int(img.Shape)
 	vol = Volume[T]{Shape: sh, Data: make([]T, n)}

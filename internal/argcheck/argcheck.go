@@ -78,6 +78,9 @@ func ParseDuration(name, s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%s %s: a duration needs a unit: write %ss (seconds), %sms or %sm (units: ns, us, ms, s, m, h)", name, t, t, t, t)
 	}
 	v, err := time.ParseDuration(t)
+	if err != nil && tooLong(t) {
+		return 0, fmt.Errorf("%s %s: too long: a duration is at most %v (about 292 years)", name, t, time.Duration(math.MaxInt64))
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s %q: not a duration: want a number with a unit, such as 10s, 500ms or 10m (units: ns, us, ms, s, m, h)", name, s)
 	}
@@ -98,4 +101,27 @@ func Float(name string, v, min, max float64) error {
 		return fmt.Errorf("%s %g: want a finite number from %g to %g", name, v, min, max)
 	}
 	return nil
+}
+
+// tooLong reports whether s is a well-formed duration (digits, a dot and
+// the units time.ParseDuration knows) that is out of its range.
+func tooLong(s string) bool {
+	t := strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-")
+	if t == "" || !strings.ContainsAny(t[:1], "0123456789.") {
+		return false
+	}
+	// Replace the units by a valid one and parse again with a tiny scale:
+	// if that parses, only the magnitude was wrong.
+	r := strings.NewReplacer("ns", "ns", "us", "ns", "µs", "ns", "μs", "ns", "ms", "ns", "s", "ns", "m", "ns", "h", "ns")
+	small := r.Replace(t)
+	if _, err := time.ParseDuration(small); err == nil {
+		return true
+	}
+	// Each number of nanoseconds may itself overflow: compare digit runs.
+	for _, f := range strings.FieldsFunc(t, func(c rune) bool { return !(c >= '0' && c <= '9' || c == '.') }) {
+		if v, err := strconv.ParseFloat(f, 64); err == nil && v > math.MaxInt64/2 {
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,9 @@ func TestDurationFlag(t *testing.T) {
 		{Duration{Name: "--time"}, "-1s", "cannot be negative"},
 		{Duration{Name: "--time", Max: time.Hour}, "2h", "at most 1h"},
 		{Duration{Name: "--time"}, "ten seconds", "not a duration"},
+		{Duration{Name: "--duration"}, "100000000h", "too long"},
+		{Duration{Name: "--duration"}, "99999999999999999999ns", "too long"},
+		{Duration{Name: "--duration"}, "10x", "not a duration"},
 		{Duration{Name: "--time"}, "", "empty"},
 		{Duration{Name: "--time", AllowZero: true}, "0", "needs a unit"},
 	} {

@@ -3,10 +3,12 @@ package badinput
 import (
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +17,18 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/datasets/cnndm"
+	"github.com/mlperf-go/inference/datasets/coco2014"
+	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/datasets/imagenet"
+	"github.com/mlperf-go/inference/datasets/kits19"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/datasets/squad"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/internal/argcheck"
+	"github.com/mlperf-go/inference/internal/deps"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/preprocess"
@@ -481,22 +489,195 @@ func cases() []badCase {
 		dur("--time -1s", "-1s", "negative", argcheck.Duration{Name: "--time"}),
 		dur("--duration ten", "ten", "not a duration", ms),
 		dur("--duration empty", "", "empty", ms),
+		dur("--duration 100000000h", "100000000h", "too long", ms),
 	)
+	stamp := harness.CacheStamp{Preprocessing: "v1", Source: "a", SourceName: "val_map.txt"}
 	cs = append(cs,
 		badCase{name: "cache: a file", want: "is a file", run: func(t *testing.T) error {
-			return harness.BindCache(write(t, "cache", []byte("x")), "fp")
+			_, err := harness.BindCache(write(t, "cache", []byte("x")), stamp)
+			return err
 		}},
-		badCase{name: "cache: made from another data set", want: "different data set", run: func(t *testing.T) error {
+		badCase{name: "cache: made from another data set (stamp)", want: "differs from this run's", run: func(t *testing.T) error {
 			dir := t.TempDir()
-			if err := harness.BindCache(dir, "a"); err != nil {
+			if _, err := harness.BindCache(dir, stamp); err != nil {
 				return nil
 			}
-			return harness.BindCache(dir, "b")
+			other := stamp
+			other.Source = "b"
+			_, err := harness.BindCache(dir, other)
+			return err
 		}},
-		badCase{name: "cache: unstamped folder", want: "not empty", run: func(t *testing.T) error {
+		badCase{name: "cache: made with another preprocessing", want: "this run preprocesses as", run: func(t *testing.T) error {
 			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "x.npy"), nil, 0o644)
-			return harness.BindCache(dir, "a")
+			if _, err := harness.BindCache(dir, stamp); err != nil {
+				return nil
+			}
+			other := stamp
+			other.Preprocessing = "v2"
+			_, err := harness.BindCache(dir, other)
+			return err
+		}},
+		badCase{name: "cache: unstamped, same file names, other data set", want: "another data set with the same file names", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := preprocess.SaveNpy(filepath.Join(dir, "x.jpg.npy"), []int{2}, []float32{5, 6}); err != nil {
+				return nil
+			}
+			_, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{Dir: dir, Stamp: stamp, Total: 1, Shape: []int{2},
+				Name: func(int) string { return "x.jpg" },
+				Load: func(context.Context, int) ([]float32, error) { return []float32{0, 1}, nil }})
+			return err
+		}},
+		badCase{name: "cache: damaged fingerprint file", want: "damaged", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, harness.CacheFingerprintFile), []byte("x"), 0o644)
+			_, err := harness.BindCache(dir, stamp)
+			return err
+		}},
+		badCase{name: "cache: unstamped, same names, another shape", want: "shape", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := preprocess.SaveNpy(filepath.Join(dir, "x.jpg.npy"), []int{3}, []float32{0, 1, 2}); err != nil {
+				return nil
+			}
+			_, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{Dir: dir, Stamp: stamp, Total: 1, Shape: []int{2},
+				Name: func(int) string { return "x.jpg" },
+				Load: func(context.Context, int) ([]float32, error) { return []float32{0, 1}, nil }})
+			return err
+		}},
+	)
+	// Run options a new user might mistype (benchmark.Options.Validate).
+	bench := &benchmark.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	opts := func(name, want string, mutate func(t *testing.T, o *benchmark.Options)) badCase {
+		return badCase{name: "run options: " + name, want: want, run: func(t *testing.T) error {
+			o := benchmark.Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: "d", Backend: "cpu"}
+			mutate(t, &o)
+			return o.Validate(bench)
+		}}
+	}
+	cs = append(cs,
+		opts("--qps NaN", "finite", func(_ *testing.T, o *benchmark.Options) { o.QPS = math.NaN() }),
+		opts("--qps Inf", "finite", func(_ *testing.T, o *benchmark.Options) { o.QPS = math.Inf(1) }),
+		opts("--user-conf a folder", "is a folder", func(t *testing.T, o *benchmark.Options) { o.UserConf = t.TempDir() }),
+		opts("--audit-conf missing", "file not found", func(t *testing.T, o *benchmark.Options) { o.AuditConf = filepath.Join(t.TempDir(), "audit.config") }),
+		opts("--cache a file", "is a file", func(t *testing.T, o *benchmark.Options) { o.Cache = write(t, "cache", nil) }),
+		opts("--scenario Server on an Offline-only benchmark", "not one of", func(_ *testing.T, o *benchmark.Options) { o.Scenario = loadgen.Server }),
+		opts("--batch -1", "at least 1", func(_ *testing.T, o *benchmark.Options) { o.Batch = -1 }),
+		opts("--data empty", "--data is required", func(_ *testing.T, o *benchmark.Options) { o.Data = "" }),
+	)
+	// Side files make setup installs, missing everywhere: each place once.
+	cs = append(cs,
+		badCase{name: "deps: tokenizer installed nowhere", want: "make setup", run: func(t *testing.T) error {
+			home := t.TempDir()
+			_, err := deps.Lookup{Getenv: func(k string) string {
+				if k == "HOME" {
+					return home
+				}
+				return ""
+			}, Cwd: home, Exe: filepath.Join(home, "mlperf")}.Find("gptj/vocab.bpe")
+			if err != nil && strings.Count(err.Error(), filepath.Join(home, ".deps", "gptj", "vocab.bpe")) != 1 {
+				return nil // a place named twice counts as a failure
+			}
+			return err
+		}},
+	)
+	// Results trees and data sets a new user might point at by mistake.
+	cs = append(cs,
+		badCase{name: "check: tree does not exist", want: "does not exist", run: func(t *testing.T) error {
+			_, err := check.Check(filepath.Join(t.TempDir(), "results"), check.Options{})
+			return err
+		}},
+		badCase{name: "check: tree is a file", want: "is a file", run: func(t *testing.T) error {
+			_, err := check.Check(write(t, "results.tar", []byte("x")), check.Options{})
+			return err
+		}},
+		badCase{name: "kits19: damaged preprocessed_files.json", want: "preprocess the raw cases again", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, kits19.IndexFile), []byte(`{"file_list": [`), 0o644)
+			_, err := kits19.Open(dir)
+			return err
+		}},
+		badCase{name: "kits19: truncated preprocessed image", want: "preprocess the raw cases again", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			p := kits19.ImagePath(dir, "case_00000")
+			if err := preprocess.SaveNpy(p, []int{1, 128, 128, 128}, make([]float32, 128*128*128)); err != nil {
+				return nil
+			}
+			os.Truncate(p, 1000)
+			_, err := kits19.LoadImage(dir, kits19.Aux{Case: "case_00000", ImageShape: [4]int{1, 128, 128, 128}})
+			return err
+		}},
+		badCase{name: "kits19: short NIfTI claiming a huge volume", want: "more than the file can hold", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			aff := [4][4]float64{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}
+			raw := filepath.Join(dir, "raw.nii")
+			if err := kits19.WriteNifti(raw, [3]int{2, 2, 2}, make([]float32, 8), aff); err != nil {
+				return nil
+			}
+			b, _ := os.ReadFile(raw)
+			binary.LittleEndian.PutUint16(b[42:], 2000) // 2000×2000×100 voxels
+			binary.LittleEndian.PutUint16(b[44:], 2000)
+			binary.LittleEndian.PutUint16(b[46:], 100)
+			var gz bytes.Buffer
+			zw := gzip.NewWriter(&gz)
+			zw.Write(b)
+			zw.Close()
+			os.WriteFile(filepath.Join(dir, kits19.ImageFile), gz.Bytes(), 0o644)
+			os.WriteFile(filepath.Join(dir, kits19.LabelFile), gz.Bytes(), 0o644)
+			_, _, _, _, err := kits19.LoadRaw(dir)
+			return err
+		}},
+		badCase{name: "jpeg: header declares 30000x30000 in a few bytes", want: "header is damaged", run: func(t *testing.T) error {
+			// SOI, then a baseline frame header of 30000×30000, one component.
+			b := []byte{0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0x75, 0x30, 0x75, 0x30, 0x01, 0x01, 0x11, 0x00, 0xFF, 0xD9}
+			_, err := preprocess.Decode(b, preprocess.RGB)
+			return err
+		}},
+		badCase{name: "criteo: dense array cut short", want: "truncated", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 64, Seed: 1}); err != nil {
+				return nil
+			}
+			p := filepath.Join(dir, criteo.DenseFile)
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()/2)
+			ds, err := criteo.Open(dir, criteo.Options{})
+			if err == nil {
+				ds.Close()
+			}
+			return err
+		}},
+		badCase{name: "criteo: sparse npz cut short", want: "npz", run: func(t *testing.T) error {
+			dir := t.TempDir()
+			if err := criteo.Synth(dir, criteo.SynthConfig{Rows: 64, Seed: 1}); err != nil {
+				return nil
+			}
+			p := filepath.Join(dir, criteo.SparseFile)
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()/2)
+			ds, err := criteo.Open(dir, criteo.Options{})
+			if err == nil {
+				ds.Close()
+			}
+			return err
+		}},
+		badCase{name: "coco2014: latents cut short", want: "truncated", run: func(t *testing.T) error {
+			p := filepath.Join(t.TempDir(), "latents.npy")
+			if err := preprocess.SaveNpy(p, []int{1, 4, 16, 16}, make([]float32, 4*16*16)); err != nil {
+				return nil
+			}
+			os.Truncate(p, 300)
+			_, _, err := coco2014.LoadLatents(p)
+			return err
+		}},
+		badCase{name: "coco2014: FID statistics not an npz", want: "re-download", run: func(t *testing.T) error {
+			_, err := coco2014.LoadStats(write(t, "val2014.npz", []byte("PK\x03\x04 cut")))
+			return err
+		}},
+		badCase{name: "kits19: pixdim resampling to a huge volume", want: "more than the", run: func(t *testing.T) error {
+			img := kits19.Volume[float32]{Shape: [3]int{8, 8, 8}, Data: make([]float32, 512)}
+			lbl := kits19.Volume[uint8]{Shape: [3]int{8, 8, 8}, Data: make([]uint8, 512)}
+			aff := [4][4]float64{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}
+			_, err := kits19.Preprocess("case_00000", img, lbl, [3]float64{400, 400, 400}, aff)
+			return err
 		}},
 	)
 	return cs

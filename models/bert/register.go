@@ -27,7 +27,7 @@ func init() {
 }
 
 // vocabOption is --vocab, shared by run, perf, accuracy and dataset verify.
-var vocabOption = benchmark.Option{Name: "vocab", Default: benchmark.DepsPath("bert", "vocab.txt"),
+var vocabOption = benchmark.Option{Name: "vocab", Default: benchmark.DepsPath("bert", "vocab.txt"), Deps: "bert/vocab.txt",
 	Usage: "uncased WordPiece vocab.txt (the MLPerf one; `make setup` installs it)"}
 
 // Descriptor is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a

@@ -248,6 +248,9 @@ func (q *QSL) UnloadSamples(context.Context, []loadgen.SampleIndex) error { retu
 
 // Open implements benchmark.Benchmark.Open.
 func Open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, err error) {
+	if env.Cache != "" {
+		fmt.Fprintln(env.Stderr, "dlrm: --cache is not used: the samples are read from the --data arrays")
+	}
 	var closers []func() error
 	defer func() {
 		if err != nil {

@@ -28,7 +28,7 @@ func init() {
 }
 
 // tokenizerOption is --tokenizer of run, perf and accuracy.
-var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("gptj"),
+var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("gptj"), Deps: "gptj/vocab.bpe",
 	Usage: "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)"}
 
 // Descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the

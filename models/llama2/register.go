@@ -30,7 +30,7 @@ func init() {
 }
 
 // tokenizerOption is --tokenizer of run, perf, accuracy and dataset synth.
-var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("llama2"),
+var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("llama2"), Deps: "llama2/llama-tokenizer.js",
 	Usage: "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
 
 // DefaultBatch is the number of sequences decoded together when --batch
@@ -119,6 +119,9 @@ func dataFile(data, cacheDir string, tok func() (*tokenizer.Llama, error), stder
 // open opens the data set and the model, checks the model's vocabulary
 // against the tokenizer and starts the continuous-batching SUT.
 func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, err error) {
+	if env.Cache != "" {
+		fmt.Fprintln(env.Stderr, "llama2: --cache is not used: the prompts are tokenized already in the data set")
+	}
 	maxNew, err := maxNewTokens(env.Extra)
 	if err != nil {
 		return nil, err

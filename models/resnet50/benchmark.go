@@ -90,7 +90,10 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 		return buf, nil
 	})
 	if cfg.CacheDir != "" {
-		load = harness.NpyCache(cfg.CacheDir, func(i int) string { return ds.Samples[i].Path }, SampleShape, load)
+		var err error
+		if load, err = openCache(ds, cfg, load); err != nil {
+			return nil, err
+		}
 	}
 	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
 		Total:       ds.Len(),
@@ -108,6 +111,34 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 		return nil, fmt.Errorf("resnet50: %w", err)
 	}
 	return q, nil
+}
+
+// CachePreprocessing describes Preprocess in the fingerprint of a sample
+// cache (harness.CacheStamp); change it whenever cached samples would
+// change.
+var CachePreprocessing = fmt.Sprintf("resnet50 pre_process_vgg v1 float32%v", SampleShape)
+
+// openCache binds cfg.CacheDir as ds's sample cache (harness.OpenNpyCache:
+// a cache made from another data set or preprocessing is refused) and
+// wraps load in it.
+func openCache(ds *imagenet.Dataset, cfg DataConfig, load harness.Loader[[]float32]) (harness.Loader[[]float32], error) {
+	list := cfg.ListFile
+	if list == "" {
+		list = filepath.Join(ds.Dir, imagenet.ValMapName)
+	}
+	src, err := harness.SourceFingerprint(list, nil)
+	if err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	l, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{
+		Dir: cfg.CacheDir, Name: func(i int) string { return ds.Samples[i].Path },
+		Stamp: harness.CacheStamp{Preprocessing: CachePreprocessing, Source: src, SourceName: list},
+		Total: ds.Len(), Shape: SampleShape, Load: load, Warn: cfg.Warn,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resnet50: %w", err)
+	}
+	return l, nil
 }
 
 // DefaultCacheDir is where `mlperf dataset preprocess imagenet` writes the

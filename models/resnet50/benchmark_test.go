@@ -1,13 +1,18 @@
 package resnet50
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/datasets/imagenet"
+	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
@@ -88,5 +93,61 @@ func TestQSLBadImage(t *testing.T) {
 	t.Log(err)
 	if _, err := OpenDataset(DataConfig{Dir: t.TempDir(), Warn: io.Discard}); err == nil {
 		t.Fatal("no val_map.txt: no error")
+	}
+}
+
+// TestCacheFingerprint: a fresh --cache is stamped; a cache made from
+// another data set with the same file names is refused, stamped or not;
+// a cache made by another tool (no stamp, our layout) is checked and used.
+func TestCacheFingerprint(t *testing.T) {
+	needDecoder(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := imagenet.Synth(a, imagenet.SynthConfig{N: 2, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := imagenet.Synth(b, imagenet.SynthConfig{N: 2, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	open := func(data, cache string) (*bytes.Buffer, error) {
+		var warn bytes.Buffer
+		cfg := DataConfig{Dir: data, CacheDir: cache, Warn: &warn}
+		ds, err := OpenDataset(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := NewQSL(ds, cfg)
+		if err == nil {
+			err = q.LoadSamples(context.Background(), []loadgen.SampleIndex{0})
+		}
+		return &warn, err
+	}
+	cache := filepath.Join(dir, "cache")
+	if _, err := open(a, cache); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, harness.CacheFingerprintFile)); err != nil {
+		t.Fatalf("fresh cache not stamped: %v", err)
+	}
+	if _, err := open(a, cache); err != nil {
+		t.Fatalf("same data set: %v", err)
+	}
+	_, err := open(b, cache)
+	if !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), cache) || !strings.Contains(err.Error(), "delete the folder or pass another --cache") {
+		t.Fatalf("stale stamped cache: %v", err)
+	}
+	// Without the stamp (as a cache from another tool), the cached sample
+	// itself gives the other data set away.
+	os.Remove(filepath.Join(cache, harness.CacheFingerprintFile))
+	if _, err := open(b, cache); !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), "differs from the one computed") {
+		t.Fatalf("stale unstamped cache: %v", err)
+	}
+	warn, err := open(a, cache)
+	if err != nil || !strings.Contains(warn.String(), "1 cached samples match") {
+		t.Fatalf("foreign cache of the right data set: %v, warned %q", err, warn)
+	}
+	// --cache naming a file.
+	if _, err := open(a, filepath.Join(a, "val_map.txt")); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Fatalf("cache is a file: %v", err)
 	}
 }

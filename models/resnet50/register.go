@@ -260,6 +260,11 @@ func preprocessImagenet(req *benchmark.DatasetRequest) error {
 	if err != nil {
 		return err
 	}
+	if _, err := openCache(ds, DataConfig{Dir: req.Data, CacheDir: out, Warn: req.Stderr}, func(_ context.Context, i int) ([]float32, error) {
+		return Preprocess(ds.ImagePath(i))
+	}); err != nil {
+		return err
+	}
 	start := time.Now()
 	p := benchmark.NewProgress(req.Stderr, "preprocess", "images")
 	err = WriteCache(req.Context(), ds, out, req.Workers, p.Update)

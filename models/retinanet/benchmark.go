@@ -100,9 +100,35 @@ func loadData(data string, count int, annotations, cacheDir string, warn io.Writ
 	return ds, nil
 }
 
+// CachePreprocessing describes Preprocess in the fingerprint of a sample
+// cache (harness.CacheStamp); change it whenever cached samples would
+// change.
+var CachePreprocessing = fmt.Sprintf("retinanet openimages resize v1 float32%v", SampleShape)
+
+// openCache binds dir as ds's sample cache (harness.OpenNpyCache: a cache
+// made from another data set or preprocessing is refused) and wraps load
+// in it. warn receives the note on a cache made by another tool (nil:
+// os.Stderr).
+func openCache(ds *openimages.Dataset, dir string, load harness.Loader[[]float32], warn io.Writer) (harness.Loader[[]float32], error) {
+	src, err := harness.SourceFingerprint(ds.Annotations, nil)
+	if err != nil {
+		return nil, fmt.Errorf("retinanet: %w", err)
+	}
+	l, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{
+		Dir: dir, Name: func(i int) string { return ds.GT.Images[i].FileName },
+		Stamp: harness.CacheStamp{Preprocessing: CachePreprocessing, Source: src, SourceName: ds.Annotations},
+		Total: ds.Len(), Shape: SampleShape, Load: load, Warn: warn,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("retinanet: %w", err)
+	}
+	return l, nil
+}
+
 // NewQSL returns an in-memory QSL over ds whose LoadSamples preprocesses
-// the images (Preprocess) or reads them from cacheDir ("" for none).
-func NewQSL(ds *openimages.Dataset, cacheDir string, workers int) (*harness.QSL[[]float32], error) {
+// the images (Preprocess) or reads them from cacheDir ("" for none; see
+// openCache, which notes a cache made by another tool on warn).
+func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer) (*harness.QSL[[]float32], error) {
 	bufs := &sync.Pool{New: func() any { return make([]float32, SampleLen) }}
 	load := harness.Loader[[]float32](func(_ context.Context, i int) ([]float32, error) {
 		buf := bufs.Get().([]float32)
@@ -113,7 +139,10 @@ func NewQSL(ds *openimages.Dataset, cacheDir string, workers int) (*harness.QSL[
 		return buf, nil
 	})
 	if cacheDir != "" {
-		load = harness.NpyCache(cacheDir, func(i int) string { return ds.GT.Images[i].FileName }, SampleShape, load)
+		var err error
+		if load, err = openCache(ds, cacheDir, load, warn); err != nil {
+			return nil, err
+		}
 	}
 	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
 		Total:       ds.Len(),
@@ -150,7 +179,7 @@ func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance,
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: open %s: %w", env.ModelPath, err)
 	}
-	q, err := NewQSL(ds, env.Cache, 0)
+	q, err := NewQSL(ds, env.Cache, 0, env.Stderr)
 	if err != nil {
 		sess.Close()
 		return nil, err
@@ -281,6 +310,9 @@ func preprocessCommand(req *benchmark.DatasetRequest) error {
 	if out == "" {
 		// Beside the images, where --cache finds them by file name.
 		out = filepath.Join(req.Data, filepath.FromSlash(openimages.ImagesPath))
+	}
+	if _, err := openCache(ds, out, func(_ context.Context, i int) ([]float32, error) { return Preprocess(ds.ImagePath(i)) }, req.Stderr); err != nil {
+		return err
 	}
 	p := benchmark.NewProgress(req.Stderr, "preprocessing", "images")
 	err = WriteCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })

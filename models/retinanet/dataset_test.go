@@ -2,6 +2,8 @@ package retinanet
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openimages"
+	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/preprocess"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
@@ -67,7 +70,23 @@ func TestDatasetCommands(t *testing.T) {
 			t.Errorf("%s: cached sample differs (shape %v)", ds.GT.Images[i].FileName, shape)
 		}
 	}
-	if entries, _ := os.ReadDir(out); len(entries) != 3 {
-		t.Errorf("%d files in the output, want 3", len(entries))
+	// The samples and the cache's fingerprint (harness.OpenNpyCache).
+	if entries, _ := os.ReadDir(out); len(entries) != 4 {
+		t.Errorf("%d files in the output, want 3 samples and the fingerprint", len(entries))
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.CacheFingerprintFile)); err != nil {
+		t.Errorf("preprocessed folder not stamped: %v", err)
+	}
+	// Run again: the stamp matches. Then as if another data set had made
+	// it: refused, and NewQSL refuses it as --cache too.
+	if err := d.Preprocess(r); err != nil {
+		t.Fatalf("preprocess again: %v", err)
+	}
+	harness.WriteStamp(out, harness.CacheStamp{Preprocessing: CachePreprocessing, Source: "other", SourceName: "other.json"})
+	if err := d.Preprocess(r); !errors.Is(err, harness.ErrStaleCache) {
+		t.Fatalf("preprocess into a stale cache: %v", err)
+	}
+	if _, err := NewQSL(ds, out, 1, io.Discard); !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), "other.json") {
+		t.Fatalf("stale --cache: %v", err)
 	}
 }

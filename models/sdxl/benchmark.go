@@ -192,6 +192,9 @@ func intOpt(x benchmark.Extra, name string, def int) (int, error) {
 }
 
 func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
+	if env.Cache != "" {
+		fmt.Fprintln(env.Stderr, "sdxl: --cache is not used: the prompts and latents are read from --data")
+	}
 	dir, err := ModelDir(env.ModelPath)
 	if err != nil {
 		return nil, err

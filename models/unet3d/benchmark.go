@@ -117,6 +117,9 @@ func syntheticData(cacheDir string, stderr io.Writer) (string, *kits19.Index, er
 }
 
 func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
+	if env.Cache != "" {
+		fmt.Fprintln(env.Stderr, "unet3d: --cache is not used: the cases are read preprocessed from --data (mlperf dataset preprocess kits19)")
+	}
 	dir, idx, err := resolveData(env.Data, env.CacheDir, env.Stderr)
 	if err != nil {
 		return nil, err

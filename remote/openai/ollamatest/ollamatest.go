@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlperf-go/inference/internal/deps"
 	"github.com/mlperf-go/inference/llm/gguf"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
@@ -23,37 +24,18 @@ import (
 // Model is the name the tiny model is served under.
 const Model = "tiny"
 
-// Binary finds ollama in the set-up folder ($MLPERF_DEPS, or the nearest
-// .deps folder at or above the working directory) or on PATH; "" if
-// neither has it.
+// Binary finds ollama where make setup installs it (internal/deps:
+// $MLPERF_DEPS, a .deps folder at or above the working directory or
+// beside the executable, the per-user folder) or on PATH; "" if neither
+// has it.
 func Binary() string {
-	if p := filepath.Join(depsDir(), "ollama", "ollama"); fileExists(p) {
+	if p, err := deps.Find("ollama/ollama"); err == nil && fileExists(p) {
 		return p
 	}
 	if p, err := exec.LookPath("ollama"); err == nil {
 		return p
 	}
 	return ""
-}
-
-func depsDir() string {
-	if d := os.Getenv("MLPERF_DEPS"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ".deps"
-	}
-	for {
-		if fileExists(filepath.Join(dir, ".deps")) {
-			return filepath.Join(dir, ".deps")
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return ".deps"
-		}
-		dir = up
-	}
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
