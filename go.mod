@@ -6,6 +6,7 @@ require (
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/yalue/onnxruntime_go v1.27.0
+	golang.org/x/sys v0.38.0
 	golang.org/x/text v0.25.0
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/grpc v1.68.1
@@ -26,7 +27,6 @@ require (
 	github.com/sugarme/regexpset v0.0.0-20200920021344-4d4ec8eaf93c // indirect
 	github.com/twpayne/go-geom v1.6.1 // indirect
 	golang.org/x/net v0.29.0 // indirect
-	golang.org/x/sys v0.38.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240903143218-8af14fe29dc1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -300,6 +300,8 @@ type runState struct {
 	extra      atomic.Int64 // completions of unknown or already completed IDs
 	waitQ      atomic.Int64 // query the issuer is waiting for
 	wake       chan struct{}
+	hr         *hrSleeper // the issuer's sleeper, made on first use; nil if none can be made
+	hrTried    bool
 	errMu      sync.Mutex
 	errMsgs    []string
 	failMsg    string // the first failed sample's error, for the summary
@@ -519,6 +521,12 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 // issueServer issues queries at their Poisson-scheduled times.
 func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, samples []Sample, nq int, maxDur int64) (int, string) {
 	e, spq := r.e, r.spq
+	defer func() {
+		if r.hr != nil {
+			r.hr.close()
+			r.hr, r.hrTried = nil, false
+		}
+	}()
 	for qi := 0; qi < nq; qi++ {
 		r.sched[qi] = r.start + r.q.Scheduled[qi]
 	}
@@ -567,10 +575,21 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 	return issued, "" // LoadGen logs no end line for a Server series that issued every query
 }
 
+// Issue timing of sleepUntil, in ns: waits longer than hrSleepMin sleep
+// until spinWindow before the target (a high-resolution sleep wakes tens
+// of µs late), then yield-spin the rest, so queries go out within a few
+// µs of their schedule while the issuer burns little CPU between them.
+const (
+	hrSleepMin = 100_000
+	spinWindow = 70_000
+)
+
 // sleepUntil waits for the time t (ns since base): it sleeps while far
-// away and spins the last stretch, as the OS sleep is too coarse for
+// away (a timer that watches ctx above 50 ms, a high-resolution sleep
+// below) and spins the last stretch, as OS sleeps are too coarse for
 // Server schedules of hundreds of thousands of queries per second. It
-// returns false, early, when ctx is cancelled during a long sleep.
+// returns false, early, when ctx is cancelled during a long sleep. One
+// goroutine calls it at a time.
 func (r *runState) sleepUntil(ctx context.Context, t int64) bool {
 	for {
 		d := t - r.now()
@@ -587,8 +606,15 @@ func (r *runState) sleepUntil(ctx context.Context, t int64) bool {
 			}
 			continue
 		}
-		if d > 200_000 {
-			time.Sleep(time.Duration(d - 100_000))
+		if d > hrSleepMin {
+			if !r.hrTried {
+				r.hr, r.hrTried = newHRSleeper(), true
+			}
+			if r.hr != nil {
+				r.hr.sleep(time.Duration(d - spinWindow))
+			} else {
+				time.Sleep(time.Duration(d - spinWindow))
+			}
 			continue
 		}
 		runtime.Gosched()
