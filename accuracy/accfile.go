@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // AccuracyText is the content of accuracy.txt: the score lines as the
@@ -54,4 +56,4 @@ func LogHash(path string) (string, error) {
 // PyFloatRepr formats x as Python's str() / repr() of a float (shortest
 // round-trip digits, at least one decimal, exponent form outside
 // [1e-4, 1e16)), as the reference scripts print their scores.
-func PyFloatRepr(x float64) string { return rougePyFloatRepr(x) }
+func PyFloatRepr(x float64) string { return pynum.FloatRepr(x) }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // ErrAUCOneClass is returned when every label has the same value:
@@ -181,7 +183,7 @@ func aucSorted(pos, neg []uint32) float64 {
 	if nraw >= 2 {
 		emit(win[2][0], win[2][1])
 	}
-	return rougeNumpySum(terms)
+	return pynum.Sum(terms)
 }
 
 // radixSort32 sorts a in ascending order: LSD radix sort with 11-bit

@@ -3,6 +3,8 @@ package accuracy
 import (
 	"fmt"
 	"math"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // CLIPScores returns the CLIP score of each of n samples and their mean,
@@ -34,7 +36,7 @@ func CLIPScores(image, text []float32, n, dim int) (scores []float64, mean float
 		}
 		scores[i] = 100 * float64(float32(dot))
 	}
-	return scores, rougeNumpySum(scores) / float64(n), nil
+	return scores, pynum.Sum(scores) / float64(n), nil
 }
 
 // clipNormalize writes x / ‖x‖ (float32) into dst.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // DiceSmooth is the numerator and denominator smoothing of the KiTS19
@@ -61,7 +63,7 @@ func NewDiceCase(name string, pred, gt []uint8) (DiceCase, error) {
 	if err != nil {
 		return DiceCase{}, fmt.Errorf("%w (case %s)", err, name)
 	}
-	return DiceCase{Case: name, Kidney: k, Tumor: t, Composite: rougeNumpySum([]float64{k, t}) / 2}, nil
+	return DiceCase{Case: name, Kidney: k, Tumor: t, Composite: pynum.Sum([]float64{k, t}) / 2}, nil
 }
 
 // DiceLabels converts voxel values to labels as the reference's
@@ -97,7 +99,7 @@ func SummarizeDice(cases []DiceCase) (DiceResult, error) {
 		for i, c := range cases {
 			col[i] = f(c)
 		}
-		return rougeNumpySum(col) / float64(len(cases))
+		return pynum.Sum(col) / float64(len(cases))
 	}
 	r := DiceResult{Cases: cases, Mean: DiceCase{Case: "mean"}}
 	r.Mean.Kidney = mean(func(c DiceCase) float64 { return c.Kidney })
@@ -117,7 +119,7 @@ func (r DiceResult) String() string {
 func (r DiceResult) CSV() string {
 	s := "case,kidney,tumor,composite\n"
 	for _, c := range append(append([]DiceCase(nil), r.Cases...), r.Mean) {
-		s += fmt.Sprintf("%s,%s,%s,%s\n", c.Case, rougePyFloatRepr(c.Kidney), rougePyFloatRepr(c.Tumor), rougePyFloatRepr(c.Composite))
+		s += fmt.Sprintf("%s,%s,%s,%s\n", c.Case, pynum.FloatRepr(c.Kidney), pynum.FloatRepr(c.Tumor), pynum.FloatRepr(c.Composite))
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/cmplx"
 
+	"github.com/mlperf-go/inference/internal/pynum"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/cblas128"
@@ -391,7 +392,7 @@ func FrechetDistance(mu1 []float64, sigma1 Matrix, mu2 []float64, sigma2 Matrix)
 	for i := range n {
 		diag[i] = real(covmean.Data[i*n+i])
 	}
-	info.TraceSqrt = rougeNumpySum(diag)
+	info.TraceSqrt = pynum.Sum(diag)
 	d := 0.0
 	for i := range n {
 		e := mu1[i] - mu2[i]
@@ -405,7 +406,7 @@ func trace(a Matrix) float64 {
 	for i := range d {
 		d[i] = a.Data[i*a.N+i]
 	}
-	return rougeNumpySum(d)
+	return pynum.Sum(d)
 }
 
 func allFinite(c []complex128) bool {
@@ -489,5 +490,5 @@ type SDXLResult struct {
 // {'FID_SCORE': '23.48046692', 'CLIP_SCORE': '31.74981837'}", with the
 // values as Python's str of a float64.
 func (r SDXLResult) String() string {
-	return fmt.Sprintf("Accuracy Results: {'FID_SCORE': '%s', 'CLIP_SCORE': '%s'}", rougePyFloatRepr(r.FID), rougePyFloatRepr(r.CLIP))
+	return fmt.Sprintf("Accuracy Results: {'FID_SCORE': '%s', 'CLIP_SCORE': '%s'}", pynum.FloatRepr(r.FID), pynum.FloatRepr(r.CLIP))
 }

@@ -2,13 +2,13 @@ package accuracy
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // RougeScore is one ROUGE measurement of rouge_score: precision, recall
@@ -420,7 +420,7 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 		for i, s := range res.PerSample {
 			col[i] = f(s)
 		}
-		return rougeNumpyRound(rougeNumpySum(col)/float64(n)*100, 4)
+		return pynum.Round(pynum.Sum(col)/float64(n)*100, 4)
 	}
 	res.Rouge1 = mean(func(s RougeScores) float64 { return s.Rouge1.F })
 	res.Rouge2 = mean(func(s RougeScores) float64 { return s.Rouge2.F })
@@ -433,80 +433,9 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 		for _, c := range tokenCounts {
 			res.GenTokLen += c
 		}
-		res.TokensPerSample = rougePyRound1(float64(res.GenTokLen) / float64(n))
+		res.TokensPerSample = pynum.Round1(float64(res.GenTokLen) / float64(n))
 	}
 	return res, nil
-}
-
-// rougeNumpySum is numpy's pairwise summation of float64 (the
-// add.reduce that np.mean uses): blocks of up to 128 elements summed with
-// eight accumulators, larger arrays split in halves rounded to a multiple
-// of 8.
-func rougeNumpySum(a []float64) float64 {
-	n := len(a)
-	switch {
-	case n < 8:
-		s := math.Copysign(0, -1) // numpy starts from -0.0
-		for _, v := range a {
-			s += v
-		}
-		return s
-	case n <= 128:
-		var r [8]float64
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for k := range 8 {
-				r[k] += a[i+k]
-			}
-		}
-		s := (r[0] + r[1]) + (r[2] + r[3]) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			s += a[i]
-		}
-		return s
-	default:
-		n2 := n / 2
-		n2 -= n2 % 8
-		return rougeNumpySum(a[:n2]) + rougeNumpySum(a[n2:])
-	}
-}
-
-// rougeNumpyRound is np.round(x, decimals) for decimals >= 0: multiply by
-// 10^decimals, round half to even, divide.
-func rougeNumpyRound(x float64, decimals int) float64 {
-	p := math.Pow(10, float64(decimals))
-	return math.RoundToEven(x*p) / p
-}
-
-// rougePyRound1 is Python's round(x, 1) on a float: correctly rounded to the
-// nearest decimal with one digit (ties to even on the exact binary value).
-func rougePyRound1(x float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 1, 64), 64)
-	return v
-}
-
-// rougePyFloatRepr formats x as Python's repr(float) does for the magnitudes
-// these metrics take (shortest round-trip digits, at least one decimal).
-func rougePyFloatRepr(x float64) string {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		switch {
-		case math.IsNaN(x):
-			return "nan"
-		case x > 0:
-			return "inf"
-		}
-		return "-inf"
-	}
-	ax := math.Abs(x)
-	if ax != 0 && (ax < 1e-4 || ax >= 1e16) {
-		return strconv.FormatFloat(x, 'e', -1, 64) // 1e-05, 1e+16 as Python
-	}
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
 }
 
 // GPTJString prints the result as MLCommons language/gpt-j/evaluation.py
@@ -514,12 +443,12 @@ func rougePyFloatRepr(x float64) string {
 // gen_len and gen_num as integers.
 func (r RougeResult) GPTJString() string {
 	return fmt.Sprintf("{'rouge1': '%s', 'rouge2': '%s', 'rougeL': '%s', 'rougeLsum': '%s', 'gen_len': %d, 'gen_num': %d}",
-		rougePyFloatRepr(r.Rouge1), rougePyFloatRepr(r.Rouge2), rougePyFloatRepr(r.RougeL), rougePyFloatRepr(r.RougeLsum), r.GenLen, r.GenNum)
+		pynum.FloatRepr(r.Rouge1), pynum.FloatRepr(r.Rouge2), pynum.FloatRepr(r.RougeL), pynum.FloatRepr(r.RougeLsum), r.GenLen, r.GenNum)
 }
 
 // Llama2String prints the result as MLCommons language/llama2-70b/
 // evaluate-accuracy.py prints its dict.
 func (r RougeResult) Llama2String() string {
 	return fmt.Sprintf("{'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'rougeLsum': %s, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
-		rougePyFloatRepr(r.Rouge1), rougePyFloatRepr(r.Rouge2), rougePyFloatRepr(r.RougeL), rougePyFloatRepr(r.RougeLsum), r.GenLen, r.GenNum, r.GenTokLen, rougePyFloatRepr(r.TokensPerSample))
+		pynum.FloatRepr(r.Rouge1), pynum.FloatRepr(r.Rouge2), pynum.FloatRepr(r.RougeL), pynum.FloatRepr(r.RougeLsum), r.GenLen, r.GenNum, r.GenTokLen, pynum.FloatRepr(r.TokensPerSample))
 }

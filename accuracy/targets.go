@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // Bound is one metric's accuracy requirement of the submission checker
@@ -131,9 +133,9 @@ func (v Verdict) String() string {
 		verdict = "PASS"
 	}
 	if v.HasMax {
-		return fmt.Sprintf("%s %s in [%s, %s]: %s", v.Metric, v.Value, rougePyFloatRepr(v.Min), rougePyFloatRepr(v.Max), verdict)
+		return fmt.Sprintf("%s %s in [%s, %s]: %s", v.Metric, v.Value, pynum.FloatRepr(v.Min), pynum.FloatRepr(v.Max), verdict)
 	}
-	return fmt.Sprintf("%s %s >= %s: %s", v.Metric, v.Value, rougePyFloatRepr(v.Min), verdict)
+	return fmt.Sprintf("%s %s >= %s: %s", v.Metric, v.Value, pynum.FloatRepr(v.Min), verdict)
 }
 
 // ParseAccuracyText applies the checker's pattern of metric to each line
@@ -204,7 +206,7 @@ func Check(benchmark string, values map[string]float64) ([]Verdict, bool, error)
 	for _, b := range bounds {
 		v := Verdict{Bound: b}
 		if f, ok := values[b.Metric]; ok {
-			v.Found, v.Value = true, rougePyFloatRepr(f)
+			v.Found, v.Value = true, pynum.FloatRepr(f)
 			v.Pass = f >= b.Min && (!b.HasMax || f <= b.Max)
 		}
 		all = all && v.Pass

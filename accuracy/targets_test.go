@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/pynum"
 )
 
 // TestTargetsMatchSpec: the products as the checker's Python computes them
@@ -56,7 +58,7 @@ func TestTargetsMatchSpec(t *testing.T) {
 		}
 	}
 	// Python's 76.46 * 0.99 is 75.69539999999999, not the exact 75.6954.
-	if got := rougePyFloatRepr(Targets["resnet"][0].Min); got != "75.69539999999999" {
+	if got := pynum.FloatRepr(Targets["resnet"][0].Min); got != "75.69539999999999" {
 		t.Errorf("resnet target %s", got)
 	}
 }
