@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/coco"
 )
 
 func init() {
@@ -31,11 +31,11 @@ func metricCOCO(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *logPath == "" || *ann == "" {
 		return usageError("--log FILE and --annotations FILE are required")
 	}
-	gt, err := accuracy.ReadCOCOGroundTruth(*ann)
+	gt, err := coco.ReadCOCOGroundTruth(*ann)
 	if err != nil {
 		return err
 	}
-	r, err := accuracy.ScoreOpenImages(*logPath, gt, accuracy.OpenImagesConfig{UseInvMap: *invMap, NumPy1: *numpy1, Workers: *workers})
+	r, err := coco.ScoreOpenImages(*logPath, gt, coco.OpenImagesConfig{UseInvMap: *invMap, NumPy1: *numpy1, Workers: *workers})
 	if err != nil {
 		return err
 	}

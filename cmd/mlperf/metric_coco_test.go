@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-const cocoFixtures = "../../accuracy/testdata/coco"
+const cocoFixtures = "../../accuracy/coco/testdata"
 
 // cocoGoldenLines reads what pycocotools and accuracy-openimages.py print
-// for the fixture log (accuracy/testdata/coco/make_golden.py).
+// for the fixture log (accuracy/coco/testdata/make_golden.py).
 func cocoGoldenLines(t *testing.T, mode string) (lines, mAP string) {
 	t.Helper()
 	var g struct {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/coco"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openimages"
 	"github.com/mlperf-go/inference/harness"
@@ -239,7 +239,7 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 // tools/accuracy-openimages.py does: COCOeval's summarize() lines, then
 // mAP=. Warnings go to stderr.
 func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*benchmark.Score, error) {
-	r, err := accuracy.ScoreOpenImages(logPath, ds.GT, accuracy.OpenImagesConfig{})
+	r, err := coco.ScoreOpenImages(logPath, ds.GT, coco.OpenImagesConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: %w", err)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package accuracy
+package coco
 
 import (
 	"syscall"

@@ -5,7 +5,7 @@
 // variables its comment names. They are left out of `make test`, so that
 // it runs without skips.
 
-package accuracy
+package coco
 
 import (
 	"encoding/json"

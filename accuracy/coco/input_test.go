@@ -1,4 +1,4 @@
-package accuracy
+package coco
 
 import (
 	"encoding/binary"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -296,4 +298,15 @@ func FuzzCOCOGroundTruth(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// writeLog writes s as an mlperf_log_accuracy.json in a test folder and
+// returns its path.
+func writeLog(t *testing.T, s string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mlperf_log_accuracy.json")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package accuracy
+package coco
 
 import (
 	"bytes"
@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/mlperf-go/inference/accuracy"
 )
 
-// The goldens come from the real pycocotools: testdata/coco/make_golden.py.
+// The goldens come from the real pycocotools: testdata/make_golden.py.
 
 type cocoGoldenEval struct {
 	Stats           []string `json:"stats"`
@@ -59,7 +61,7 @@ type cocoJSONDet struct {
 	Score      float64    `json:"score"`
 }
 
-const cocoTestdata = "testdata/coco"
+const cocoTestdata = "testdata"
 
 func readCOCOGolden(t testing.TB) *cocoGolden {
 	t.Helper()
@@ -258,7 +260,7 @@ func TestScoreOpenImagesGolden(t *testing.T) {
 			// The decoded boxes themselves, bit for bit.
 			dec := NewRetinaNetDecoder(gt, cfg)
 			var dets []COCODetection
-			if _, err := ReadUnique(logPath, func(e Entry) error {
+			if _, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
 				dets, _, err = dec.Append(dets, e.QSLIdx, e.Data)
 				return err
 			}); err != nil {

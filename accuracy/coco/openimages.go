@@ -1,9 +1,11 @@
-package accuracy
+package coco
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/mlperf-go/inference/accuracy"
 )
 
 // RetinaNetTarget is the closed-division RetinaNet mAP target in percent:
@@ -179,7 +181,7 @@ func ScoreOpenImages(logPath string, gt *COCOGroundTruth, cfg OpenImagesConfig) 
 	var dets []COCODetection
 	var imgIDs []int64
 	r := &OpenImagesResult{}
-	dupes, err := ReadUnique(logPath, func(e Entry) error {
+	dupes, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
 		var mis, unknown int
 		var err error
 		if dets, mis, unknown, err = dec.decode(dets, e.QSLIdx, e.Data); err != nil {
@@ -197,7 +199,7 @@ func ScoreOpenImages(logPath string, gt *COCOGroundTruth, cfg OpenImagesConfig) 
 		return nil, err
 	}
 	if len(imgIDs) == 0 {
-		return nil, fmt.Errorf("accuracy: %s: %w: no entries", logPath, ErrLog)
+		return nil, fmt.Errorf("accuracy: %s: %w: no entries", logPath, accuracy.ErrLog)
 	}
 	r.Dupes, r.Images, r.Detections = dupes, len(imgIDs), len(dets)
 	// Every detection's image and category were checked while decoding.
