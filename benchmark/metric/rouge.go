@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/rouge"
 )
 
 func init() {
@@ -49,7 +49,7 @@ func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("accuracy: %s: want a JSON array of integers: %v", *tokens, err)
 		}
 	}
-	res, err := accuracy.RougeEvaluate(p, r, counts)
+	res, err := rouge.RougeEvaluate(p, r, counts)
 	if err != nil {
 		return err
 	}

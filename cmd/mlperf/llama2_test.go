@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/benchmark"
@@ -251,7 +252,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 		refs = append(refs, outputs[e.QSLIdx])
 		counts = append(counts, len(got))
 	}
-	want, err := accuracy.RougeEvaluate(preds, refs, counts)
+	want, err := rouge.RougeEvaluate(preds, refs, counts)
 	if err != nil {
 		t.Fatal(err)
 	}

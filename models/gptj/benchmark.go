@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/harness"
@@ -180,10 +181,10 @@ func Predictions(logPath string, samples int, dt accuracy.DType) (idx []int, ids
 // split into sentences with NLTK's punkt and joined by newlines, ROUGE
 // with the Porter stemmer, gen_len the characters of the predictions.
 // Print the result with RougeResult.GPTJString.
-func (d *Data) Score(logPath string, dt accuracy.DType) (accuracy.RougeResult, error) {
+func (d *Data) Score(logPath string, dt accuracy.DType) (rouge.RougeResult, error) {
 	idx, ids, err := Predictions(logPath, len(d.Records), dt)
 	if err != nil {
-		return accuracy.RougeResult{}, err
+		return rouge.RougeResult{}, err
 	}
 	preds := make([]string, len(ids))
 	targets := make([]string, len(ids))
@@ -191,7 +192,7 @@ func (d *Data) Score(logPath string, dt accuracy.DType) (accuracy.RougeResult, e
 		preds[i] = d.Tokenizer.Decode(t, tokenizer.DecodeOptions{SkipSpecial: true, CleanUpSpaces: true})
 		targets[i] = d.Records[idx[i]].Output
 	}
-	res, err := accuracy.RougeEvaluate(preds, targets, nil)
+	res, err := rouge.RougeEvaluate(preds, targets, nil)
 	if err != nil {
 		return res, fmt.Errorf("gptj: %w", err)
 	}

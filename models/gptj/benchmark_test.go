@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/datasets/cnndm"
@@ -218,7 +219,7 @@ func TestScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := accuracy.RougeEvaluate([]string{"Snow fell in Zürich.", "The cat sat on the mat. It was happy."},
+	want, err := rouge.RougeEvaluate([]string{"Snow fell in Zürich.", "The cat sat on the mat. It was happy."},
 		[]string{recs[1].Output, recs[0].Output}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
@@ -213,16 +214,16 @@ func (b *Benchmark) Close() error { return b.sut.Close() }
 // skipping special tokens, and scores them against the output column of ds
 // as evaluate-accuracy.py does (RougeEvaluate; gen_tok_len counts every
 // id, EOS included).
-func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (accuracy.RougeResult, error) {
+func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (rouge.RougeResult, error) {
 	if dtype == "" {
 		dtype = accuracy.Int32
 	}
 	if dtype != accuracy.Int32 && dtype != accuracy.Int64 {
-		return accuracy.RougeResult{}, fmt.Errorf("llama2: --dtype %s: token ids are int32 or int64", dtype)
+		return rouge.RougeResult{}, fmt.Errorf("llama2: --dtype %s: token ids are int32 or int64", dtype)
 	}
 	targets, err := ds.Strings(openorca.ColOutput)
 	if err != nil {
-		return accuracy.RougeResult{}, err
+		return rouge.RougeResult{}, err
 	}
 	var preds, refs []string
 	var counts []int
@@ -244,12 +245,12 @@ func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype acc
 		return nil
 	})
 	if err != nil {
-		return accuracy.RougeResult{}, err
+		return rouge.RougeResult{}, err
 	}
 	if len(preds) == 0 {
-		return accuracy.RougeResult{}, fmt.Errorf("llama2: accuracy log %s has no entries", logPath)
+		return rouge.RougeResult{}, fmt.Errorf("llama2: accuracy log %s has no entries", logPath)
 	}
-	r, err := accuracy.RougeEvaluate(preds, refs, counts)
+	r, err := rouge.RougeEvaluate(preds, refs, counts)
 	if err != nil {
 		return r, fmt.Errorf("llama2: %w", err)
 	}

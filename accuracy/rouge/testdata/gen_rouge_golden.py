@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes rouge_golden.json: expected outputs of the reference tools for
-accuracy/rouge*.go.
+accuracy/rouge/*.go.
 
   NLTK_DATA=DIR PYTHONPATH=ROUGE_SRC python3 gen_rouge_golden.py > rouge_golden.json
 
