@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/squadeval"
 	"github.com/mlperf-go/inference/datasets/squad"
 )
 
@@ -71,7 +71,7 @@ func comparePostprocess(t *testing.T, squadPath, goldenPath string) {
 		}
 		byID[p.QasID] = p.Text
 	}
-	score, err := accuracy.ScoreSQuAD(ds, byID)
+	score, err := squadeval.ScoreSQuAD(ds, byID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ Usage:
   cd models/bert/testdata && python3 gen_goldens.py --ref REF \
       --vocab ../../../.deps/bert/vocab.txt \
       --squad ../../../datasets/squad/testdata/synth_small.json \
-      --out . --acc-out ../../../accuracy/testdata
+      --out . --acc-out ../../../accuracy/squadeval/testdata
 """
 
 import argparse

@@ -1,4 +1,4 @@
-package accuracy
+package squadeval
 
 import (
 	"encoding/json"
@@ -33,7 +33,7 @@ func loadSquadGolden(t testing.TB) (*squadGolden, *squad.Dataset) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := squad.Load("../datasets/squad/testdata/synth_small.json")
+	ds, err := squad.Load("../../datasets/squad/testdata/synth_small.json")
 	if err != nil {
 		t.Fatal(err)
 	}
