@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/accuracy/squadeval"
 )
@@ -29,10 +30,10 @@ func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
 		{"resnet50", accuracy.Top1Result{Good: 38228, Total: 50000}.String(), map[string]string{"acc": "76.456"}, true},
 		{"resnet", accuracy.Top1Result{Good: 37800, Total: 50000}.String(), map[string]string{"acc": "75.600"}, false},
 		{"bert-99.9", squadeval.SQuADResult{ExactMatch: 83.6, F1: 90.87487229720105}.String(), map[string]string{"F1": "90.87487229720105"}, true},
-		{"dlrm-v2-99.9", accuracy.DLRMResult{AUC: 0.80313, Good: 9, Total: 10, Queries: 1}.String(), map[string]string{"AUC": "80.313"}, true},
+		{"dlrm-v2-99.9", auc.DLRMResult{AUC: 0.80313, Good: 9, Total: 10, Queries: 1}.String(), map[string]string{"AUC": "80.313"}, true},
 		// 79.50685 prints as 79.507 and passes the checker though the raw
 		// value is under 79.5069.
-		{"dlrm-v2-99", accuracy.DLRMResult{AUC: 0.7950685, Good: 9, Total: 10, Queries: 1}.String(), map[string]string{"AUC": "79.507"}, true},
+		{"dlrm-v2-99", auc.DLRMResult{AUC: 0.7950685, Good: 9, Total: 10, Queries: 1}.String(), map[string]string{"AUC": "79.507"}, true},
 		{"3d-unet-99.9", dice.String(), map[string]string{"DICE": "0.86170"}, true},
 		{"gptj-99.9", rg.GPTJString(), map[string]string{"ROUGE1": "42.9865", "ROUGE2": "20.1235", "ROUGEL": "29.9881", "GEN_LEN": "4016878"}, true},
 		{"llama2-70b-99", ll.Llama2String(), map[string]string{"ROUGE1": "44.4312", "TOKENS_PER_SAMPLE": "294.5"}, true},

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -25,7 +26,7 @@ func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
-	var r accuracy.DLRMResult
+	var r auc.DLRMResult
 	switch {
 	case (*logPath == "") == (*pairs == ""):
 		return usageError("give one of --log FILE or --pairs FILE.npy")
@@ -34,7 +35,7 @@ func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return usageError("--dtype: %v", err)
 		}
-		if r, err = accuracy.ScoreDLRM(*logPath, dt, *samples); err != nil {
+		if r, err = auc.ScoreDLRM(*logPath, dt, *samples); err != nil {
 			return err
 		}
 	default:
@@ -50,7 +51,7 @@ func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for i := range p {
 			p[i], l[i] = float32(v[2*i]), float32(v[2*i+1])
 		}
-		if r, err = accuracy.ScoreDLRMPairs(p, l, 1); err != nil {
+		if r, err = auc.ScoreDLRMPairs(p, l, 1); err != nil {
 			return fmt.Errorf("%w (%s)", err, *pairs)
 		}
 	}

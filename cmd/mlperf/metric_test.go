@@ -14,7 +14,9 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-const accTestdata = "../../accuracy/testdata"
+// accTestdata is the accuracy packages' folder: each metric's fixtures lie in
+// accuracy/<metric>/testdata.
+const accTestdata = "../../accuracy"
 
 // runMetric runs `mlperf accuracy --metric ...` with --out and returns the
 // exit code, accuracy.txt and stderr.
@@ -45,8 +47,8 @@ func goldenField(t *testing.T, path, field string) string {
 }
 
 func TestMetricAUC(t *testing.T) {
-	want := goldenField(t, filepath.Join(accTestdata, "auc/golden.json"), "dlrm_log_line")
-	log := filepath.Join(accTestdata, "auc/dlrm_log.json")
+	want := goldenField(t, filepath.Join(accTestdata, "auc/testdata/golden.json"), "dlrm_log_line")
+	log := filepath.Join(accTestdata, "auc/testdata/dlrm_log.json")
 	code, txt, se := runMetric(t, "--metric", "auc", "--log", log)
 	if code != 0 || txt != want+"\n" {
 		t.Fatalf("exit %d, accuracy.txt %q, want %q; stderr %s", code, txt, want, se)
@@ -56,7 +58,7 @@ func TestMetricAUC(t *testing.T) {
 	if code != 1 || txt != want+"\n" || !strings.Contains(se, "accuracy target not met") {
 		t.Fatalf("exit %d, %q, stderr %q", code, txt, se)
 	}
-	code, txt, _ = runMetric(t, "--metric", "auc", "--pairs", filepath.Join(accTestdata, "auc/ties_2dp.npy"))
+	code, txt, _ = runMetric(t, "--metric", "auc", "--pairs", filepath.Join(accTestdata, "auc/testdata/ties_2dp.npy"))
 	if code != 0 || !strings.HasPrefix(txt, "AUC=83.174%, ") {
 		t.Fatalf("pairs: exit %d, %q", code, txt)
 	}
@@ -70,7 +72,7 @@ func TestMetricAUC(t *testing.T) {
 }
 
 func TestMetricDice(t *testing.T) {
-	d := filepath.Join(accTestdata, "dice")
+	d := filepath.Join(accTestdata, "testdata", "dice")
 	want := goldenField(t, filepath.Join(d, "golden.json"), "line")
 	for name, args := range map[string][]string{
 		"folders": {"--gt", d, "--pred", filepath.Join(d, "postprocessed")},
@@ -92,14 +94,14 @@ func TestMetricDice(t *testing.T) {
 }
 
 func TestMetricFIDAndCLIP(t *testing.T) {
-	f := filepath.Join(accTestdata, "fid")
+	f := filepath.Join(accTestdata, "testdata", "fid")
 	code, txt, se := runMetric(t, "--metric", "fid", "--features-a", filepath.Join(f, "rand8_a.npy"), "--features-b", filepath.Join(f, "rand8_b.npy"))
 	v, ok := accuracy.ParseAccuracyText("FID_SCORE", txt)
 	got, _ := strconv.ParseFloat(v, 64)
 	if code != 0 || !ok || math.Abs(got-0.9631364753876532) > 1e-12 {
 		t.Fatalf("fid: exit %d, %q (%s)", code, txt, se)
 	}
-	c := filepath.Join(accTestdata, "clip")
+	c := filepath.Join(accTestdata, "testdata", "clip")
 	clipWant := goldenField(t, filepath.Join(c, "golden.json"), "clip_score")
 	code, txt, se = runMetric(t, "--metric", "clip", "--image-features", filepath.Join(c, "image_features.npy"), "--text-features", filepath.Join(c, "text_features.npy"))
 	v, ok = accuracy.ParseAccuracyText("CLIP_SCORE", txt)
@@ -182,7 +184,7 @@ func TestMetricTop1SquadRouge(t *testing.T) {
 }
 
 func TestMetricHashLine(t *testing.T) {
-	log := filepath.Join(accTestdata, "auc/dlrm_log.json")
+	log := filepath.Join(accTestdata, "auc/testdata/dlrm_log.json")
 	h, err := accuracy.LogHash(log)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/harness"
@@ -365,7 +366,7 @@ func Score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 	}
 	day23 := req.Extra[OptDay23File]
 	if day23 == "" {
-		r, err := accuracy.ScoreDLRM(req.Log, dt, 0)
+		r, err := auc.ScoreDLRM(req.Log, dt, 0)
 		if err != nil {
 			return nil, err
 		}

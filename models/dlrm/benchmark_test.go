@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -20,7 +21,7 @@ import (
 // TestRunTinyAccuracy runs the benchmark end to end as `mlperf run dlrm
 // --model synthetic:tiny --data synthetic --mode accuracy` does and checks
 // that the AUC line it prints is the one accuracy-dlrm.py's algorithm
-// gives on the run's log (accuracy.ScoreDLRM agrees with sklearn; see
+// gives on the run's log (auc.ScoreDLRM agrees with sklearn; see
 // TestScoreMatchesReferenceScript for the script itself).
 func TestRunTinyAccuracy(t *testing.T) {
 	orttest.Need(t)
@@ -37,7 +38,7 @@ func TestRunTinyAccuracy(t *testing.T) {
 		if m == "" {
 			t.Fatalf("%v: no AUC line over the 10000 rows of 40 samples in:\n%s", sc, stdout.String())
 		}
-		r, err := accuracy.ScoreDLRM(filepath.Join(out, "mlperf_log_accuracy.json"), accuracy.Float32, 0)
+		r, err := auc.ScoreDLRM(filepath.Join(out, "mlperf_log_accuracy.json"), accuracy.Float32, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

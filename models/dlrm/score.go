@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/datasets/criteo"
 )
 
@@ -19,8 +20,8 @@ import (
 // the targets follow the log's order of first-seen qsl_idx. A trace that
 // does not have one sample per logged sample gets the script's warning
 // on warn.
-func ScorePredictions(logPath string, dt accuracy.DType, day23, tracePath string, warn io.Writer) (accuracy.DLRMResult, error) {
-	var r accuracy.DLRMResult
+func ScorePredictions(logPath string, dt accuracy.DType, day23, tracePath string, warn io.Writer) (auc.DLRMResult, error) {
+	var r auc.DLRMResult
 	var preds []float32
 	var order []uint64
 	dupes, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
@@ -63,7 +64,7 @@ func ScorePredictions(logPath string, dt accuracy.DType, day23, tracePath string
 	if len(labels) != len(preds) {
 		return r, fmt.Errorf("dlrm: %s holds %d predictions but its samples cover %d rows of %s (is the log one of predictions only, and the trace the run's?)", logPath, len(preds), len(labels), tracePath)
 	}
-	res, err := accuracy.ScoreDLRMPairs(preds, labels, len(order))
+	res, err := auc.ScoreDLRMPairs(preds, labels, len(order))
 	res.Dupes = dupes
 	return res, err
 }

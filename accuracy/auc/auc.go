@@ -1,4 +1,4 @@
-package accuracy
+package auc
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
@@ -255,12 +256,12 @@ func roundEqual(p, t float32) bool {
 // DLRMPairs decodes one DLRMv2 response: rows of (prediction, label)
 // decoded as d (float32 in the reference), as accuracy-dlrm.py reshapes
 // it to (rows, 2). It calls fn for each row.
-func DLRMPairs(data []byte, d DType, fn func(pred, label float32)) error {
+func DLRMPairs(data []byte, d accuracy.DType, fn func(pred, label float32)) error {
 	sz := d.Size()
 	if len(data)%(2*sz) != 0 {
-		return fmt.Errorf("accuracy: %w: %d bytes are not whole (prediction, label) pairs of %s", ErrLog, len(data), d)
+		return fmt.Errorf("accuracy: %w: %d bytes are not whole (prediction, label) pairs of %s", accuracy.ErrLog, len(data), d)
 	}
-	if d == Float32 {
+	if d == accuracy.Float32 {
 		for k := 0; k < len(data); k += 8 {
 			p := math.Float32frombits(uint32(data[k]) | uint32(data[k+1])<<8 | uint32(data[k+2])<<16 | uint32(data[k+3])<<24)
 			t := math.Float32frombits(uint32(data[k+4]) | uint32(data[k+5])<<8 | uint32(data[k+6])<<16 | uint32(data[k+7])<<24)
@@ -268,7 +269,7 @@ func DLRMPairs(data []byte, d DType, fn func(pred, label float32)) error {
 		}
 		return nil
 	}
-	v, err := Decode(data, d)
+	v, err := accuracy.Decode(data, d)
 	if err != nil {
 		return err
 	}
@@ -283,10 +284,10 @@ func DLRMPairs(data []byte, d DType, fn func(pred, label float32)) error {
 // of each qsl_idx, every row counted; maxIdx, when positive, is the number
 // of aggregated samples (330067 for the full data set) and a larger
 // qsl_idx is an error.
-func ScoreDLRM(logPath string, d DType, maxIdx int) (DLRMResult, error) {
+func ScoreDLRM(logPath string, d accuracy.DType, maxIdx int) (DLRMResult, error) {
 	var r DLRMResult
 	var b AUCBuilder
-	dupes, err := ReadUnique(logPath, func(e Entry) error {
+	dupes, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
 		if maxIdx > 0 && e.QSLIdx >= uint64(maxIdx) {
 			return fmt.Errorf("accuracy: %s: seq_id %d: qsl_idx %d is outside the data set of %d samples", logPath, e.SeqID, e.QSLIdx, maxIdx)
 		}

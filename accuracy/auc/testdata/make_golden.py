@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goldens for accuracy/auc.go: sklearn.metrics.roc_auc_score on float32
+"""Goldens for accuracy/auc/auc.go: sklearn.metrics.roc_auc_score on float32
 (prediction, label) pairs, and the reference accuracy-dlrm.py on a small
 accuracy log.
 

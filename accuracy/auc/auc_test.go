@@ -1,4 +1,4 @@
-package accuracy
+package auc
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -27,7 +28,7 @@ type aucGolden struct {
 
 func loadAUCGolden(t *testing.T) aucGolden {
 	t.Helper()
-	b, err := os.ReadFile("testdata/auc/golden.json")
+	b, err := os.ReadFile("testdata/golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestROCAUCGolden(t *testing.T) {
 	g := loadAUCGolden(t)
 	for name, c := range g.Cases {
 		t.Run(name, func(t *testing.T) {
-			shape, d, err := preprocess.LoadNpy(filepath.Join("testdata/auc", name+".npy"))
+			shape, d, err := preprocess.LoadNpy(filepath.Join("testdata", name+".npy"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func TestROCAUCGolden(t *testing.T) {
 
 func TestDLRMLogGolden(t *testing.T) {
 	g := loadAUCGolden(t)
-	r, err := ScoreDLRM("testdata/auc/dlrm_log.json", Float32, 6)
+	r, err := ScoreDLRM("testdata/dlrm_log.json", accuracy.Float32, 6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestDLRMLogGolden(t *testing.T) {
 	if r.Dupes != 2 {
 		t.Fatalf("dupes %d, want 2", r.Dupes)
 	}
-	if _, err := ScoreDLRM("testdata/auc/dlrm_log.json", Float32, 5); err == nil || !strings.Contains(err.Error(), "qsl_idx 5 is outside") {
+	if _, err := ScoreDLRM("testdata/dlrm_log.json", accuracy.Float32, 5); err == nil || !strings.Contains(err.Error(), "qsl_idx 5 is outside") {
 		t.Fatalf("qsl_idx out of range: err %v", err)
 	}
 }
@@ -128,7 +129,7 @@ func TestROCAUCErrors(t *testing.T) {
 
 func TestDLRMPairsBadLength(t *testing.T) {
 	log := "[\n" + `{ "seq_id" : 7, "qsl_idx" : 0, "data" : "0000803F0000803F0000" }` + "\n]\n"
-	_, err := ScoreDLRM(writeLog(t, log), Float32, 0)
+	_, err := ScoreDLRM(writeLog(t, log), accuracy.Float32, 0)
 	if err == nil || !strings.Contains(err.Error(), "seq_id 7") || !strings.Contains(err.Error(), "10 bytes are not whole (prediction, label) pairs") {
 		t.Fatalf("err %v", err)
 	}
@@ -257,7 +258,7 @@ func FuzzROCAUC(f *testing.F) {
 	f.Add([]byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var p, l []float32
-		if err := DLRMPairs(data, Float32, func(a, b float32) { p, l = append(p, a), append(l, b) }); err != nil {
+		if err := DLRMPairs(data, accuracy.Float32, func(a, b float32) { p, l = append(p, a), append(l, b) }); err != nil {
 			return
 		}
 		auc, err := ROCAUC(p, l)
@@ -281,4 +282,15 @@ func FuzzROCAUC(f *testing.F) {
 			t.Fatalf("auc %v, Mann-Whitney %v", auc, w)
 		}
 	})
+}
+
+// writeLog writes s as an mlperf_log_accuracy.json in a test folder and
+// returns its path.
+func writeLog(t *testing.T, s string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mlperf_log_accuracy.json")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
