@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/dice"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -42,17 +43,17 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	truth := func(c string) ([]uint8, error) { return kitsVolume(gtDir, c, "segmentation") }
-	var r accuracy.DiceResult
+	var r dice.DiceResult
 	if *logPath != "" {
 		dt, err := accuracy.ParseDType(*dtype)
 		if err != nil {
 			return usageError("--dtype: %v", err)
 		}
-		if r, err = accuracy.ScoreKiTS19Log(*logPath, dt, cases, truth); err != nil {
+		if r, err = dice.ScoreKiTS19Log(*logPath, dt, cases, truth); err != nil {
 			return err
 		}
 	} else {
-		var scores []accuracy.DiceCase
+		var scores []dice.DiceCase
 		for _, c := range cases {
 			g, err := truth(c)
 			if err != nil {
@@ -62,13 +63,13 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			s, err := accuracy.NewDiceCase(c, p, g)
+			s, err := dice.NewDiceCase(c, p, g)
 			if err != nil {
 				return err
 			}
 			scores = append(scores, s)
 		}
-		if r, err = accuracy.SummarizeDice(scores); err != nil {
+		if r, err = dice.SummarizeDice(scores); err != nil {
 			return err
 		}
 	}
@@ -138,7 +139,7 @@ func kitsVolume(dir, c, kind string) ([]uint8, error) {
 			}
 			v = img.Data
 		}
-		l, err := accuracy.DiceLabels(v)
+		l, err := dice.DiceLabels(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, p)
 		}

@@ -72,7 +72,7 @@ func TestMetricAUC(t *testing.T) {
 }
 
 func TestMetricDice(t *testing.T) {
-	d := filepath.Join(accTestdata, "testdata", "dice")
+	d := filepath.Join(accTestdata, "dice", "testdata")
 	want := goldenField(t, filepath.Join(d, "golden.json"), "line")
 	for name, args := range map[string][]string{
 		"folders": {"--gt", d, "--pred", filepath.Join(d, "postprocessed")},

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/dice"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -294,7 +294,7 @@ func LoadTruth(dir, name string) ([]uint8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kits19: %w", err)
 	}
-	l, err := accuracy.DiceLabels(img.Data)
+	l, err := dice.DiceLabels(img.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, TruthPath(dir, name))
 	}

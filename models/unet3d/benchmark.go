@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/dice"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/kits19"
 	"github.com/mlperf-go/inference/harness"
@@ -214,7 +215,7 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 // scoreCases is accuracy_kits.py over the preprocessed grid: one log entry
 // per case, each compared with nifti/<case>/segmentation.nii.gz.
 func scoreCases(logPath string, dt accuracy.DType, dir string, cases []string) (*benchmark.Score, error) {
-	r, err := accuracy.ScoreKiTS19Log(logPath, dt, cases, func(name string) ([]uint8, error) {
+	r, err := dice.ScoreKiTS19Log(logPath, dt, cases, func(name string) ([]uint8, error) {
 		return kits19.LoadTruth(dir, name)
 	})
 	if err != nil {

@@ -1,4 +1,4 @@
-package accuracy
+package dice
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
@@ -130,8 +131,8 @@ func (r DiceResult) CSV() string {
 // decoded as d (uint8 in the reference), must have as many voxels as that
 // case's ground truth, which truth returns in the same (C) order. Cases
 // are reported in the order of cases.
-func ScoreKiTS19Log(logPath string, d DType, cases []string, truth func(name string) ([]uint8, error)) (DiceResult, error) {
-	r, err := OpenLog(logPath)
+func ScoreKiTS19Log(logPath string, d accuracy.DType, cases []string, truth func(name string) ([]uint8, error)) (DiceResult, error) {
+	r, err := accuracy.OpenLog(logPath)
 	if err != nil {
 		return DiceResult{}, err
 	}
@@ -162,10 +163,10 @@ func ScoreKiTS19Log(logPath string, d DType, cases []string, truth func(name str
 			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d (%s): %d bytes are not the %d voxels of %s of the ground truth", logPath, e.SeqID, name, len(e.Data), len(gt), d)
 		}
 		var pred []uint8
-		if d == Uint8 {
+		if d == accuracy.Uint8 {
 			pred = e.Data
 		} else {
-			v, err := Decode(e.Data, d)
+			v, err := accuracy.Decode(e.Data, d)
 			if err != nil {
 				return DiceResult{}, err
 			}

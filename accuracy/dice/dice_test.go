@@ -1,4 +1,4 @@
-package accuracy
+package dice
 
 import (
 	"encoding/hex"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -22,7 +23,7 @@ type diceGolden struct {
 
 func loadDiceGolden(t *testing.T) (diceGolden, []string) {
 	t.Helper()
-	b, err := os.ReadFile("testdata/dice/golden.json")
+	b, err := os.ReadFile("testdata/golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +61,13 @@ func loadLabels(t *testing.T, path string) ([]uint8, []int) {
 func TestKiTS19LogGolden(t *testing.T) {
 	g, names := loadDiceGolden(t)
 	truth := func(c string) ([]uint8, error) {
-		l, shape := loadLabels(t, filepath.Join("testdata/dice/nifti", c, "segmentation.nii.gz"))
+		l, shape := loadLabels(t, filepath.Join("testdata/nifti", c, "segmentation.nii.gz"))
 		if !slices.Equal(shape, g.Shapes[c]) {
 			return nil, fmt.Errorf("%s: shape %v, nibabel %v", c, shape, g.Shapes[c])
 		}
 		return l, nil
 	}
-	r, err := ScoreKiTS19Log("testdata/dice/mlperf_log_accuracy.json", Uint8, names, truth)
+	r, err := ScoreKiTS19Log("testdata/mlperf_log_accuracy.json", accuracy.Uint8, names, truth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestNiftiReaderMatchesNibabel(t *testing.T) {
 	g, names := loadDiceGolden(t)
 	var cases []DiceCase
 	for _, c := range names {
-		gt, shape := loadLabels(t, filepath.Join("testdata/dice/nifti", c, "segmentation.nii.gz"))
+		gt, shape := loadLabels(t, filepath.Join("testdata/nifti", c, "segmentation.nii.gz"))
 		if !slices.Equal(shape, g.Shapes[c]) {
 			t.Fatalf("%s: shape %v, nibabel %v", c, shape, g.Shapes[c])
 		}
@@ -94,7 +95,7 @@ func TestNiftiReaderMatchesNibabel(t *testing.T) {
 				t.Fatalf("%s: voxel %d = %d, nibabel %d", c, i, gt[i], v)
 			}
 		}
-		pred, _ := loadLabels(t, filepath.Join("testdata/dice/postprocessed", c, "prediction.nii.gz"))
+		pred, _ := loadLabels(t, filepath.Join("testdata/postprocessed", c, "prediction.nii.gz"))
 		dc, err := NewDiceCase(c, pred, gt)
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +158,7 @@ func TestKiTS19LogBadInput(t *testing.T) {
 		"bad entry 1": {[]string{`{ "seq_id" : 0, "qsl_idx" : 0, "data" : "0G" }`}, "not hex"},
 	} {
 		p := writeLog(t, "[\n"+strings.Join(c.entries, ",\n")+"\n]\n")
-		_, err := ScoreKiTS19Log(p, Uint8, []string{"a", "b"}, truth)
+		_, err := ScoreKiTS19Log(p, accuracy.Uint8, []string{"a", "b"}, truth)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "accuracy: ") {
 			t.Errorf("%s: err %v, want %q", name, err, c.want)
 		}
@@ -168,8 +169,19 @@ func TestKiTS19LogBadInput(t *testing.T) {
 		b = append(b, v, 0, 0, 0, 0, 0, 0, 0)
 	}
 	p := writeLog(t, "[\n"+entry(0, 0, b)+",\n"+entry(1, 1, b)+"\n]\n")
-	r, err := ScoreKiTS19Log(p, Int64, []string{"a", "b"}, truth)
+	r, err := ScoreKiTS19Log(p, accuracy.Int64, []string{"a", "b"}, truth)
 	if err != nil || r.Mean.Composite != 1 {
 		t.Errorf("int64: %v %v", r, err)
 	}
+}
+
+// writeLog writes s as an mlperf_log_accuracy.json in a test folder and
+// returns its path.
+func writeLog(t *testing.T, s string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mlperf_log_accuracy.json")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

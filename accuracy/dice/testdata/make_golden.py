@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goldens for accuracy/dice.go: the reference 3D-UNet scorer
+"""Goldens for accuracy/dice/dice.go: the reference 3D-UNet scorer
 vision/medical_imaging/3d-unet-kits19/accuracy_kits.py run end to end on
 small synthetic KiTS19 cases.
 
