@@ -11,6 +11,7 @@ import (
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/accuracy/dice"
+	"github.com/mlperf-go/inference/accuracy/fid"
 	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/accuracy/squadeval"
 )
@@ -19,7 +20,7 @@ import (
 // accuracy.AccuracyText, is read back by the checker's patterns with the printed
 // value, and judged pass or fail against the benchmark's bounds.
 func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
-	dice := dice.DiceResult{Mean: dice.DiceCase{Kidney: 0.93, Tumor: 0.79, Composite: 0.8617}}
+	dr := dice.DiceResult{Mean: dice.DiceCase{Kidney: 0.93, Tumor: 0.79, Composite: 0.8617}}
 	rg := rouge.RougeResult{Rouge1: 42.9865, Rouge2: 20.1235, RougeL: 29.9881, RougeLsum: 40.1, GenLen: 4016878, GenNum: 13368}
 	ll := rouge.RougeResult{Rouge1: 44.4312, Rouge2: 22.0352, RougeL: 28.6162, RougeLsum: 42.0, GenLen: 1, GenNum: 24576, GenTokLen: 7236500, TokensPerSample: 294.5}
 	for _, c := range []struct {
@@ -35,12 +36,12 @@ func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
 		// 79.50685 prints as 79.507 and passes the checker though the raw
 		// value is under 79.5069.
 		{"dlrm-v2-99", auc.DLRMResult{AUC: 0.7950685, Good: 9, Total: 10, Queries: 1}.String(), map[string]string{"AUC": "79.507"}, true},
-		{"3d-unet-99.9", dice.String(), map[string]string{"DICE": "0.86170"}, true},
+		{"3d-unet-99.9", dr.String(), map[string]string{"DICE": "0.86170"}, true},
 		{"gptj-99.9", rg.GPTJString(), map[string]string{"ROUGE1": "42.9865", "ROUGE2": "20.1235", "ROUGEL": "29.9881", "GEN_LEN": "4016878"}, true},
 		{"llama2-70b-99", ll.Llama2String(), map[string]string{"ROUGE1": "44.4312", "TOKENS_PER_SAMPLE": "294.5"}, true},
 		{"llama2-70b-99", (func() rouge.RougeResult { x := ll; x.TokensPerSample = 330.1; return x })().Llama2String(), map[string]string{"TOKENS_PER_SAMPLE": "330.1"}, false},
-		{"sdxl", accuracy.SDXLResult{FID: 23.48046692, CLIP: 31.74981837}.String(), map[string]string{"FID_SCORE": "23.48046692", "CLIP_SCORE": "31.74981837"}, true},
-		{"sdxl", accuracy.SDXLResult{FID: 24.1, CLIP: 31.74981837}.String(), map[string]string{"FID_SCORE": "24.1"}, false},
+		{"sdxl", fid.SDXLResult{FID: 23.48046692, CLIP: 31.74981837}.String(), map[string]string{"FID_SCORE": "23.48046692", "CLIP_SCORE": "31.74981837"}, true},
+		{"sdxl", fid.SDXLResult{FID: 24.1, CLIP: 31.74981837}.String(), map[string]string{"FID_SCORE": "24.1"}, false},
 	} {
 		txt := accuracy.AccuracyText([]string{"some preamble the script printed", c.line}, "00ff")
 		for metric, want := range c.want {

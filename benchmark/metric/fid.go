@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/fid"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -38,54 +38,54 @@ func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	fid, info, err := accuracy.FrechetDistance(mu1, s1, mu2, s2)
+	dist, info, err := fid.FrechetDistance(mu1, s1, mu2, s2)
 	if err != nil {
 		return err
 	}
 	if info.Offset {
-		fmt.Fprintf(stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", accuracy.FIDEps)
+		fmt.Fprintf(stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", fid.FIDEps)
 	}
 	if (*img == "") != (*txt == "") {
 		return usageError("--image-features and --text-features go together")
 	}
 	if *img == "" {
-		return mo.Finish(stdout, []string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(fid))})
+		return mo.Finish(stdout, []string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(dist))})
 	}
-	_, clip, err := clipFromFiles(*img, *txt)
+	_, clipScore, err := clipFromFiles(*img, *txt)
 	if err != nil {
 		return err
 	}
-	return mo.Finish(stdout, []string{accuracy.SDXLResult{FID: fid, CLIP: clip}.String()})
+	return mo.Finish(stdout, []string{fid.SDXLResult{FID: dist, CLIP: clipScore}.String()})
 }
 
 // fidStats loads a feature matrix (mean and covariance computed) or an
 // .npz of mu and sigma.
-func fidStats(features, stats string) ([]float64, accuracy.Matrix, error) {
+func fidStats(features, stats string) ([]float64, fid.Matrix, error) {
 	if stats != "" {
 		m, err := preprocess.LoadNpz(stats)
 		if err != nil {
-			return nil, accuracy.Matrix{}, err
+			return nil, fid.Matrix{}, err
 		}
 		mu, sigma := m["mu"], m["sigma"]
 		if mu == nil || sigma == nil {
-			return nil, accuracy.Matrix{}, fmt.Errorf("accuracy: %s: want arrays mu and sigma", stats)
+			return nil, fid.Matrix{}, fmt.Errorf("accuracy: %s: want arrays mu and sigma", stats)
 		}
 		n := mu.Len()
 		if len(mu.Shape) != 1 || len(sigma.Shape) != 2 || sigma.Shape[0] != n || sigma.Shape[1] != n {
-			return nil, accuracy.Matrix{}, fmt.Errorf("accuracy: %s: mu %v and sigma %v, want (D,) and (D, D)", stats, mu.Shape, sigma.Shape)
+			return nil, fid.Matrix{}, fmt.Errorf("accuracy: %s: mu %v and sigma %v, want (D,) and (D, D)", stats, mu.Shape, sigma.Shape)
 		}
-		return mu.Float64s(), accuracy.Matrix{N: n, Data: sigma.Float64s()}, nil
+		return mu.Float64s(), fid.Matrix{N: n, Data: sigma.Float64s()}, nil
 	}
 	a, err := preprocess.LoadNpyArray(features)
 	if err != nil {
-		return nil, accuracy.Matrix{}, err
+		return nil, fid.Matrix{}, err
 	}
 	if len(a.Shape) != 2 {
-		return nil, accuracy.Matrix{}, fmt.Errorf("accuracy: %s: shape %v, want (N, D) features", features, a.Shape)
+		return nil, fid.Matrix{}, fmt.Errorf("accuracy: %s: shape %v, want (N, D) features", features, a.Shape)
 	}
-	mu, cov, err := accuracy.MeanCov(a.Float64s(), a.Shape[0], a.Shape[1])
+	mu, cov, err := fid.MeanCov(a.Float64s(), a.Shape[0], a.Shape[1])
 	if err != nil {
-		return nil, accuracy.Matrix{}, fmt.Errorf("%w (%s)", err, features)
+		return nil, fid.Matrix{}, fmt.Errorf("%w (%s)", err, features)
 	}
 	return mu, cov, nil
 }

@@ -94,14 +94,14 @@ func TestMetricDice(t *testing.T) {
 }
 
 func TestMetricFIDAndCLIP(t *testing.T) {
-	f := filepath.Join(accTestdata, "testdata", "fid")
+	f := filepath.Join(accTestdata, "fid", "testdata")
 	code, txt, se := runMetric(t, "--metric", "fid", "--features-a", filepath.Join(f, "rand8_a.npy"), "--features-b", filepath.Join(f, "rand8_b.npy"))
 	v, ok := accuracy.ParseAccuracyText("FID_SCORE", txt)
 	got, _ := strconv.ParseFloat(v, 64)
 	if code != 0 || !ok || math.Abs(got-0.9631364753876532) > 1e-12 {
 		t.Fatalf("fid: exit %d, %q (%s)", code, txt, se)
 	}
-	c := filepath.Join(accTestdata, "testdata", "clip")
+	c := filepath.Join(accTestdata, "clip", "testdata")
 	clipWant := goldenField(t, filepath.Join(c, "golden.json"), "clip_score")
 	code, txt, se = runMetric(t, "--metric", "clip", "--image-features", filepath.Join(c, "image_features.npy"), "--text-features", filepath.Join(c, "text_features.npy"))
 	v, ok = accuracy.ParseAccuracyText("CLIP_SCORE", txt)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/clip"
+	"github.com/mlperf-go/inference/accuracy/fid"
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/datasets/coco2014"
 	"github.com/mlperf-go/inference/diffusion/cliptok"
@@ -232,8 +234,8 @@ func (s *Scorer) Close() {
 // Score reads an accuracy log (first entry of each qsl_idx), computes
 // each image's Inception features and CLIP score against its caption,
 // and the FID of all images against the statistics.
-func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.Caption) (accuracy.SDXLResult, error) {
-	var res accuracy.SDXLResult
+func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.Caption) (fid.SDXLResult, error) {
+	var res fid.SDXLResult
 	var feats []float64
 	var imgE, txtE []float32
 	n, dim := 0, 0
@@ -312,14 +314,14 @@ func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 	if dim != len(s.Stats.Mu) {
 		return res, fmt.Errorf("sdxl: the FID model gives %d features, the statistics have %d", dim, len(s.Stats.Mu))
 	}
-	mu, cov, err := accuracy.MeanCov(feats, n, dim)
+	mu, cov, err := fid.MeanCov(feats, n, dim)
 	if err != nil {
 		return res, err
 	}
-	if res.FID, _, err = accuracy.FrechetDistance(s.Stats.Mu, accuracy.Matrix{N: dim, Data: s.Stats.Sigma}, mu, cov); err != nil {
+	if res.FID, _, err = fid.FrechetDistance(s.Stats.Mu, fid.Matrix{N: dim, Data: s.Stats.Sigma}, mu, cov); err != nil {
 		return res, err
 	}
-	if _, res.CLIP, err = accuracy.CLIPScores(imgE, txtE, n, len(imgE)/n); err != nil {
+	if _, res.CLIP, err = clip.CLIPScores(imgE, txtE, n, len(imgE)/n); err != nil {
 		return res, err
 	}
 	return res, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/fid"
 )
 
 func pattern(h, w int) []byte {
@@ -122,7 +123,7 @@ func TestScoreLineMeetsCheckerWindows(t *testing.T) {
 		{23.48, 31.68, false},
 		{22.9, 31.75, false},
 	} {
-		line := accuracy.SDXLResult{FID: c.fid, CLIP: c.clip}.String()
+		line := fid.SDXLResult{FID: c.fid, CLIP: c.clip}.String()
 		_, pass, err := accuracy.CheckText(CheckerID, line)
 		if err != nil || pass != c.pass {
 			t.Errorf("%s: pass %v, %v; want %v", line, pass, err, c.pass)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goldens for accuracy/fid.go: scipy.linalg.sqrtm and the FID formula of
+"""Goldens for accuracy/fid/fid.go: scipy.linalg.sqrtm and the FID formula of
 the SDXL reference (text_to_image/tools/fid/fid_score.py,
 calculate_frechet_distance), on features written here as float32 .npy.
 

@@ -1,9 +1,10 @@
-package accuracy
+package clip
 
 import (
 	"encoding/json"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // similarity (100 × 2⁻²⁴ ≈ 6e-6) of numpy's float32 computation, and the
 // mean likewise.
 func TestCLIPGolden(t *testing.T) {
-	b, err := os.ReadFile("testdata/clip/golden.json")
+	b, err := os.ReadFile("testdata/golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +26,11 @@ func TestCLIPGolden(t *testing.T) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
-	shape, img, err := preprocess.LoadNpy("testdata/clip/image_features.npy")
+	shape, img, err := preprocess.LoadNpy("testdata/image_features.npy")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, txt, err := preprocess.LoadNpy("testdata/clip/text_features.npy")
+	_, txt, err := preprocess.LoadNpy("testdata/text_features.npy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,4 +77,24 @@ func TestCLIPBadInput(t *testing.T) {
 	if err != nil || math.Abs(s[0]-100) > 1e-4 || m != s[0] {
 		t.Errorf("parallel vectors: %v %v %v", s, m, err)
 	}
+}
+
+// floats parses the golden's decimal strings.
+func floats(t *testing.T, s []string) []float64 {
+	t.Helper()
+	out := make([]float64, len(s))
+	for i, v := range s {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// pf parses one golden decimal string.
+func pf(t *testing.T, s string) float64 {
+	t.Helper()
+	return floats(t, []string{s})[0]
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Bit-level goldens for the OpenBLAS/LAPACK rounding order that
-accuracy/obkern.go follows: numpy's a.dot(b) (OpenBLAS's small dgemm
+accuracy/fid/obkern.go follows: numpy's a.dot(b) (OpenBLAS's small dgemm
 kernel), np.cov (dsyrk), LAPACK's permutation balancing, dgehrd and
 dorghr as scipy.linalg.lapack calls them (dgehd2 and dorg2r over OpenBLAS's
 dgemv, dger and dnrm2 kernels), and scipy.linalg.schur's T and Z (dgees:

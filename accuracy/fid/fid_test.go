@@ -1,4 +1,4 @@
-package accuracy
+package fid
 
 import (
 	"encoding/json"
@@ -44,7 +44,7 @@ type fidGolden struct {
 
 func loadFIDGolden(t *testing.T) fidGolden {
 	t.Helper()
-	b, err := os.ReadFile("testdata/fid/golden.json")
+	b, err := os.ReadFile("testdata/golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +102,8 @@ func TestFIDGolden(t *testing.T) {
 	g := loadFIDGolden(t)
 	for name, c := range g.Cases {
 		t.Run(name, func(t *testing.T) {
-			a, ra, da := loadFeatures(t, filepath.Join("testdata/fid", name+"_a.npy"))
-			b, rb, db := loadFeatures(t, filepath.Join("testdata/fid", name+"_b.npy"))
+			a, ra, da := loadFeatures(t, filepath.Join("testdata", name+"_a.npy"))
+			b, rb, db := loadFeatures(t, filepath.Join("testdata", name+"_b.npy"))
 			mu1, s1, err := MeanCov(a, ra, da)
 			if err != nil {
 				t.Fatal(err)

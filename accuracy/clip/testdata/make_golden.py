@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Goldens for accuracy/clip.go: the CLIP score of float32 feature vectors
+"""Goldens for accuracy/clip/clip.go: the CLIP score of float32 feature vectors
 as clip_encoder.py computes it (features / norm in float32, similarity =
 image @ text.T in float32, 100 * .item(), np.mean over samples), with
 numpy's float32 kernels standing in for torch's.

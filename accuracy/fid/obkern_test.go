@@ -1,4 +1,4 @@
-package accuracy
+package fid
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-// blasIndex is testdata/fid/blas/index.json (make_blas_golden.py).
+// blasIndex is testdata/blas/index.json (make_blas_golden.py).
 type blasIndex struct {
 	BLAS       string   `json:"blas"`
 	Gemm       []string `json:"gemm"`
@@ -26,7 +26,7 @@ type blasIndex struct {
 
 func loadBLASGolden(t *testing.T) blasIndex {
 	t.Helper()
-	b, err := os.ReadFile("testdata/fid/blas/index.json")
+	b, err := os.ReadFile("testdata/blas/index.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +40,11 @@ func loadBLASGolden(t *testing.T) blasIndex {
 	return ix
 }
 
-// blasNpy returns the float64 array in testdata/fid/blas/name.npy and its
+// blasNpy returns the float64 array in testdata/blas/name.npy and its
 // shape.
 func blasNpy(t *testing.T, name string) ([]float64, []int) {
 	t.Helper()
-	a, err := preprocess.LoadNpyArray(filepath.Join("testdata/fid/blas", name+".npy"))
+	a, err := preprocess.LoadNpyArray(filepath.Join("testdata/blas", name+".npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
