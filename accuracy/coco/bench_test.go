@@ -11,21 +11,21 @@ import (
 // ground-truth boxes each over 264 categories (skewed towards low ids, as
 // real class frequencies are), and detsPer detections per image, 40% of
 // them near a ground truth box, with float32 boxes and scores.
-func synthCOCO(nImg, detsPer int, seed uint64) (*COCOGroundTruth, []COCODetection) {
+func synthCOCO(nImg, detsPer int, seed uint64) (*GroundTruth, []Detection) {
 	rng := rand.New(rand.NewPCG(seed, 0x636f636f))
 	const K = 264
-	gt := &COCOGroundTruth{}
+	gt := &GroundTruth{}
 	for k := range K {
-		gt.Categories = append(gt.Categories, COCOCategory{ID: int64(k), Name: "c" + strconv.Itoa(k)})
+		gt.Categories = append(gt.Categories, Category{ID: int64(k), Name: "c" + strconv.Itoa(k)})
 	}
 	f32 := func(v float64) float64 { return float64(float32(v)) }
 	sizes := [][2]float64{{1024, 683}, {1024, 768}, {683, 1024}, {800, 533}, {1024, 1024}}
 	cat := func() int64 { u := rng.Float64(); return int64(u * u * K) }
-	dets := make([]COCODetection, 0, nImg*detsPer)
+	dets := make([]Detection, 0, nImg*detsPer)
 	for i := range nImg {
 		sz := sizes[rng.IntN(len(sizes))]
 		id := int64(i + 1)
-		gt.Images = append(gt.Images, COCOImage{ID: id, Width: sz[0], Height: sz[1]})
+		gt.Images = append(gt.Images, Image{ID: id, Width: sz[0], Height: sz[1]})
 		first := len(gt.Annotations)
 		for range 1 + rng.IntN(13) {
 			w, h := f32(4+rng.Float64()*sz[0]/2), f32(4+rng.Float64()*sz[1]/2)
@@ -34,14 +34,14 @@ func synthCOCO(nImg, detsPer int, seed uint64) (*COCOGroundTruth, []COCODetectio
 			if rng.IntN(20) == 0 {
 				crowd = 1
 			}
-			gt.Annotations = append(gt.Annotations, COCOAnnotation{
+			gt.Annotations = append(gt.Annotations, Annotation{
 				ID: int64(len(gt.Annotations) + 1), ImageID: id, CategoryID: cat(), BBox: b, Area: w * h, IsCrowd: crowd})
 		}
 		anns := gt.Annotations[first:]
 		score := 1.0
 		for range detsPer {
 			score *= 1 - rng.Float64()*0.02
-			d := COCODetection{ImageID: id, CategoryID: cat(), Score: f32(score)}
+			d := Detection{ImageID: id, CategoryID: cat(), Score: f32(score)}
 			if rng.IntN(10) < 4 {
 				a := anns[rng.IntN(len(anns))]
 				for j := range 4 {
@@ -69,11 +69,11 @@ func BenchmarkCOCO24781x300(b *testing.B) {
 	gt, dets := synthCOCO(24781, 300, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
-	var ev *COCOEval
+	var ev *Eval
 	cpu0 := processCPU()
 	for b.Loop() {
 		var err error
-		if ev, err = EvaluateCOCO(gt, dets, COCOEvalConfig{}); err != nil {
+		if ev, err = Evaluate(gt, dets, EvalConfig{}); err != nil {
 			b.Fatal(err)
 		}
 	}

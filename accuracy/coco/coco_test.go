@@ -110,22 +110,22 @@ func sha256Floats(v []float64) string {
 	return hex.EncodeToString(s[:])
 }
 
-func (c cocoCase) load(t testing.TB) (*COCOGroundTruth, []COCODetection) {
+func (c cocoCase) load(t testing.TB) (*GroundTruth, []Detection) {
 	t.Helper()
-	gt, err := DecodeCOCOGroundTruth(bytes.NewReader(c.GT), "case")
+	gt, err := DecodeGroundTruth(bytes.NewReader(c.GT), "case")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dets := make([]COCODetection, len(c.Dets))
+	dets := make([]Detection, len(c.Dets))
 	for i, d := range c.Dets {
-		dets[i] = COCODetection{ImageID: d.ImageID, CategoryID: d.CategoryID, BBox: d.BBox, Score: d.Score}
+		dets[i] = Detection{ImageID: d.ImageID, CategoryID: d.CategoryID, BBox: d.BBox, Score: d.Score}
 	}
 	return gt, dets
 }
 
 // checkCOCOEval compares every stat bit for bit, the printed summary and
 // the whole precision and recall arrays (by hash).
-func checkCOCOEval(t *testing.T, ev *COCOEval, want cocoGoldenEval) {
+func checkCOCOEval(t *testing.T, ev *Eval, want cocoGoldenEval) {
 	t.Helper()
 	stats := parseFloats(t, want.Stats)
 	for i, w := range stats {
@@ -149,10 +149,10 @@ func checkCOCOEval(t *testing.T, ev *COCOEval, want cocoGoldenEval) {
 
 func TestCOCOParamsGolden(t *testing.T) {
 	g := readCOCOGolden(t)
-	if got, want := COCOIoUThresholds(), parseFloats(t, g.IoUThrs); !slices.Equal(got, want) {
+	if got, want := IoUThresholds(), parseFloats(t, g.IoUThrs); !slices.Equal(got, want) {
 		t.Errorf("IoU thresholds %v, numpy %v", got, want)
 	}
-	if got, want := COCORecallThresholds(), parseFloats(t, g.RecThrs); !slices.Equal(got, want) {
+	if got, want := RecallThresholds(), parseFloats(t, g.RecThrs); !slices.Equal(got, want) {
 		t.Errorf("recall thresholds %v, numpy %v", got, want)
 	}
 }
@@ -202,7 +202,7 @@ func TestCOCOEvalGolden(t *testing.T) {
 		for _, workers := range []int{1, 3} {
 			t.Run(name+"/workers="+strconv.Itoa(workers), func(t *testing.T) {
 				gt, dets := c.load(t)
-				ev, err := EvaluateCOCO(gt, dets, COCOEvalConfig{ImageIDs: c.ImgIDs, Workers: workers})
+				ev, err := Evaluate(gt, dets, EvalConfig{ImageIDs: c.ImgIDs, Workers: workers})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -220,7 +220,7 @@ func TestCOCODetectionOrderMatters(t *testing.T) {
 	g := readCOCOGolden(t)
 	gt, dets := readCOCOCases(t)["hard"].load(t)
 	slices.Reverse(dets)
-	ev, err := EvaluateCOCO(gt, dets, COCOEvalConfig{})
+	ev, err := Evaluate(gt, dets, EvalConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestCOCODetectionOrderMatters(t *testing.T) {
 func TestScoreOpenImagesGolden(t *testing.T) {
 	g := readCOCOGolden(t)
 	dir := filepath.Join(cocoTestdata, "openimages")
-	gt, err := ReadCOCOGroundTruth(filepath.Join(dir, "annotations.json"))
+	gt, err := ReadGroundTruth(filepath.Join(dir, "annotations.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestScoreOpenImagesGolden(t *testing.T) {
 			}
 			// The decoded boxes themselves, bit for bit.
 			dec := NewRetinaNetDecoder(gt, cfg)
-			var dets []COCODetection
+			var dets []Detection
 			if _, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
 				dets, _, err = dec.Append(dets, e.QSLIdx, e.Data)
 				return err

@@ -64,7 +64,7 @@ func TestCOCOSynthDump(t *testing.T) {
 	for i, d := range dets {
 		jd[i] = cocoJSONDet{d.ImageID, d.CategoryID, d.BBox, d.Score}
 	}
-	ev, err := EvaluateCOCO(gt, dets, COCOEvalConfig{})
+	ev, err := Evaluate(gt, dets, EvalConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

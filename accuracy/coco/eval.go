@@ -9,15 +9,15 @@ import (
 	"sync/atomic"
 )
 
-// COCODetection is one detection in COCO result form (what loadRes reads).
-type COCODetection struct {
+// Detection is one detection in COCO result form (what loadRes reads).
+type Detection struct {
 	ImageID, CategoryID int64
 	BBox                [4]float64 // x, y, width, height in pixels; area = width*height
 	Score               float64
 }
 
-// COCOEvalConfig selects what EvaluateCOCO scores.
-type COCOEvalConfig struct {
+// EvalConfig selects what Evaluate scores.
+type EvalConfig struct {
 	// ImageIDs are the evaluated images (COCOeval params.imgIds, any order,
 	// repeats allowed); nil means every image of the ground truth.
 	ImageIDs []int64
@@ -43,16 +43,16 @@ var (
 	cocoAreaLbl = [cocoA]string{"all", "small", "medium", "large"}
 )
 
-// COCOIoUThresholds returns the IoU thresholds, np.linspace(.5, 0.95, 10).
-func COCOIoUThresholds() []float64 { return slices.Clone(cocoIoUThrs) }
+// IoUThresholds returns the IoU thresholds, np.linspace(.5, 0.95, 10).
+func IoUThresholds() []float64 { return slices.Clone(cocoIoUThrs) }
 
-// COCORecallThresholds returns the 101 recall points, np.linspace(0, 1, 101).
-func COCORecallThresholds() []float64 { return slices.Clone(cocoRecThrs) }
+// RecallThresholds returns the 101 recall points, np.linspace(0, 1, 101).
+func RecallThresholds() []float64 { return slices.Clone(cocoRecThrs) }
 
-// COCOEval is the outcome of EvaluateCOCO: COCOeval's eval['precision'],
+// Eval is the outcome of Evaluate: COCOeval's eval['precision'],
 // eval['recall'] and stats after evaluate, accumulate and summarize. It is
-// not modified after EvaluateCOCO returns and is safe for concurrent reads.
-type COCOEval struct {
+// not modified after Evaluate returns and is safe for concurrent reads.
+type Eval struct {
 	// Stats are the 12 summary numbers in summarize() order; -1 where no
 	// entry was above -1.
 	Stats [12]float64
@@ -65,22 +65,22 @@ type COCOEval struct {
 }
 
 // PrecisionAt returns precision[t, r, k, a, m].
-func (e *COCOEval) PrecisionAt(t, r, k, a, m int) float64 {
+func (e *Eval) PrecisionAt(t, r, k, a, m int) float64 {
 	return e.Precision[(((t*cocoR+r)*len(e.CategoryIDs)+k)*cocoA+a)*cocoM+m]
 }
 
 // RecallAt returns recall[t, k, a, m].
-func (e *COCOEval) RecallAt(t, k, a, m int) float64 {
+func (e *Eval) RecallAt(t, k, a, m int) float64 {
 	return e.Recall[((t*len(e.CategoryIDs)+k)*cocoA+a)*cocoM+m]
 }
 
-// EvaluateCOCO scores bbox detections against gt exactly as pycocotools'
+// Evaluate scores bbox detections against gt exactly as pycocotools'
 // COCOeval(gt, gt.loadRes(dets), "bbox") with params.imgIds =
 // cfg.ImageIDs, then evaluate(), accumulate() and summarize(). Detection i
 // gets id i+1 as in loadRes. A detection whose image is not in gt or whose
 // category is not one of gt's categories is an error. Categories are
 // evaluated in parallel; dets and gt are only read.
-func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig) (*COCOEval, error) {
+func Evaluate(gt *GroundTruth, dets []Detection, cfg EvalConfig) (*Eval, error) {
 	imgIDs := cfg.ImageIDs
 	if imgIDs == nil {
 		imgIDs = make([]int64, len(gt.Images))
@@ -131,7 +131,7 @@ func EvaluateCOCO(gt *COCOGroundTruth, dets []COCODetection, cfg COCOEvalConfig)
 	detPerm, detOff := bucketByCat(detRank, detCat, K)
 	gtPerm, gtOff := bucketByCat(gtRank, gtCat, K)
 
-	ev := &COCOEval{
+	ev := &Eval{
 		CategoryIDs: catIDs,
 		ImageIDs:    imgIDs,
 		Precision:   make([]float64, cocoT*cocoR*K*cocoA*cocoM),
@@ -191,7 +191,7 @@ func sortedUnique(ids []int64) []int64 {
 // keyDetections fills rank (evaluated-image rank, -1: not evaluated) and
 // cat (category index) for every detection, in parallel chunks. It fails on
 // the first detection, in input order, whose image or category gt lacks.
-func keyDetections(dets []COCODetection, knownImg, rankOf, catOf *idIndex, rank, cat []int32, workers int) error {
+func keyDetections(dets []Detection, knownImg, rankOf, catOf *idIndex, rank, cat []int32, workers int) error {
 	chunk := max(1<<16, (len(dets)+workers-1)/workers)
 	n := (len(dets) + chunk - 1) / chunk
 	errs := make([]error, n)
@@ -213,12 +213,12 @@ func keyDetections(dets []COCODetection, knownImg, rankOf, catOf *idIndex, rank,
 					}
 				}
 				if !lastKnown {
-					errs[c] = fmt.Errorf("accuracy: %w: detection %d: image_id %d is not an image of the annotation file", ErrCOCO, i, d.ImageID)
+					errs[c] = fmt.Errorf("accuracy: %w: detection %d: image_id %d is not an image of the annotation file", ErrMalformed, i, d.ImageID)
 					return
 				}
 				k, ok := catOf.get(d.CategoryID)
 				if !ok {
-					errs[c] = fmt.Errorf("accuracy: %w: detection %d (image_id %d): category_id %d is not a category of the annotation file", ErrCOCO, i, d.ImageID, d.CategoryID)
+					errs[c] = fmt.Errorf("accuracy: %w: detection %d (image_id %d): category_id %d is not a category of the annotation file", ErrMalformed, i, d.ImageID, d.CategoryID)
 					return
 				}
 				rank[i], cat[i] = lastRank, k

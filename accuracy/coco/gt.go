@@ -11,18 +11,18 @@ import (
 	"strconv"
 )
 
-// ErrCOCO marks a malformed COCO annotation file or detection.
-var ErrCOCO = errors.New("malformed COCO data")
+// ErrMalformed marks a malformed COCO annotation file or detection.
+var ErrMalformed = errors.New("malformed COCO data")
 
-// COCOImage is one entry of a COCO file's images array.
-type COCOImage struct {
+// Image is one entry of a COCO file's images array.
+type Image struct {
 	ID            int64
 	Width, Height float64 // pixels, as written in the file
 	FileName      string
 }
 
-// COCOAnnotation is one ground-truth box of a COCO file.
-type COCOAnnotation struct {
+// Annotation is one ground-truth box of a COCO file.
+type Annotation struct {
 	ID, ImageID, CategoryID int64
 	BBox                    [4]float64 // x, y, width, height in pixels
 	Area                    float64    // the file's area field: what the area ranges test
@@ -32,31 +32,31 @@ type COCOAnnotation struct {
 	IsCrowd float64
 }
 
-// COCOCategory is one entry of a COCO file's categories array.
-type COCOCategory struct {
+// Category is one entry of a COCO file's categories array.
+type Category struct {
 	ID   int64
 	Name string
 }
 
-// COCOGroundTruth is the part of a COCO-format annotation file that bbox
+// GroundTruth is the part of a COCO-format annotation file that bbox
 // evaluation reads, in file order. It is read-only once built and safe
 // for concurrent use.
-type COCOGroundTruth struct {
-	Images      []COCOImage
-	Annotations []COCOAnnotation
-	Categories  []COCOCategory
+type GroundTruth struct {
+	Images      []Image
+	Annotations []Annotation
+	Categories  []Category
 }
 
-// ReadCOCOGroundTruth reads a COCO-format annotation file such as
+// ReadGroundTruth reads a COCO-format annotation file such as
 // openimages-mlperf.json. The top-level arrays are decoded one element at a
 // time; keys other than images, annotations and categories are skipped.
-func ReadCOCOGroundTruth(path string) (*COCOGroundTruth, error) {
+func ReadGroundTruth(path string) (*GroundTruth, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("accuracy: %w", err)
 	}
 	defer f.Close()
-	return DecodeCOCOGroundTruth(bufio.NewReaderSize(f, 1<<20), path)
+	return DecodeGroundTruth(bufio.NewReaderSize(f, 1<<20), path)
 }
 
 type jsonImage struct {
@@ -99,19 +99,19 @@ func (t *jsonTruth) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// DecodeCOCOGroundTruth reads a COCO-format annotation file from r; name is
+// DecodeGroundTruth reads a COCO-format annotation file from r; name is
 // used in errors.
-func DecodeCOCOGroundTruth(r io.Reader, name string) (*COCOGroundTruth, error) {
+func DecodeGroundTruth(r io.Reader, name string) (*GroundTruth, error) {
 	dec := json.NewDecoder(r)
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("accuracy: %s: %w: "+format, append([]any{name, ErrCOCO}, a...)...)
+		return fmt.Errorf("accuracy: %s: %w: "+format, append([]any{name, ErrMalformed}, a...)...)
 	}
 	if tok, err := dec.Token(); err != nil {
 		return nil, fail("%v", err)
 	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, fail("it is not a JSON object")
 	}
-	gt := &COCOGroundTruth{}
+	gt := &GroundTruth{}
 	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -167,7 +167,7 @@ func decodeArray(dec *json.Decoder, elem func(i int) error) error {
 	return err
 }
 
-func (gt *COCOGroundTruth) decodeElem(dec *json.Decoder, key string, i int) error {
+func (gt *GroundTruth) decodeElem(dec *json.Decoder, key string, i int) error {
 	switch key {
 	case "images":
 		var j jsonImage
@@ -181,13 +181,13 @@ func (gt *COCOGroundTruth) decodeElem(dec *json.Decoder, key string, i int) erro
 		if j.Width == nil || j.Height == nil {
 			return fmt.Errorf("entry %d (id %d): no width or height", i, id)
 		}
-		gt.Images = append(gt.Images, COCOImage{ID: id, Width: *j.Width, Height: *j.Height, FileName: j.FileName})
+		gt.Images = append(gt.Images, Image{ID: id, Width: *j.Width, Height: *j.Height, FileName: j.FileName})
 	case "annotations":
 		var j jsonAnnotation
 		if err := dec.Decode(&j); err != nil {
 			return fmt.Errorf("entry %d: %v", i, err)
 		}
-		var a COCOAnnotation
+		var a Annotation
 		var err error
 		if a.ID, err = jsonInt(j.ID, "id"); err != nil {
 			return fmt.Errorf("entry %d: %v", i, err)
@@ -216,7 +216,7 @@ func (gt *COCOGroundTruth) decodeElem(dec *json.Decoder, key string, i int) erro
 		if err != nil {
 			return fmt.Errorf("entry %d: %v", i, err)
 		}
-		gt.Categories = append(gt.Categories, COCOCategory{ID: id, Name: j.Name})
+		gt.Categories = append(gt.Categories, Category{ID: id, Name: j.Name})
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func jsonInt(n json.Number, field string) (int64, error) {
 
 // check rejects what pycocotools would mis-handle silently: annotation ids
 // must be unique (COCO.loadAnns looks annotations up by id).
-func (gt *COCOGroundTruth) check() error {
+func (gt *GroundTruth) check() error {
 	ids := make(map[int64]int, len(gt.Annotations))
 	for i, a := range gt.Annotations {
 		if j, dup := ids[a.ID]; dup {

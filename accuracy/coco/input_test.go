@@ -26,9 +26,9 @@ const miniGT = `{"info": {"dataset": "x"}, "categories": [
  {"id": 3, "image_id": 2, "category_id": 0, "bbox": [0, 0, 1024, 683], "area": 699392, "iscrowd": true},
  {"id": 4, "image_id": 2, "category_id": 2, "bbox": [100, 100, 96, 96], "area": 9216, "iscrowd": 0}]}`
 
-func miniGroundTruth(t testing.TB) *COCOGroundTruth {
+func miniGroundTruth(t testing.TB) *GroundTruth {
 	t.Helper()
-	gt, err := DecodeCOCOGroundTruth(strings.NewReader(miniGT), "mini.json")
+	gt, err := DecodeGroundTruth(strings.NewReader(miniGT), "mini.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +74,9 @@ func TestCOCOGroundTruthBadInputs(t *testing.T) {
 			{"id": 4, "image_id": 1, "category_id": 1, "area": 3, "bbox": [1, 2, 3, 4]},
 			{"id": 4, "image_id": 1, "category_id": 1, "area": 3, "bbox": [1, 2, 3, 4]}]}`, "annotations 0 and 1 share id 4"},
 	} {
-		_, err := DecodeCOCOGroundTruth(strings.NewReader(c.json), "bad.json")
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "accuracy: bad.json: ") || !errors.Is(err, ErrCOCO) {
-			t.Errorf("%s: err = %v, want ErrCOCO naming bad.json and %q", name, err, c.want)
+		_, err := DecodeGroundTruth(strings.NewReader(c.json), "bad.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "accuracy: bad.json: ") || !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: err = %v, want ErrMalformed naming bad.json and %q", name, err, c.want)
 		}
 	}
 }
@@ -106,15 +106,15 @@ func TestScoreOpenImagesBadInputs(t *testing.T) {
 func TestEvaluateCOCOBadDetections(t *testing.T) {
 	gt := miniGroundTruth(t)
 	for name, c := range map[string]struct {
-		det  COCODetection
+		det  Detection
 		want string
 	}{
-		"unknown image":    {COCODetection{ImageID: 9, CategoryID: 0}, "detection 1: image_id 9 is not an image"},
-		"unknown category": {COCODetection{ImageID: 1, CategoryID: 7}, "detection 1 (image_id 1): category_id 7 is not a category"},
+		"unknown image":    {Detection{ImageID: 9, CategoryID: 0}, "detection 1: image_id 9 is not an image"},
+		"unknown category": {Detection{ImageID: 1, CategoryID: 7}, "detection 1 (image_id 1): category_id 7 is not a category"},
 	} {
-		dets := []COCODetection{{ImageID: 1, CategoryID: 0, BBox: [4]float64{1, 1, 2, 2}, Score: 1}, c.det}
-		_, err := EvaluateCOCO(gt, dets, COCOEvalConfig{})
-		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrCOCO) {
+		dets := []Detection{{ImageID: 1, CategoryID: 0, BBox: [4]float64{1, 1, 2, 2}, Score: 1}, c.det}
+		_, err := Evaluate(gt, dets, EvalConfig{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrMalformed) {
 			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestEvaluateCOCOEmpty(t *testing.T) {
 	gt := miniGroundTruth(t)
 	// No detections: 0 wherever there is ground truth (pycocotools' loadRes
 	// would crash on the empty list), -1 where there is none.
-	ev, err := EvaluateCOCO(gt, nil, COCOEvalConfig{})
+	ev, err := Evaluate(gt, nil, EvalConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestEvaluateCOCOEmpty(t *testing.T) {
 		t.Errorf("stats %v, want all 0", ev.Stats)
 	}
 	// No evaluated images: every setting is absent.
-	ev, err = EvaluateCOCO(gt, nil, COCOEvalConfig{ImageIDs: []int64{}})
+	ev, err = Evaluate(gt, nil, EvalConfig{ImageIDs: []int64{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,17 +242,17 @@ func FuzzCOCORetinaNet(f *testing.F) {
 		dec := NewRetinaNetDecoder(gt, OpenImagesConfig{NumPy1: numpy1, UseInvMap: qsl&0x80 != 0})
 		// The same bytes answer every image, so that one input reaches
 		// several images and categories.
-		var dets []COCODetection
+		var dets []Detection
 		for i := range uint64(3) {
 			var err error
 			if dets, _, err = dec.Append(dets, i+uint64(qsl&0x7f), data); err != nil {
-				if !errors.Is(err, ErrCOCO) {
-					t.Fatalf("error without ErrCOCO: %v", err)
+				if !errors.Is(err, ErrMalformed) {
+					t.Fatalf("error without ErrMalformed: %v", err)
 				}
 				return
 			}
 		}
-		ev, err := EvaluateCOCO(gt, dets, COCOEvalConfig{Workers: 2})
+		ev, err := Evaluate(gt, dets, EvalConfig{Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,10 +268,10 @@ func FuzzCOCOGroundTruth(f *testing.F) {
 	f.Add([]byte(miniGT))
 	f.Add([]byte(`{"images": [{"id": 5, "width": 1, "height": 1}], "categories": [{"id": -3}], "annotations": [{"id": 0, "image_id": 5, "category_id": -3, "bbox": [0, 0, -1, 1e308], "area": -1, "iscrowd": 2.5}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		gt, err := DecodeCOCOGroundTruth(strings.NewReader(string(b)), "fuzz.json")
+		gt, err := DecodeGroundTruth(strings.NewReader(string(b)), "fuzz.json")
 		if err != nil {
-			if !errors.Is(err, ErrCOCO) {
-				t.Fatalf("error without ErrCOCO: %v", err)
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error without ErrMalformed: %v", err)
 			}
 			return
 		}
@@ -280,7 +280,7 @@ func FuzzCOCOGroundTruth(f *testing.F) {
 		}
 		// Every ground truth box is also a detection (of a known image and
 		// category), scored by its position.
-		var dets []COCODetection
+		var dets []Detection
 		imgs := map[int64]bool{}
 		for _, im := range gt.Images {
 			imgs[im.ID] = true
@@ -291,10 +291,10 @@ func FuzzCOCOGroundTruth(f *testing.F) {
 		}
 		for i, a := range gt.Annotations {
 			if imgs[a.ImageID] && cats[a.CategoryID] {
-				dets = append(dets, COCODetection{ImageID: a.ImageID, CategoryID: a.CategoryID, BBox: a.BBox, Score: float64(i % 3)})
+				dets = append(dets, Detection{ImageID: a.ImageID, CategoryID: a.CategoryID, BBox: a.BBox, Score: float64(i % 3)})
 			}
 		}
-		if _, err := EvaluateCOCO(gt, dets, COCOEvalConfig{Workers: 2}); err != nil {
+		if _, err := Evaluate(gt, dets, EvalConfig{Workers: 2}); err != nil {
 			t.Fatal(err)
 		}
 	})

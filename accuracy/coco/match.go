@@ -55,11 +55,11 @@ func scoreKey(s float64) uint64 {
 // accumulate. Its buffers are reused from one category to the next; it is
 // owned by one goroutine.
 type cocoWorker struct {
-	gt      *COCOGroundTruth
-	dets    []COCODetection
+	gt      *GroundTruth
+	dets    []Detection
 	detRank []int32
 	gtRank  []int32
-	ev      *COCOEval
+	ev      *Eval
 	K       int
 
 	order   []int32   // the image's detections, sorted by score, cut to 100

@@ -27,7 +27,7 @@ type OpenImagesConfig struct {
 	// to float64). The default is numpy ≥ 2 (NEP 50): the product, and the
 	// width and height differences, are rounded to float32.
 	NumPy1 bool
-	// Workers is passed to EvaluateCOCO.
+	// Workers is passed to Evaluate.
 	Workers int
 }
 
@@ -35,7 +35,7 @@ type OpenImagesConfig struct {
 // accuracy-openimages.py does. It is read-only after
 // NewRetinaNetDecoder and safe for concurrent use.
 type RetinaNetDecoder struct {
-	gt     *COCOGroundTruth
+	gt     *GroundTruth
 	cfg    OpenImagesConfig
 	cats   *idIndex
 	invMap []int64
@@ -43,7 +43,7 @@ type RetinaNetDecoder struct {
 
 // NewRetinaNetDecoder returns a decoder for responses to the images of gt,
 // indexed by qsl_idx in file order.
-func NewRetinaNetDecoder(gt *COCOGroundTruth, cfg OpenImagesConfig) *RetinaNetDecoder {
+func NewRetinaNetDecoder(gt *GroundTruth, cfg OpenImagesConfig) *RetinaNetDecoder {
 	d := &RetinaNetDecoder{gt: gt, cfg: cfg, invMap: []int64{0}}
 	ids := make([]int64, len(gt.Categories))
 	for i, c := range gt.Categories {
@@ -66,7 +66,7 @@ func NewRetinaNetDecoder(gt *COCOGroundTruth, cfg OpenImagesConfig) *RetinaNetDe
 // the inverse map. (The script crashes on most of these, but takes 4 to 24
 // bytes as "no detections": here that is an error, since no correct SUT
 // produces it.)
-func (d *RetinaNetDecoder) Append(dst []COCODetection, qslIdx uint64, data []byte) ([]COCODetection, int, error) {
+func (d *RetinaNetDecoder) Append(dst []Detection, qslIdx uint64, data []byte) ([]Detection, int, error) {
 	dst, mis, _, err := d.decode(dst, qslIdx, data)
 	if err != nil {
 		err = fmt.Errorf("accuracy: %w", err)
@@ -76,12 +76,12 @@ func (d *RetinaNetDecoder) Append(dst []COCODetection, qslIdx uint64, data []byt
 
 // decode is Append with errors not yet prefixed, also returning how many
 // detections were dropped for an unknown category.
-func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byte) (_ []COCODetection, mismatches, unknown int, _ error) {
+func (d *RetinaNetDecoder) decode(dst []Detection, qslIdx uint64, data []byte) (_ []Detection, mismatches, unknown int, _ error) {
 	if qslIdx >= uint64(len(d.gt.Images)) {
-		return dst, 0, 0, fmt.Errorf("%w: qsl_idx %d is outside the %d images of the annotation file (was the log made with another data set?)", ErrCOCO, qslIdx, len(d.gt.Images))
+		return dst, 0, 0, fmt.Errorf("%w: qsl_idx %d is outside the %d images of the annotation file (was the log made with another data set?)", ErrMalformed, qslIdx, len(d.gt.Images))
 	}
 	if len(data)%RetinaNetRecordSize != 0 {
-		return dst, 0, 0, fmt.Errorf("%w: qsl_idx %d: %d bytes are not a whole number of %d-byte records [qsl_idx, ymin, xmin, ymax, xmax, score, label]", ErrCOCO, qslIdx, len(data), RetinaNetRecordSize)
+		return dst, 0, 0, fmt.Errorf("%w: qsl_idx %d: %d bytes are not a whole number of %d-byte records [qsl_idx, ymin, xmin, ymax, xmax, score, label]", ErrMalformed, qslIdx, len(data), RetinaNetRecordSize)
 	}
 	im := &d.gt.Images[qslIdx]
 	var rec [7]float32
@@ -92,20 +92,20 @@ func (d *RetinaNetDecoder) decode(dst []COCODetection, qslIdx uint64, data []byt
 		}
 		idx, label := float64(rec[0]), float64(rec[6])
 		if math.IsNaN(idx) || math.IsInf(idx, 0) {
-			return dst, mismatches, unknown, fmt.Errorf("%w: qsl_idx %d, record %d: image index is %v", ErrCOCO, qslIdx, n, idx)
+			return dst, mismatches, unknown, fmt.Errorf("%w: qsl_idx %d, record %d: image index is %v", ErrMalformed, qslIdx, n, idx)
 		}
 		if math.Trunc(idx) != float64(qslIdx) {
 			mismatches++
 		}
 		cat, known, err := d.category(label)
 		if err != nil {
-			return dst, mismatches, unknown, fmt.Errorf("%w: qsl_idx %d, record %d: %v", ErrCOCO, qslIdx, n, err)
+			return dst, mismatches, unknown, fmt.Errorf("%w: qsl_idx %d, record %d: %v", ErrMalformed, qslIdx, n, err)
 		}
 		if !known {
 			unknown++
 			continue
 		}
-		det := COCODetection{ImageID: im.ID, CategoryID: cat, Score: float64(rec[5])}
+		det := Detection{ImageID: im.ID, CategoryID: cat, Score: float64(rec[5])}
 		if d.cfg.NumPy1 {
 			ymin, xmin := float64(rec[1])*im.Height, float64(rec[2])*im.Width
 			ymax, xmax := float64(rec[3])*im.Height, float64(rec[4])*im.Width
@@ -150,7 +150,7 @@ func (d *RetinaNetDecoder) category(label float64) (cat int64, known bool, err e
 
 // OpenImagesResult is the outcome of ScoreOpenImages.
 type OpenImagesResult struct {
-	Eval       *COCOEval
+	Eval       *Eval
 	Images     int // evaluated images: distinct qsl_idx
 	NoResults  int // of them, images with an empty response
 	Detections int
@@ -176,9 +176,9 @@ func (r *OpenImagesResult) Pass(target float64) bool { return r.MAP() >= target 
 // qsl_idx is decoded (RetinaNetDecoder), every such image is evaluated
 // (params.imgIds), and COCO bbox evaluation runs over them. Where the
 // script crashes because no image has a detection, this scores 0.
-func ScoreOpenImages(logPath string, gt *COCOGroundTruth, cfg OpenImagesConfig) (*OpenImagesResult, error) {
+func ScoreOpenImages(logPath string, gt *GroundTruth, cfg OpenImagesConfig) (*OpenImagesResult, error) {
 	dec := NewRetinaNetDecoder(gt, cfg)
-	var dets []COCODetection
+	var dets []Detection
 	var imgIDs []int64
 	r := &OpenImagesResult{}
 	dupes, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
@@ -203,7 +203,7 @@ func ScoreOpenImages(logPath string, gt *COCOGroundTruth, cfg OpenImagesConfig) 
 	}
 	r.Dupes, r.Images, r.Detections = dupes, len(imgIDs), len(dets)
 	// Every detection's image and category were checked while decoding.
-	if r.Eval, err = EvaluateCOCO(gt, dets, COCOEvalConfig{ImageIDs: imgIDs, Workers: cfg.Workers}); err != nil {
+	if r.Eval, err = Evaluate(gt, dets, EvalConfig{ImageIDs: imgIDs, Workers: cfg.Workers}); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -23,7 +23,7 @@ var cocoStats = [12]cocoStat{
 
 // summarize fills Stats: the mean of the selected precision (t, r, k) or
 // recall (t, k) entries above -1, summed in numpy's order, or -1.
-func (e *COCOEval) summarize() {
+func (e *Eval) summarize() {
 	K := len(e.CategoryIDs)
 	var vals []float64
 	for i, st := range cocoStats {
@@ -63,7 +63,7 @@ func (e *COCOEval) summarize() {
 
 // Summary returns the 12 lines that COCOeval.summarize() prints, each
 // ending in a newline.
-func (e *COCOEval) Summary() string {
+func (e *Eval) Summary() string {
 	var b strings.Builder
 	for i, st := range cocoStats {
 		title, typ := "Average Precision", "(AP)"

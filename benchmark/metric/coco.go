@@ -31,7 +31,7 @@ func metricCOCO(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *logPath == "" || *ann == "" {
 		return usageError("--log FILE and --annotations FILE are required")
 	}
-	gt, err := coco.ReadCOCOGroundTruth(*ann)
+	gt, err := coco.ReadGroundTruth(*ann)
 	if err != nil {
 		return err
 	}
