@@ -21,8 +21,8 @@ import (
 // value, and judged pass or fail against the benchmark's bounds.
 func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
 	dr := dice.DiceResult{Mean: dice.DiceCase{Kidney: 0.93, Tumor: 0.79, Composite: 0.8617}}
-	rg := rouge.RougeResult{Rouge1: 42.9865, Rouge2: 20.1235, RougeL: 29.9881, RougeLsum: 40.1, GenLen: 4016878, GenNum: 13368}
-	ll := rouge.RougeResult{Rouge1: 44.4312, Rouge2: 22.0352, RougeL: 28.6162, RougeLsum: 42.0, GenLen: 1, GenNum: 24576, GenTokLen: 7236500, TokensPerSample: 294.5}
+	rg := rouge.Result{Rouge1: 42.9865, Rouge2: 20.1235, RougeL: 29.9881, RougeLsum: 40.1, GenLen: 4016878, GenNum: 13368}
+	ll := rouge.Result{Rouge1: 44.4312, Rouge2: 22.0352, RougeL: 28.6162, RougeLsum: 42.0, GenLen: 1, GenNum: 24576, GenTokLen: 7236500, TokensPerSample: 294.5}
 	for _, c := range []struct {
 		bench string
 		line  string
@@ -39,7 +39,7 @@ func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
 		{"3d-unet-99.9", dr.String(), map[string]string{"DICE": "0.86170"}, true},
 		{"gptj-99.9", rg.GPTJString(), map[string]string{"ROUGE1": "42.9865", "ROUGE2": "20.1235", "ROUGEL": "29.9881", "GEN_LEN": "4016878"}, true},
 		{"llama2-70b-99", ll.Llama2String(), map[string]string{"ROUGE1": "44.4312", "TOKENS_PER_SAMPLE": "294.5"}, true},
-		{"llama2-70b-99", (func() rouge.RougeResult { x := ll; x.TokensPerSample = 330.1; return x })().Llama2String(), map[string]string{"TOKENS_PER_SAMPLE": "330.1"}, false},
+		{"llama2-70b-99", (func() rouge.Result { x := ll; x.TokensPerSample = 330.1; return x })().Llama2String(), map[string]string{"TOKENS_PER_SAMPLE": "330.1"}, false},
 		{"sdxl", fid.SDXLResult{FID: 23.48046692, CLIP: 31.74981837}.String(), map[string]string{"FID_SCORE": "23.48046692", "CLIP_SCORE": "31.74981837"}, true},
 		{"sdxl", fid.SDXLResult{FID: 24.1, CLIP: 31.74981837}.String(), map[string]string{"FID_SCORE": "24.1"}, false},
 	} {

@@ -12,7 +12,7 @@ import (
 // of nltk_data, whose parameters are compiled into this package) run by
 // NLTK 3.8's PunktSentenceTokenizer.tokenize with boundary realignment.
 // The reference evaluators of GPT-J and Llama 2 join the result with "\n"
-// before ROUGE (see RougePostprocess). Safe for concurrent use.
+// before ROUGE (see Postprocess). Safe for concurrent use.
 func SentTokenize(text string) []string {
 	rs := []rune(text)
 	var out []string

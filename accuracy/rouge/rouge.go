@@ -11,18 +11,18 @@ import (
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
-// RougeScore is one ROUGE measurement of rouge_score: precision, recall
+// Score is one ROUGE measurement of rouge_score: precision, recall
 // and F-measure of a prediction against a target.
-type RougeScore struct{ Precision, Recall, F float64 }
+type Score struct{ Precision, Recall, F float64 }
 
-// RougeScores are the four ROUGE types the MLPerf evaluators compute.
-type RougeScores struct{ Rouge1, Rouge2, RougeL, RougeLsum RougeScore }
+// Scores are the four ROUGE types the MLPerf evaluators compute.
+type Scores struct{ Rouge1, Rouge2, RougeL, RougeLsum Score }
 
-// RougeTokenize is rouge_score's default tokenizer: Python's lower(), every
+// Tokenize is rouge_score's default tokenizer: Python's lower(), every
 // run of characters outside [a-z0-9] becomes a space, split on spaces,
 // tokens longer than 3 characters stemmed with PorterStem when stem is
 // set, empty tokens dropped.
-func RougeTokenize(text string, stem bool) []string {
+func Tokenize(text string, stem bool) []string {
 	return rougeTokenize(nil, text, stem, nil)
 }
 
@@ -77,18 +77,18 @@ func rougeTokenize(toks []string, text string, stem bool, cache map[string]strin
 	return toks
 }
 
-// RougeScorer computes rouge1, rouge2, rougeL and rougeLsum as
+// Scorer computes rouge1, rouge2, rougeL and rougeLsum as
 // rouge_score.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"],
 // use_stemmer=...) does, rougeLsum over "\n"-separated sentences. Safe
 // for concurrent use.
-type RougeScorer struct {
+type Scorer struct {
 	stem bool
 }
 
-// NewRougeScorer returns a scorer; useStemmer matches rouge_score's
+// NewScorer returns a scorer; useStemmer matches rouge_score's
 // use_stemmer (true in the MLPerf evaluators).
-func NewRougeScorer(useStemmer bool) *RougeScorer {
-	return &RougeScorer{stem: useStemmer}
+func NewScorer(useStemmer bool) *Scorer {
+	return &Scorer{stem: useStemmer}
 }
 
 // rougeWork is the scratch memory of one goroutine's scoring.
@@ -136,17 +136,17 @@ func (w *rougeWork) sentences(text string) (all []int32, sents [][]int32) {
 
 // Score returns the scores of prediction against target, the argument
 // order of rouge_score's score(target, prediction).
-func (s *RougeScorer) Score(target, prediction string) RougeScores {
+func (s *Scorer) Score(target, prediction string) Scores {
 	return newRougeWork(s.stem).score(target, prediction)
 }
 
-func (w *rougeWork) score(target, prediction string) RougeScores {
+func (w *rougeWork) score(target, prediction string) Scores {
 	if len(w.ids) > 1<<20 {
 		clear(w.ids)
 	}
 	tt, ts := w.sentences(target)
 	pt, ps := w.sentences(prediction)
-	var r RougeScores
+	var r Scores
 	r.Rouge1 = w.ngrams(tt, pt, 1)
 	r.Rouge2 = w.ngrams(tt, pt, 2)
 	r.RougeL = w.lcsScore(tt, pt)
@@ -164,7 +164,7 @@ func rougeF(p, r float64) float64 {
 
 // ngrams is _score_ngrams over _create_ngrams for n = 1 or 2 (n-grams
 // keyed by their token ids).
-func (w *rougeWork) ngrams(t, p []int32, n int) RougeScore {
+func (w *rougeWork) ngrams(t, p []int32, n int) Score {
 	key := func(toks []int32, i int) uint64 {
 		if n == 1 {
 			return uint64(uint32(toks[i]))
@@ -189,7 +189,7 @@ func (w *rougeWork) ngrams(t, p []int32, n int) RougeScore {
 	}
 	prec := float64(inter) / float64(max(pn, 1))
 	rec := float64(inter) / float64(max(tn, 1))
-	return RougeScore{prec, rec, rougeF(prec, rec)}
+	return Score{prec, rec, rougeF(prec, rec)}
 }
 
 // rougeLCSTable fills the (len(a)+1)×(len(b)+1) LCS table into buf.
@@ -216,14 +216,14 @@ func rougeLCSTable(a, b []int32, buf []int32) []int32 {
 	return buf
 }
 
-func (w *rougeWork) lcsScore(t, p []int32) RougeScore {
+func (w *rougeWork) lcsScore(t, p []int32) Score {
 	if len(t) == 0 || len(p) == 0 {
-		return RougeScore{}
+		return Score{}
 	}
 	l := float64(w.lcsLength(t, p))
 	prec := l / float64(len(p))
 	rec := l / float64(len(t))
-	return RougeScore{prec, rec, rougeF(prec, rec)}
+	return Score{prec, rec, rougeF(prec, rec)}
 }
 
 // lcsLength returns the length of the longest common subsequence of t and
@@ -286,9 +286,9 @@ func (w *rougeWork) lcsLength(t, p []int32) int {
 
 // rougeSummaryLCS is rouge_score's _summary_level_lcs (union LCS with the
 // ROUGE-1.5.5 guard against double counting).
-func (w *rougeWork) summaryLCS(ref, can [][]int32) RougeScore {
+func (w *rougeWork) summaryLCS(ref, can [][]int32) Score {
 	if len(ref) == 0 || len(can) == 0 {
-		return RougeScore{}
+		return Score{}
 	}
 	m, n := 0, 0
 	for _, s := range ref {
@@ -298,7 +298,7 @@ func (w *rougeWork) summaryLCS(ref, can [][]int32) RougeScore {
 		n += len(s)
 	}
 	if m == 0 || n == 0 {
-		return RougeScore{}
+		return Score{}
 	}
 	// token counts of reference (cr) and candidate (cc), to prevent
 	// double counting
@@ -357,18 +357,18 @@ func (w *rougeWork) summaryLCS(ref, can [][]int32) RougeScore {
 	w.lcs, w.mark = buf, mark
 	rec := float64(hits) / float64(m)
 	prec := float64(hits) / float64(n)
-	return RougeScore{prec, rec, rougeF(prec, rec)}
+	return Score{prec, rec, rougeF(prec, rec)}
 }
 
-// RougePostprocess is the evaluators' postprocess_text for one string:
+// Postprocess is the evaluators' postprocess_text for one string:
 // strip() (Python whitespace), split with SentTokenize, join with "\n".
-func RougePostprocess(s string) string {
+func Postprocess(s string) string {
 	s = strings.TrimFunc(s, rougePyIsSpace)
 	return strings.Join(SentTokenize(s), "\n")
 }
 
-// RougeResult is what the GPT-J and Llama 2 evaluators report.
-type RougeResult struct {
+// Result is what the GPT-J and Llama 2 evaluators report.
+type Result struct {
 	// Rouge1, Rouge2, RougeL, RougeLsum: round(mean(F)×100, 4), with
 	// numpy's mean (pairwise summation) and round (scale, rint, unscale).
 	Rouge1, Rouge2, RougeL, RougeLsum float64
@@ -380,26 +380,26 @@ type RougeResult struct {
 	TokensPerSample float64
 	// Per-sample F-measures in input order (rouge1, rouge2, rougeL,
 	// rougeLsum).
-	PerSample []RougeScores
+	PerSample []Scores
 }
 
-// RougeEvaluate postprocesses predictions and targets, scores each pair
+// Evaluate postprocesses predictions and targets, scores each pair
 // with use_stemmer=True and aggregates as the MLPerf GPT-J evaluation.py
 // and Llama 2 evaluate-accuracy.py do. tokenCounts, when not nil, gives
 // each prediction's generated token count for gen_tok_len and
 // tokens_per_sample. Work is spread over GOMAXPROCS goroutines.
-func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResult, error) {
+func Evaluate(predictions, targets []string, tokenCounts []int) (Result, error) {
 	if len(predictions) != len(targets) {
-		return RougeResult{}, fmt.Errorf("accuracy: rouge: %d predictions for %d targets", len(predictions), len(targets))
+		return Result{}, fmt.Errorf("accuracy: rouge: %d predictions for %d targets", len(predictions), len(targets))
 	}
 	if tokenCounts != nil && len(tokenCounts) != len(predictions) {
-		return RougeResult{}, fmt.Errorf("accuracy: rouge: %d token counts for %d predictions", len(tokenCounts), len(predictions))
+		return Result{}, fmt.Errorf("accuracy: rouge: %d token counts for %d predictions", len(tokenCounts), len(predictions))
 	}
 	if len(predictions) == 0 {
-		return RougeResult{}, fmt.Errorf("accuracy: rouge: no predictions")
+		return Result{}, fmt.Errorf("accuracy: rouge: no predictions")
 	}
 	n := len(predictions)
-	res := RougeResult{GenNum: n, PerSample: make([]RougeScores, n)}
+	res := Result{GenNum: n, PerSample: make([]Scores, n)}
 	lens := make([]int, n)
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
@@ -407,8 +407,8 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 		wg.Go(func() {
 			w := newRougeWork(true)
 			for i := k; i < n; i += workers {
-				p := RougePostprocess(predictions[i])
-				t := RougePostprocess(targets[i])
+				p := Postprocess(predictions[i])
+				t := Postprocess(targets[i])
 				lens[i] = utf8.RuneCountInString(p)
 				res.PerSample[i] = w.score(t, p)
 			}
@@ -416,16 +416,16 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 	}
 	wg.Wait()
 	col := make([]float64, n)
-	mean := func(f func(RougeScores) float64) float64 {
+	mean := func(f func(Scores) float64) float64 {
 		for i, s := range res.PerSample {
 			col[i] = f(s)
 		}
 		return pynum.Round(pynum.Sum(col)/float64(n)*100, 4)
 	}
-	res.Rouge1 = mean(func(s RougeScores) float64 { return s.Rouge1.F })
-	res.Rouge2 = mean(func(s RougeScores) float64 { return s.Rouge2.F })
-	res.RougeL = mean(func(s RougeScores) float64 { return s.RougeL.F })
-	res.RougeLsum = mean(func(s RougeScores) float64 { return s.RougeLsum.F })
+	res.Rouge1 = mean(func(s Scores) float64 { return s.Rouge1.F })
+	res.Rouge2 = mean(func(s Scores) float64 { return s.Rouge2.F })
+	res.RougeL = mean(func(s Scores) float64 { return s.RougeL.F })
+	res.RougeLsum = mean(func(s Scores) float64 { return s.RougeLsum.F })
 	for _, l := range lens {
 		res.GenLen += l
 	}
@@ -441,14 +441,14 @@ func RougeEvaluate(predictions, targets []string, tokenCounts []int) (RougeResul
 // GPTJString prints the result as MLCommons language/gpt-j/evaluation.py
 // prints its dict: metrics as quoted strings of round(mean×100, 4),
 // gen_len and gen_num as integers.
-func (r RougeResult) GPTJString() string {
+func (r Result) GPTJString() string {
 	return fmt.Sprintf("{'rouge1': '%s', 'rouge2': '%s', 'rougeL': '%s', 'rougeLsum': '%s', 'gen_len': %d, 'gen_num': %d}",
 		pynum.FloatRepr(r.Rouge1), pynum.FloatRepr(r.Rouge2), pynum.FloatRepr(r.RougeL), pynum.FloatRepr(r.RougeLsum), r.GenLen, r.GenNum)
 }
 
 // Llama2String prints the result as MLCommons language/llama2-70b/
 // evaluate-accuracy.py prints its dict.
-func (r RougeResult) Llama2String() string {
+func (r Result) Llama2String() string {
 	return fmt.Sprintf("{'rouge1': %s, 'rouge2': %s, 'rougeL': %s, 'rougeLsum': %s, 'gen_len': %d, 'gen_num': %d, 'gen_tok_len': %d, 'tokens_per_sample': %s}",
 		pynum.FloatRepr(r.Rouge1), pynum.FloatRepr(r.Rouge2), pynum.FloatRepr(r.RougeL), pynum.FloatRepr(r.RougeLsum), r.GenLen, r.GenNum, r.GenTokLen, pynum.FloatRepr(r.TokensPerSample))
 }

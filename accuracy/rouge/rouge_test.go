@@ -71,24 +71,24 @@ func TestPorterStemGolden(t *testing.T) {
 func TestRougeTokenizeGolden(t *testing.T) {
 	g := loadRougeGolden(t)
 	for _, c := range g.Tokens {
-		got := RougeTokenize(c.Text, true)
+		got := Tokenize(c.Text, true)
 		if !slices.Equal(got, c.Tokens) && !(len(got) == 0 && len(c.Tokens) == 0) {
-			t.Errorf("RougeTokenize(%q)\n got %q\nwant %q", c.Text, got, c.Tokens)
+			t.Errorf("Tokenize(%q)\n got %q\nwant %q", c.Text, got, c.Tokens)
 		}
 	}
 }
 
 func TestRougeScoresGolden(t *testing.T) {
 	g := loadRougeGolden(t)
-	sc := NewRougeScorer(true)
+	sc := NewScorer(true)
 	for i, p := range g.Pairs {
-		pp, tt := RougePostprocess(p.Prediction), RougePostprocess(p.Target)
+		pp, tt := Postprocess(p.Prediction), Postprocess(p.Target)
 		if pp != p.PostPrediction || tt != p.PostTarget {
 			t.Errorf("pair %d postprocess\n got %q / %q\nwant %q / %q", i, pp, tt, p.PostPrediction, p.PostTarget)
 			continue
 		}
 		s := sc.Score(tt, pp)
-		for name, got := range map[string]RougeScore{"rouge1": s.Rouge1, "rouge2": s.Rouge2, "rougeL": s.RougeL, "rougeLsum": s.RougeLsum} {
+		for name, got := range map[string]Score{"rouge1": s.Rouge1, "rouge2": s.Rouge2, "rougeL": s.RougeL, "rougeLsum": s.RougeLsum} {
 			want := p.Scores[name]
 			if got.Precision != want[0] || got.Recall != want[1] || got.F != want[2] {
 				t.Errorf("pair %d %s = %v, want %v", i, name, got, want)
@@ -104,7 +104,7 @@ func TestRougeEvaluatePrints(t *testing.T) {
 		preds = append(preds, p.Prediction)
 		targets = append(targets, p.Target)
 	}
-	res, err := RougeEvaluate(preds, targets, g.TokenCounts)
+	res, err := Evaluate(preds, targets, g.TokenCounts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +114,10 @@ func TestRougeEvaluatePrints(t *testing.T) {
 	if got := res.Llama2String(); got != g.Llama2Print {
 		t.Errorf("Llama 2 print\n got %s\nwant %s", got, g.Llama2Print)
 	}
-	if _, err := RougeEvaluate(preds[:2], targets, nil); err == nil {
+	if _, err := Evaluate(preds[:2], targets, nil); err == nil {
 		t.Error("mismatched lengths accepted")
 	}
-	if _, err := RougeEvaluate(nil, nil, nil); err == nil {
+	if _, err := Evaluate(nil, nil, nil); err == nil {
 		t.Error("empty input accepted")
 	}
 }
@@ -127,7 +127,7 @@ func FuzzRougeTokenize(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, tok := range RougeTokenize(s, true) {
+		for _, tok := range Tokenize(s, true) {
 			if tok == "" || strings.Trim(tok, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
 				t.Fatalf("bad token %q from %q", tok, s)
 			}
@@ -139,8 +139,8 @@ func FuzzRougeTokenize(f *testing.F) {
 				t.Fatalf("empty sentence from %q", s)
 			}
 		}
-		RougePostprocess(s)
-		NewRougeScorer(true).Score(s, strings.ToUpper(s))
+		Postprocess(s)
+		NewScorer(true).Score(s, strings.ToUpper(s))
 	})
 }
 
@@ -178,7 +178,7 @@ func rougeBenchPairs(n, words int) (preds, targets []string) {
 func BenchmarkRougeEvaluate24576(b *testing.B) {
 	preds, targets := rougeBenchPairs(24576, 300)
 	for b.Loop() {
-		if _, err := RougeEvaluate(preds, targets, nil); err != nil {
+		if _, err := Evaluate(preds, targets, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

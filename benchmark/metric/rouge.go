@@ -49,7 +49,7 @@ func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("accuracy: %s: want a JSON array of integers: %v", *tokens, err)
 		}
 	}
-	res, err := rouge.RougeEvaluate(p, r, counts)
+	res, err := rouge.Evaluate(p, r, counts)
 	if err != nil {
 		return err
 	}

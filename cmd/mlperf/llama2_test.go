@@ -252,7 +252,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 		refs = append(refs, outputs[e.QSLIdx])
 		counts = append(counts, len(got))
 	}
-	want, err := rouge.RougeEvaluate(preds, refs, counts)
+	want, err := rouge.Evaluate(preds, refs, counts)
 	if err != nil {
 		t.Fatal(err)
 	}

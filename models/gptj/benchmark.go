@@ -181,10 +181,10 @@ func Predictions(logPath string, samples int, dt accuracy.DType) (idx []int, ids
 // split into sentences with NLTK's punkt and joined by newlines, ROUGE
 // with the Porter stemmer, gen_len the characters of the predictions.
 // Print the result with RougeResult.GPTJString.
-func (d *Data) Score(logPath string, dt accuracy.DType) (rouge.RougeResult, error) {
+func (d *Data) Score(logPath string, dt accuracy.DType) (rouge.Result, error) {
 	idx, ids, err := Predictions(logPath, len(d.Records), dt)
 	if err != nil {
-		return rouge.RougeResult{}, err
+		return rouge.Result{}, err
 	}
 	preds := make([]string, len(ids))
 	targets := make([]string, len(ids))
@@ -192,7 +192,7 @@ func (d *Data) Score(logPath string, dt accuracy.DType) (rouge.RougeResult, erro
 		preds[i] = d.Tokenizer.Decode(t, tokenizer.DecodeOptions{SkipSpecial: true, CleanUpSpaces: true})
 		targets[i] = d.Records[idx[i]].Output
 	}
-	res, err := rouge.RougeEvaluate(preds, targets, nil)
+	res, err := rouge.Evaluate(preds, targets, nil)
 	if err != nil {
 		return res, fmt.Errorf("gptj: %w", err)
 	}

@@ -219,7 +219,7 @@ func TestScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := rouge.RougeEvaluate([]string{"Snow fell in Zürich.", "The cat sat on the mat. It was happy."},
+	want, err := rouge.Evaluate([]string{"Snow fell in Zürich.", "The cat sat on the mat. It was happy."},
 		[]string{recs[1].Output, recs[0].Output}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -214,16 +214,16 @@ func (b *Benchmark) Close() error { return b.sut.Close() }
 // skipping special tokens, and scores them against the output column of ds
 // as evaluate-accuracy.py does (RougeEvaluate; gen_tok_len counts every
 // id, EOS included).
-func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (rouge.RougeResult, error) {
+func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (rouge.Result, error) {
 	if dtype == "" {
 		dtype = accuracy.Int32
 	}
 	if dtype != accuracy.Int32 && dtype != accuracy.Int64 {
-		return rouge.RougeResult{}, fmt.Errorf("llama2: --dtype %s: token ids are int32 or int64", dtype)
+		return rouge.Result{}, fmt.Errorf("llama2: --dtype %s: token ids are int32 or int64", dtype)
 	}
 	targets, err := ds.Strings(openorca.ColOutput)
 	if err != nil {
-		return rouge.RougeResult{}, err
+		return rouge.Result{}, err
 	}
 	var preds, refs []string
 	var counts []int
@@ -245,12 +245,12 @@ func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype acc
 		return nil
 	})
 	if err != nil {
-		return rouge.RougeResult{}, err
+		return rouge.Result{}, err
 	}
 	if len(preds) == 0 {
-		return rouge.RougeResult{}, fmt.Errorf("llama2: accuracy log %s has no entries", logPath)
+		return rouge.Result{}, fmt.Errorf("llama2: accuracy log %s has no entries", logPath)
 	}
-	r, err := rouge.RougeEvaluate(preds, refs, counts)
+	r, err := rouge.Evaluate(preds, refs, counts)
 	if err != nil {
 		return r, fmt.Errorf("llama2: %w", err)
 	}
