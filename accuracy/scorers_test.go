@@ -31,7 +31,7 @@ func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
 	}{
 		{"resnet50", accuracy.Top1Result{Good: 38228, Total: 50000}.String(), map[string]string{"acc": "76.456"}, true},
 		{"resnet", accuracy.Top1Result{Good: 37800, Total: 50000}.String(), map[string]string{"acc": "75.600"}, false},
-		{"bert-99.9", squadeval.SQuADResult{ExactMatch: 83.6, F1: 90.87487229720105}.String(), map[string]string{"F1": "90.87487229720105"}, true},
+		{"bert-99.9", squadeval.Result{ExactMatch: 83.6, F1: 90.87487229720105}.String(), map[string]string{"F1": "90.87487229720105"}, true},
 		{"dlrm-v2-99.9", auc.DLRMResult{AUC: 0.80313, Good: 9, Total: 10, Queries: 1}.String(), map[string]string{"AUC": "80.313"}, true},
 		// 79.50685 prints as 79.507 and passes the checker though the raw
 		// value is under 79.5069.

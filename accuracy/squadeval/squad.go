@@ -25,8 +25,8 @@ func BERTTarget(fraction float64) float64 {
 	return ref * fraction
 }
 
-// SQuADResult is the outcome of the official SQuAD v1.1 evaluation.
-type SQuADResult struct {
+// Result is the outcome of the official SQuAD v1.1 evaluation.
+type Result struct {
 	ExactMatch float64 // percent
 	F1         float64 // percent
 	Total      int     // questions in the data set
@@ -39,18 +39,18 @@ type SQuADResult struct {
 // String prints the result as evaluate_v1.1.py's json.dumps does, for
 // example {"exact_match": 83.68022705771051, "f1": 90.8790560393552}; the
 // submission checker parses the F1 from this line.
-func (r SQuADResult) String() string {
+func (r Result) String() string {
 	return fmt.Sprintf(`{"exact_match": %s, "f1": %s}`, pytext.FloatRepr(r.ExactMatch), pytext.FloatRepr(r.F1))
 }
 
 // Pass reports whether the F1 reaches BERTTarget(fraction).
-func (r SQuADResult) Pass(fraction float64) bool {
+func (r Result) Pass(fraction float64) bool {
 	return r.F1 >= BERTTarget(fraction)
 }
 
 // WriteReport writes the score line, the unanswered-question notes and the
 // bert-99 / bert-99.9 verdicts.
-func (r SQuADResult) WriteReport(w io.Writer) error {
+func (r Result) WriteReport(w io.Writer) error {
 	var b strings.Builder
 	for _, id := range r.Unanswered {
 		fmt.Fprintf(&b, "Unanswered question %s will receive score 0.\n", id)
@@ -71,13 +71,13 @@ func (r SQuADResult) WriteReport(w io.Writer) error {
 	return err
 }
 
-// ScoreSQuAD is evaluate() of the official SQuAD v1.1 script: for every
+// Score is evaluate() of the official SQuAD v1.1 script: for every
 // question of ds in file order, the best exact match and F1 over its
 // ground-truth answers; the means over all questions, × 100. Questions
 // without a prediction score 0. A question with no ground-truth answer is an
 // error (the reference script crashes on it).
-func ScoreSQuAD(ds *squad.Dataset, predictions map[string]string) (SQuADResult, error) {
-	var res SQuADResult
+func Score(ds *squad.Dataset, predictions map[string]string) (Result, error) {
+	var res Result
 	var em int
 	var f1 float64
 	for _, a := range ds.Data {
@@ -90,13 +90,13 @@ func ScoreSQuAD(ds *squad.Dataset, predictions map[string]string) (SQuADResult, 
 					continue
 				}
 				if len(qa.Answers) == 0 {
-					return SQuADResult{}, fmt.Errorf("accuracy: squad: question %q has no ground-truth answer to score against", qa.ID)
+					return Result{}, fmt.Errorf("accuracy: squad: question %q has no ground-truth answer to score against", qa.ID)
 				}
-				normPred := SQuADNormalize(pred)
+				normPred := Normalize(pred)
 				predToks := pytext.Fields(normPred)
 				bestEM, bestF1 := false, 0.0
 				for i, gt := range qa.Answers {
-					normGT := SQuADNormalize(gt.Text)
+					normGT := Normalize(gt.Text)
 					if normPred == normGT {
 						bestEM = true
 					}
@@ -113,18 +113,18 @@ func ScoreSQuAD(ds *squad.Dataset, predictions map[string]string) (SQuADResult, 
 		}
 	}
 	if res.Total == 0 {
-		return SQuADResult{}, fmt.Errorf("accuracy: squad: the data set has no questions")
+		return Result{}, fmt.Errorf("accuracy: squad: the data set has no questions")
 	}
 	res.ExactMatch = 100.0 * float64(em) / float64(res.Total)
 	res.F1 = 100.0 * f1 / float64(res.Total)
 	return res, nil
 }
 
-// SQuADNormalize is normalize_answer of the official script: Python
+// Normalize is normalize_answer of the official script: Python
 // lower-casing, removal of ASCII punctuation (string.punctuation), the
 // words a, an and the (with Python's Unicode word boundaries) replaced by a
 // space, and whitespace runs collapsed.
-func SQuADNormalize(s string) string {
+func Normalize(s string) string {
 	s = pytext.Lower(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -174,15 +174,15 @@ func removeArticles(s string) string {
 	return b.String()
 }
 
-// SQuADExactMatch is exact_match_score: the normalized strings are equal.
-func SQuADExactMatch(prediction, groundTruth string) bool {
-	return SQuADNormalize(prediction) == SQuADNormalize(groundTruth)
+// ExactMatch is exact_match_score: the normalized strings are equal.
+func ExactMatch(prediction, groundTruth string) bool {
+	return Normalize(prediction) == Normalize(groundTruth)
 }
 
-// SQuADF1 is f1_score: the harmonic mean of token precision and recall of
+// F1 is f1_score: the harmonic mean of token precision and recall of
 // the normalized strings, counting common tokens with multiplicity.
-func SQuADF1(prediction, groundTruth string) float64 {
-	return f1Tokens(pytext.Fields(SQuADNormalize(prediction)), pytext.Fields(SQuADNormalize(groundTruth)))
+func F1(prediction, groundTruth string) float64 {
+	return f1Tokens(pytext.Fields(Normalize(prediction)), pytext.Fields(Normalize(groundTruth)))
 }
 
 func f1Tokens(pred, gt []string) float64 {

@@ -43,8 +43,8 @@ func loadSquadGolden(t testing.TB) (*squadGolden, *squad.Dataset) {
 func TestSQuADNormalizeGolden(t *testing.T) {
 	g, _ := loadSquadGolden(t)
 	for _, c := range g.Normalize {
-		if got := SQuADNormalize(c.S); got != c.Norm {
-			t.Errorf("SQuADNormalize(%q) = %q, want %q", c.S, got, c.Norm)
+		if got := Normalize(c.S); got != c.Norm {
+			t.Errorf("Normalize(%q) = %q, want %q", c.S, got, c.Norm)
 		}
 	}
 }
@@ -52,10 +52,10 @@ func TestSQuADNormalizeGolden(t *testing.T) {
 func TestSQuADPairsGolden(t *testing.T) {
 	g, _ := loadSquadGolden(t)
 	for _, c := range g.Pairs {
-		if got := SQuADExactMatch(c.Pred, c.Gt); got != c.EM {
+		if got := ExactMatch(c.Pred, c.Gt); got != c.EM {
 			t.Errorf("EM(%q, %q) = %v, want %v", c.Pred, c.Gt, got, c.EM)
 		}
-		if got := pytext.FloatRepr(SQuADF1(c.Pred, c.Gt)); got != c.F1 {
+		if got := pytext.FloatRepr(F1(c.Pred, c.Gt)); got != c.F1 {
 			t.Errorf("F1(%q, %q) = %s, want %s", c.Pred, c.Gt, got, c.F1)
 		}
 	}
@@ -65,7 +65,7 @@ func TestSQuADPairsGolden(t *testing.T) {
 // missing answers) and compares the printed line with evaluate_v1.1.py's.
 func TestScoreSQuADGolden(t *testing.T) {
 	g, ds := loadSquadGolden(t)
-	res, err := ScoreSQuAD(ds, g.Predictions)
+	res, err := Score(ds, g.Predictions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestScoreSQuADCases(t *testing.T) {
 			{ID: "b", Answers: []squad.Answer{{Text: "won"}}},
 		},
 	}}}}}
-	res, err := ScoreSQuAD(ds, map[string]string{"a": "the denver broncos!", "b": "they won it"})
+	res, err := Score(ds, map[string]string{"a": "the denver broncos!", "b": "they won it"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +102,15 @@ func TestScoreSQuADCases(t *testing.T) {
 	}
 
 	ds.Data[0].Paragraphs[0].QAs[1].Answers = nil
-	if _, err := ScoreSQuAD(ds, map[string]string{"a": "x", "b": "y"}); err == nil || !strings.Contains(err.Error(), `"b"`) {
+	if _, err := Score(ds, map[string]string{"a": "x", "b": "y"}); err == nil || !strings.Contains(err.Error(), `"b"`) {
 		t.Errorf("question without answers: %v", err)
 	}
 	// Unanswered questions are reported and score 0, even without answers.
-	res, err = ScoreSQuAD(ds, map[string]string{"a": "Denver Broncos"})
+	res, err = Score(ds, map[string]string{"a": "Denver Broncos"})
 	if err != nil || res.ExactMatch != 50 || len(res.Unanswered) != 1 || res.Unanswered[0] != "b" {
 		t.Errorf("unanswered: %+v %v", res, err)
 	}
-	if _, err := ScoreSQuAD(&squad.Dataset{Version: "1.1"}, nil); err == nil {
+	if _, err := Score(&squad.Dataset{Version: "1.1"}, nil); err == nil {
 		t.Error("empty data set accepted")
 	}
 }
@@ -133,7 +133,7 @@ func TestBERTTargets(t *testing.T) {
 		{89.96526, true, false},
 		{89.965, false, false},
 	} {
-		r := SQuADResult{F1: tc.f1}
+		r := Result{F1: tc.f1}
 		if r.Pass(BERT99) != tc.p99 || r.Pass(BERT999) != tc.p999 {
 			t.Errorf("F1 %v: pass %v/%v, want %v/%v", tc.f1, r.Pass(BERT99), r.Pass(BERT999), tc.p99, tc.p999)
 		}
@@ -145,15 +145,15 @@ func FuzzSQuADNormalize(f *testing.F) {
 		f.Add(s, "the cat")
 	}
 	f.Fuzz(func(t *testing.T, pred, gt string) {
-		n := SQuADNormalize(pred)
+		n := Normalize(pred)
 		if n != pytext.JoinFields(n) {
-			t.Fatalf("SQuADNormalize(%q) = %q has loose whitespace", pred, n)
+			t.Fatalf("Normalize(%q) = %q has loose whitespace", pred, n)
 		}
-		f1 := SQuADF1(pred, gt)
+		f1 := F1(pred, gt)
 		if f1 < 0 || f1 > 1 {
 			t.Fatalf("F1 %v", f1)
 		}
-		if SQuADExactMatch(pred, gt) && SQuADNormalize(pred) != "" && f1 != 1 {
+		if ExactMatch(pred, gt) && Normalize(pred) != "" && f1 != 1 {
 			t.Fatalf("exact match with F1 %v", f1)
 		}
 	})
@@ -176,7 +176,7 @@ func BenchmarkScoreSQuADDevSized(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, err := ScoreSQuAD(ds, preds); err != nil {
+		if _, err := Score(ds, preds); err != nil {
 			b.Fatal(err)
 		}
 	}

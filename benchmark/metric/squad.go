@@ -40,7 +40,7 @@ func metricSquad(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := json.Unmarshal(b, &p); err != nil {
 		return fmt.Errorf("accuracy: %s: want a JSON object of question id to answer text: %v", *preds, err)
 	}
-	r, err := squadeval.ScoreSQuAD(ds, p)
+	r, err := squadeval.Score(ds, p)
 	if err != nil {
 		return err
 	}

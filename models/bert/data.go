@@ -54,12 +54,12 @@ func (s *SQuAD) Answers(results map[int]Logits) ([]Prediction, error) {
 
 // Score post-processes the responses and scores the answers with the
 // official SQuAD v1.1 evaluation (accuracy-squad.py + evaluate_v1.1.py).
-func (s *SQuAD) Score(results map[int]Logits) (squadeval.SQuADResult, error) {
+func (s *SQuAD) Score(results map[int]Logits) (squadeval.Result, error) {
 	preds, err := s.Answers(results)
 	if err != nil {
-		return squadeval.SQuADResult{}, err
+		return squadeval.Result{}, err
 	}
-	return squadeval.ScoreSQuAD(s.Dataset, PredictionMap(preds))
+	return squadeval.Score(s.Dataset, PredictionMap(preds))
 }
 
 // PredictionMap keys predictions by question id; a repeated id keeps the

@@ -71,7 +71,7 @@ func comparePostprocess(t *testing.T, squadPath, goldenPath string) {
 		}
 		byID[p.QasID] = p.Text
 	}
-	score, err := squadeval.ScoreSQuAD(ds, byID)
+	score, err := squadeval.Score(ds, byID)
 	if err != nil {
 		t.Fatal(err)
 	}
