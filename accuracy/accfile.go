@@ -14,7 +14,7 @@ import (
 // AccuracyText is the content of accuracy.txt: the score lines as the
 // reference scripts print them (one per line; e.g. Top1Result.String,
 // squadeval.Result.String, auc.DLRMResult.String,
-// dice.DiceResult.String, rouge.Result.GPTJString or Llama2String,
+// dice.Result.String, rouge.Result.GPTJString or Llama2String,
 // fid.SDXLResult.String), each ending in a newline. With hash non-empty it ends with a blank line and
 // "hash=<hash>" as truncate_accuracy_log.py appends (the checker requires
 // that line in a submission).

@@ -20,7 +20,7 @@ import (
 // accuracy.AccuracyText, is read back by the checker's patterns with the printed
 // value, and judged pass or fail against the benchmark's bounds.
 func TestAccuracyTextParsedByCheckerPatterns(t *testing.T) {
-	dr := dice.DiceResult{Mean: dice.DiceCase{Kidney: 0.93, Tumor: 0.79, Composite: 0.8617}}
+	dr := dice.Result{Mean: dice.Case{Kidney: 0.93, Tumor: 0.79, Composite: 0.8617}}
 	rg := rouge.Result{Rouge1: 42.9865, Rouge2: 20.1235, RougeL: 29.9881, RougeLsum: 40.1, GenLen: 4016878, GenNum: 13368}
 	ll := rouge.Result{Rouge1: 44.4312, Rouge2: 22.0352, RougeL: 28.6162, RougeLsum: 42.0, GenLen: 1, GenNum: 24576, GenTokLen: 7236500, TokensPerSample: 294.5}
 	for _, c := range []struct {

@@ -11,16 +11,16 @@ import (
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
-// ErrAUCOneClass is returned when every label has the same value:
+// ErrOneClass is returned when every label has the same value:
 // sklearn.metrics.roc_auc_score raises ValueError("Only one class present
 // in y_true. ROC AUC score is not defined in that case.").
-var ErrAUCOneClass = errors.New("only one class present in y_true: ROC AUC score is not defined in that case")
+var ErrOneClass = errors.New("only one class present in y_true: ROC AUC score is not defined in that case")
 
-// AUCBuilder collects (score, label) pairs for ROCAUC with 4 bytes per
+// Builder collects (score, label) pairs for ROCAUC with 4 bytes per
 // pair: each score is kept as an order-preserving uint32 key in the bucket
 // of its label. The zero value is ready to use; it is not safe for
 // concurrent use.
-type AUCBuilder struct {
+type Builder struct {
 	labels [2]float32
 	keys   [2][]uint32
 	nlab   int
@@ -28,7 +28,7 @@ type AUCBuilder struct {
 }
 
 // Grow reserves room for n more pairs split evenly, a hint only.
-func (b *AUCBuilder) Grow(n int) {
+func (b *Builder) Grow(n int) {
 	for i := range b.keys {
 		b.keys[i] = slices.Grow(b.keys[i], n/2)
 	}
@@ -37,7 +37,7 @@ func (b *AUCBuilder) Grow(n int) {
 // Add records one pair. Errors (a non-finite score, a label that is not a
 // whole number, a third distinct label) are kept and returned by AUC, as
 // sklearn validates the whole input before scoring.
-func (b *AUCBuilder) Add(score, label float32) {
+func (b *Builder) Add(score, label float32) {
 	if b.err != nil {
 		return
 	}
@@ -70,7 +70,7 @@ func (b *AUCBuilder) Add(score, label float32) {
 }
 
 // Len is the number of pairs added.
-func (b *AUCBuilder) Len() int { return len(b.keys[0]) + len(b.keys[1]) }
+func (b *Builder) Len() int { return len(b.keys[0]) + len(b.keys[1]) }
 
 // floatKey maps a float32 to a uint32 whose unsigned order is the float
 // order; -0 and +0 share a key, as numpy's diff treats them as equal.
@@ -94,7 +94,7 @@ func floatKey(f float32) uint32 {
 // the totals; the area is numpy.trapz, i.e. the terms Δfpr·(tpr+tpr')/2
 // summed with numpy's pairwise summation. It sorts the stored keys in
 // place; pairs may not be added afterwards.
-func (b *AUCBuilder) AUC() (float64, error) {
+func (b *Builder) AUC() (float64, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
@@ -102,7 +102,7 @@ func (b *AUCBuilder) AUC() (float64, error) {
 		return 0, fmt.Errorf("accuracy: auc: no pairs to score")
 	}
 	if b.nlab < 2 {
-		return 0, fmt.Errorf("accuracy: auc: %w (every label is %v)", ErrAUCOneClass, b.labels[0])
+		return 0, fmt.Errorf("accuracy: auc: %w (every label is %v)", ErrOneClass, b.labels[0])
 	}
 	pos, neg := b.keys[0], b.keys[1]
 	if b.labels[1] > b.labels[0] {
@@ -116,12 +116,12 @@ func (b *AUCBuilder) AUC() (float64, error) {
 }
 
 // ROCAUC is sklearn.metrics.roc_auc_score(labels, scores) for two classes;
-// see AUCBuilder.AUC.
+// see Builder.AUC.
 func ROCAUC(scores, labels []float32) (float64, error) {
 	if len(scores) != len(labels) {
 		return 0, fmt.Errorf("accuracy: auc: %d scores for %d labels", len(scores), len(labels))
 	}
-	var b AUCBuilder
+	var b Builder
 	for i := range scores {
 		b.Add(scores[i], labels[i])
 	}
@@ -286,7 +286,7 @@ func DLRMPairs(data []byte, d accuracy.DType, fn func(pred, label float32)) erro
 // qsl_idx is an error.
 func ScoreDLRM(logPath string, d accuracy.DType, maxIdx int) (DLRMResult, error) {
 	var r DLRMResult
-	var b AUCBuilder
+	var b Builder
 	dupes, err := accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
 		if maxIdx > 0 && e.QSLIdx >= uint64(maxIdx) {
 			return fmt.Errorf("accuracy: %s: seq_id %d: qsl_idx %d is outside the data set of %d samples", logPath, e.SeqID, e.QSLIdx, maxIdx)
@@ -321,7 +321,7 @@ func ScoreDLRMPairs(preds, labels []float32, queries int) (DLRMResult, error) {
 		return DLRMResult{}, fmt.Errorf("accuracy: auc: %d predictions for %d labels", len(preds), len(labels))
 	}
 	r := DLRMResult{Total: len(preds), Queries: queries}
-	var b AUCBuilder
+	var b Builder
 	b.Grow(len(preds))
 	for i, p := range preds {
 		if roundEqual(p, labels[i]) {

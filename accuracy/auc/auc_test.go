@@ -121,8 +121,8 @@ func TestROCAUCErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "accuracy: ") {
 			t.Errorf("%s: err %v, want %q", name, err, c.want)
 		}
-		if name == "one class" && !errors.Is(err, ErrAUCOneClass) {
-			t.Errorf("one class: %v is not ErrAUCOneClass", err)
+		if name == "one class" && !errors.Is(err, ErrOneClass) {
+			t.Errorf("one class: %v is not ErrOneClass", err)
 		}
 	}
 }

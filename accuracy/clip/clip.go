@@ -7,7 +7,7 @@ import (
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
-// CLIPScores returns the CLIP score of each of n samples and their mean,
+// Scores returns the CLIP score of each of n samples and their mean,
 // as the SDXL reference computes them (tools/clip/clip_encoder.py and
 // accuracy_coco.py): image and text feature vectors (row i of the n×dim
 // row-major float32 matrices) are each divided by their L2 norm in
@@ -17,7 +17,7 @@ import (
 // and rounded to float32 once, so a score may differ from torch's float32
 // kernels in its last float32 bit (about 1e-6 of a score). Non-finite
 // values and zero vectors are errors naming the row.
-func CLIPScores(image, text []float32, n, dim int) (scores []float64, mean float64, err error) {
+func Scores(image, text []float32, n, dim int) (scores []float64, mean float64, err error) {
 	if n < 1 || dim < 1 || len(image) != n*dim || len(text) != n*dim {
 		return nil, 0, fmt.Errorf("accuracy: clip: %d image and %d text values for %d samples of %d features", len(image), len(text), n, dim)
 	}

@@ -34,7 +34,7 @@ func TestCLIPGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scores, mean, err := CLIPScores(img, txt, shape[0], shape[1])
+	scores, mean, err := Scores(img, txt, shape[0], shape[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,12 +68,12 @@ func TestCLIPBadInput(t *testing.T) {
 		"zero":     {[]float32{1, 2}, []float32{0, 0}, 1, 2, "text features of sample 0: the vector's norm is 0"},
 		"no items": {nil, nil, 0, 2, "for 0 samples"},
 	} {
-		_, _, err := CLIPScores(c.img, c.txt, c.n, c.d)
+		_, _, err := Scores(c.img, c.txt, c.n, c.d)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "accuracy: clip: ") {
 			t.Errorf("%s: err %v", name, err)
 		}
 	}
-	s, m, err := CLIPScores([]float32{3, 4}, []float32{3, 4}, 1, 2)
+	s, m, err := Scores([]float32{3, 4}, []float32{3, 4}, 1, 2)
 	if err != nil || math.Abs(s[0]-100) > 1e-4 || m != s[0] {
 		t.Errorf("parallel vectors: %v %v %v", s, m, err)
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
-// DiceSmooth is the numerator and denominator smoothing of the KiTS19
+// Smooth is the numerator and denominator smoothing of the KiTS19
 // DICE (accuracy_kits.py's smooth_nr and smooth_dr).
-const DiceSmooth = 1e-6
+const Smooth = 1e-6
 
-// DiceCase is one KiTS19 case's scores.
-type DiceCase struct {
+// Case is one KiTS19 case's scores.
+type Case struct {
 	Case      string
 	Kidney    float64 // DICE of label 1
 	Tumor     float64 // DICE of label 2
@@ -53,24 +53,24 @@ func Dice(pred, gt []uint8) (kidney, tumor float64, err error) {
 			ts += counts[k*3+c]
 		}
 		inter = counts[c*3+c]
-		return (2.0*float64(inter) + DiceSmooth) / (float64(ts) + float64(ps) + DiceSmooth)
+		return (2.0*float64(inter) + Smooth) / (float64(ts) + float64(ps) + Smooth)
 	}
 	return score(1), score(2), nil
 }
 
-// NewDiceCase scores one case with Dice and fills in its composite.
-func NewDiceCase(name string, pred, gt []uint8) (DiceCase, error) {
+// NewCase scores one case with Dice and fills in its composite.
+func NewCase(name string, pred, gt []uint8) (Case, error) {
 	k, t, err := Dice(pred, gt)
 	if err != nil {
-		return DiceCase{}, fmt.Errorf("%w (case %s)", err, name)
+		return Case{}, fmt.Errorf("%w (case %s)", err, name)
 	}
-	return DiceCase{Case: name, Kidney: k, Tumor: t, Composite: pynum.Sum([]float64{k, t}) / 2}, nil
+	return Case{Case: name, Kidney: k, Tumor: t, Composite: pynum.Sum([]float64{k, t}) / 2}, nil
 }
 
-// DiceLabels converts voxel values to labels as the reference's
+// Labels converts voxel values to labels as the reference's
 // get_fdata().astype(np.uint8) does for valid KiTS19 volumes (truncation
 // toward zero); a value whose label is not 0, 1 or 2, or NaN, is an error.
-func DiceLabels(v []float64) ([]uint8, error) {
+func Labels(v []float64) ([]uint8, error) {
 	out := make([]uint8, len(v))
 	for i, f := range v {
 		t := math.Trunc(f)
@@ -82,44 +82,44 @@ func DiceLabels(v []float64) ([]uint8, error) {
 	return out, nil
 }
 
-// DiceResult is the evaluation summary: the cases in the data set's order
+// Result is the evaluation summary: the cases in the data set's order
 // and the "mean" row (column means, numpy pairwise summation).
-type DiceResult struct {
-	Cases []DiceCase
-	Mean  DiceCase
+type Result struct {
+	Cases []Case
+	Mean  Case
 }
 
-// SummarizeDice computes the mean row of cases as save_evaluation_summary
+// Summarize computes the mean row of cases as save_evaluation_summary
 // does (no case can be NaN here, so fillna(0) changes nothing).
-func SummarizeDice(cases []DiceCase) (DiceResult, error) {
+func Summarize(cases []Case) (Result, error) {
 	if len(cases) == 0 {
-		return DiceResult{}, fmt.Errorf("accuracy: dice: no cases")
+		return Result{}, fmt.Errorf("accuracy: dice: no cases")
 	}
 	col := make([]float64, len(cases))
-	mean := func(f func(DiceCase) float64) float64 {
+	mean := func(f func(Case) float64) float64 {
 		for i, c := range cases {
 			col[i] = f(c)
 		}
 		return pynum.Sum(col) / float64(len(cases))
 	}
-	r := DiceResult{Cases: cases, Mean: DiceCase{Case: "mean"}}
-	r.Mean.Kidney = mean(func(c DiceCase) float64 { return c.Kidney })
-	r.Mean.Tumor = mean(func(c DiceCase) float64 { return c.Tumor })
-	r.Mean.Composite = mean(func(c DiceCase) float64 { return c.Composite })
+	r := Result{Cases: cases, Mean: Case{Case: "mean"}}
+	r.Mean.Kidney = mean(func(c Case) float64 { return c.Kidney })
+	r.Mean.Tumor = mean(func(c Case) float64 { return c.Tumor })
+	r.Mean.Composite = mean(func(c Case) float64 { return c.Composite })
 	return r, nil
 }
 
 // String is accuracy_kits.py's line, "Accuracy: mean = 0.86170, kidney =
 // 0.9347, tumor = 0.7887"; the checker's DICE pattern reads the mean.
-func (r DiceResult) String() string {
+func (r Result) String() string {
 	return fmt.Sprintf("Accuracy: mean = %.5f, kidney = %.4f, tumor = %.4f", r.Mean.Composite, r.Mean.Kidney, r.Mean.Tumor)
 }
 
 // CSV is summary.csv as the reference writes it with pandas (case,
 // kidney, tumor, composite; Python float repr), for comparison by eye.
-func (r DiceResult) CSV() string {
+func (r Result) CSV() string {
 	s := "case,kidney,tumor,composite\n"
-	for _, c := range append(append([]DiceCase(nil), r.Cases...), r.Mean) {
+	for _, c := range append(append([]Case(nil), r.Cases...), r.Mean) {
 		s += fmt.Sprintf("%s,%s,%s,%s\n", c.Case, pynum.FloatRepr(c.Kidney), pynum.FloatRepr(c.Tumor), pynum.FloatRepr(c.Composite))
 	}
 	return s
@@ -131,13 +131,13 @@ func (r DiceResult) CSV() string {
 // decoded as d (uint8 in the reference), must have as many voxels as that
 // case's ground truth, which truth returns in the same (C) order. Cases
 // are reported in the order of cases.
-func ScoreKiTS19Log(logPath string, d accuracy.DType, cases []string, truth func(name string) ([]uint8, error)) (DiceResult, error) {
+func ScoreKiTS19Log(logPath string, d accuracy.DType, cases []string, truth func(name string) ([]uint8, error)) (Result, error) {
 	r, err := accuracy.OpenLog(logPath)
 	if err != nil {
-		return DiceResult{}, err
+		return Result{}, err
 	}
 	defer r.Close()
-	scores := make([]DiceCase, len(cases))
+	scores := make([]Case, len(cases))
 	seen := make([]bool, len(cases))
 	for {
 		e, err := r.Next()
@@ -145,22 +145,22 @@ func ScoreKiTS19Log(logPath string, d accuracy.DType, cases []string, truth func
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return DiceResult{}, err
+			return Result{}, err
 		}
 		if e.QSLIdx >= uint64(len(cases)) {
-			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d: qsl_idx %d is outside the %d cases (\"Invalid qsl_idx!\")", logPath, e.SeqID, e.QSLIdx, len(cases))
+			return Result{}, fmt.Errorf("accuracy: %s: seq_id %d: qsl_idx %d is outside the %d cases (\"Invalid qsl_idx!\")", logPath, e.SeqID, e.QSLIdx, len(cases))
 		}
 		name := cases[e.QSLIdx]
 		if seen[e.QSLIdx] {
-			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d: a second entry for qsl_idx %d (%s); the reference wants exactly one per case", logPath, e.SeqID, e.QSLIdx, name)
+			return Result{}, fmt.Errorf("accuracy: %s: seq_id %d: a second entry for qsl_idx %d (%s); the reference wants exactly one per case", logPath, e.SeqID, e.QSLIdx, name)
 		}
 		seen[e.QSLIdx] = true
 		gt, err := truth(name)
 		if err != nil {
-			return DiceResult{}, err
+			return Result{}, err
 		}
 		if len(e.Data)%d.Size() != 0 || len(e.Data)/d.Size() != len(gt) {
-			return DiceResult{}, fmt.Errorf("accuracy: %s: seq_id %d (%s): %d bytes are not the %d voxels of %s of the ground truth", logPath, e.SeqID, name, len(e.Data), len(gt), d)
+			return Result{}, fmt.Errorf("accuracy: %s: seq_id %d (%s): %d bytes are not the %d voxels of %s of the ground truth", logPath, e.SeqID, name, len(e.Data), len(gt), d)
 		}
 		var pred []uint8
 		if d == accuracy.Uint8 {
@@ -168,20 +168,20 @@ func ScoreKiTS19Log(logPath string, d accuracy.DType, cases []string, truth func
 		} else {
 			v, err := accuracy.Decode(e.Data, d)
 			if err != nil {
-				return DiceResult{}, err
+				return Result{}, err
 			}
-			if pred, err = DiceLabels(v); err != nil {
-				return DiceResult{}, fmt.Errorf("%w (%s, seq_id %d)", err, name, e.SeqID)
+			if pred, err = Labels(v); err != nil {
+				return Result{}, fmt.Errorf("%w (%s, seq_id %d)", err, name, e.SeqID)
 			}
 		}
-		if scores[e.QSLIdx], err = NewDiceCase(name, pred, gt); err != nil {
-			return DiceResult{}, err
+		if scores[e.QSLIdx], err = NewCase(name, pred, gt); err != nil {
+			return Result{}, err
 		}
 	}
 	for i, ok := range seen {
 		if !ok {
-			return DiceResult{}, fmt.Errorf("accuracy: %s: no entry for case %s (qsl_idx %d); the reference wants one per case", logPath, cases[i], i)
+			return Result{}, fmt.Errorf("accuracy: %s: no entry for case %s (qsl_idx %d); the reference wants one per case", logPath, cases[i], i)
 		}
 	}
-	return SummarizeDice(scores)
+	return Summarize(scores)
 }

@@ -48,7 +48,7 @@ func loadLabels(t *testing.T, path string) ([]uint8, []int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := DiceLabels(img.Data)
+	l, err := Labels(img.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestKiTS19LogGolden(t *testing.T) {
 // files scored against the truth give the same line.
 func TestNiftiReaderMatchesNibabel(t *testing.T) {
 	g, names := loadDiceGolden(t)
-	var cases []DiceCase
+	var cases []Case
 	for _, c := range names {
 		gt, shape := loadLabels(t, filepath.Join("testdata/nifti", c, "segmentation.nii.gz"))
 		if !slices.Equal(shape, g.Shapes[c]) {
@@ -96,13 +96,13 @@ func TestNiftiReaderMatchesNibabel(t *testing.T) {
 			}
 		}
 		pred, _ := loadLabels(t, filepath.Join("testdata/postprocessed", c, "prediction.nii.gz"))
-		dc, err := NewDiceCase(c, pred, gt)
+		dc, err := NewCase(c, pred, gt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cases = append(cases, dc)
 	}
-	r, err := SummarizeDice(cases)
+	r, err := Summarize(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func TestDiceEdgeCases(t *testing.T) {
 	if _, _, err := Dice([]uint8{0}, []uint8{0, 1}); err == nil || !strings.Contains(err.Error(), "prediction of 1 voxels, ground truth of 2") {
 		t.Errorf("lengths: %v", err)
 	}
-	if _, err := DiceLabels([]float64{0, 2.5, -0.5}); err != nil {
+	if _, err := Labels([]float64{0, 2.5, -0.5}); err != nil {
 		t.Errorf("2.5 and -0.5 truncate to labels: %v", err)
 	}
-	if _, err := DiceLabels([]float64{3}); err == nil {
+	if _, err := Labels([]float64{3}); err == nil {
 		t.Error("3 is not a label")
 	}
 }

@@ -321,8 +321,8 @@ func sqrtmTriuComplex(t []complex128, n int) ([]complex128, error) {
 	return r, nil
 }
 
-// FIDInfo tells how FrechetDistance reached its value.
-type FIDInfo struct {
+// Info tells how FrechetDistance reached its value.
+type Info struct {
 	// Offset is true when sqrtm(Σ1Σ2) was not finite and the reference's
 	// fallback ran: 1e-6·I added to both covariances (the reference prints
 	// "fid calculation produces singular product; adding 1e-06 to
@@ -336,9 +336,9 @@ type FIDInfo struct {
 	TraceSqrt   float64 // trace of the real part of sqrtm(Σ1Σ2)
 }
 
-// FIDEps is the diagonal offset of the reference's singular-product
+// Eps is the diagonal offset of the reference's singular-product
 // fallback.
-const FIDEps = 1e-6
+const Eps = 1e-6
 
 // FrechetDistance is calculate_frechet_distance of the SDXL reference's
 // tools/fid/fid_score.py (pytorch-fid's): ‖μ1−μ2‖² + Tr(Σ1) + Tr(Σ2) −
@@ -349,8 +349,8 @@ const FIDEps = 1e-6
 // small-matrix dgemm kernel on Skylake-X), so together with MeanCov and
 // Sqrtm the eps fallback is taken exactly where scipy takes it for such
 // sizes on that BLAS; larger products use gonum's Gemm.
-func FrechetDistance(mu1 []float64, sigma1 Matrix, mu2 []float64, sigma2 Matrix) (float64, FIDInfo, error) {
-	var info FIDInfo
+func FrechetDistance(mu1 []float64, sigma1 Matrix, mu2 []float64, sigma2 Matrix) (float64, Info, error) {
+	var info Info
 	n := len(mu1)
 	if len(mu2) != n {
 		return 0, info, fmt.Errorf("accuracy: fid: mean vectors of %d and %d values (\"Training and test mean vectors have different lengths\")", n, len(mu2))
@@ -368,7 +368,7 @@ func FrechetDistance(mu1 []float64, sigma1 Matrix, mu2 []float64, sigma2 Matrix)
 	covmean, isC, err := Sqrtm(matMul(sigma1, sigma2))
 	if errors.Is(err, ErrSqrtm) || (err == nil && !allFinite(covmean.Data)) {
 		info.Offset = true
-		s1, s2 := addDiag(sigma1, FIDEps), addDiag(sigma2, FIDEps)
+		s1, s2 := addDiag(sigma1, Eps), addDiag(sigma2, Eps)
 		covmean, isC, err = Sqrtm(matMul(s1, s2))
 	}
 	if err != nil {

@@ -47,7 +47,7 @@ func clipFromFiles(imgPath, txtPath string) ([]float64, float64, error) {
 	if len(si) != 2 || !slices.Equal(si, st) {
 		return nil, 0, fmt.Errorf("accuracy: clip: image features %v (%s) and text features %v (%s): want the same (N, D)", si, imgPath, st, txtPath)
 	}
-	s, m, err := clip.CLIPScores(img, txt, si[0], si[1])
+	s, m, err := clip.Scores(img, txt, si[0], si[1])
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w (%s, %s)", err, imgPath, txtPath)
 	}

@@ -43,7 +43,7 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	truth := func(c string) ([]uint8, error) { return kitsVolume(gtDir, c, "segmentation") }
-	var r dice.DiceResult
+	var r dice.Result
 	if *logPath != "" {
 		dt, err := accuracy.ParseDType(*dtype)
 		if err != nil {
@@ -53,7 +53,7 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	} else {
-		var scores []dice.DiceCase
+		var scores []dice.Case
 		for _, c := range cases {
 			g, err := truth(c)
 			if err != nil {
@@ -63,13 +63,13 @@ func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			if err != nil {
 				return err
 			}
-			s, err := dice.NewDiceCase(c, p, g)
+			s, err := dice.NewCase(c, p, g)
 			if err != nil {
 				return err
 			}
 			scores = append(scores, s)
 		}
-		if r, err = dice.SummarizeDice(scores); err != nil {
+		if r, err = dice.Summarize(scores); err != nil {
 			return err
 		}
 	}
@@ -139,7 +139,7 @@ func kitsVolume(dir, c, kind string) ([]uint8, error) {
 			}
 			v = img.Data
 		}
-		l, err := dice.DiceLabels(v)
+		l, err := dice.Labels(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, p)
 		}

@@ -43,7 +43,7 @@ func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if info.Offset {
-		fmt.Fprintf(stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", fid.FIDEps)
+		fmt.Fprintf(stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", fid.Eps)
 	}
 	if (*img == "") != (*txt == "") {
 		return usageError("--image-features and --text-features go together")

@@ -294,7 +294,7 @@ func LoadTruth(dir, name string) ([]uint8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kits19: %w", err)
 	}
-	l, err := dice.DiceLabels(img.Data)
+	l, err := dice.Labels(img.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, TruthPath(dir, name))
 	}

@@ -321,7 +321,7 @@ func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 	if res.FID, _, err = fid.FrechetDistance(s.Stats.Mu, fid.Matrix{N: dim, Data: s.Stats.Sigma}, mu, cov); err != nil {
 		return res, err
 	}
-	if _, res.CLIP, err = clip.CLIPScores(imgE, txtE, n, len(imgE)/n); err != nil {
+	if _, res.CLIP, err = clip.Scores(imgE, txtE, n, len(imgE)/n); err != nil {
 		return res, err
 	}
 	return res, nil
