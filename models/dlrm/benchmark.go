@@ -44,8 +44,8 @@ const (
 	OptSynthRows      = "synth-rows"
 )
 
-// Desc is the DLRMv2 benchmark descriptor.
-var Desc = &benchmark.Benchmark{
+// Descriptor is the DLRMv2 benchmark descriptor.
+var Descriptor = &benchmark.Benchmark{
 	Name:       "dlrm",
 	Summary:    "DLRMv2 (DLRM-DCNv2) on multi-hot Criteo 1TB day 23, ROC AUC",
 	ConfNames:  []string{ConfName},
@@ -107,7 +107,7 @@ var Dataset = &benchmark.Dataset{
 }
 
 func init() {
-	benchmark.Register(Desc)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(Dataset)
 }
 

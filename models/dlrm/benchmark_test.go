@@ -31,7 +31,7 @@ func TestRunTinyAccuracy(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: sc, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out,
 			Batch: 3, Extra: benchmark.Extra{OptRowBudget: "500"}}
-		if _, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr); err != nil {
+		if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
 			t.Fatalf("%v: Run: %v\n%s", sc, err, stderr.String())
 		}
 		m := regexp.MustCompile(`(?m)^AUC=\d+\.\d{3}%, accuracy=\d+\.\d{3}%, good=\d+, total=10000, queries=40$`).FindString(stdout.String())
@@ -89,7 +89,7 @@ func TestRunRejectsBadData(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, criteo.DenseFile), b[:len(b)-4], 0o644)
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: dir, Backend: "cpu", Out: t.TempDir()}
-	_, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr)
+	_, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), criteo.DenseFile+": truncated") {
 		t.Errorf("run on a truncated dense file: %v", err)
 	}

@@ -27,7 +27,7 @@ func TestScoreMatchesReferenceScript(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stdout, stderr bytes.Buffer
-		_, err = benchmark.Accuracy(context.Background(), Desc, &benchmark.AccuracyRequest{
+		_, err = benchmark.Accuracy(context.Background(), Descriptor, &benchmark.AccuracyRequest{
 			ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join("testdata", tc.log), Extra: tc.extra, Stderr: &stderr},
 			CheckerID:    "",
 		}, &stdout)

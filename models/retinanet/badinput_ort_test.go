@@ -77,7 +77,7 @@ func TestRunRejectsBadInputs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c.o.Out = t.TempDir()
 			var stdout, stderr bytes.Buffer
-			_, err := benchmark.Run(context.Background(), Desc, c.o, &stdout, &stderr)
+			_, err := benchmark.Run(context.Background(), Descriptor, c.o, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), c.want) || (c.is != nil && !errors.Is(err, c.is)) {
 				t.Errorf("err = %v, want %q", err, c.want)
 			}
@@ -100,7 +100,7 @@ func TestRunMissingImages(t *testing.T) {
 	o := runOpts(writeModel(t, InputName, 1, InputSize, true), data, 0)
 	o.Out = t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if _, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr); err != nil {
+	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "1 of the 3 images") || !strings.Contains(stderr.String(), "retinanet: 2 images") || !strings.Contains(stdout.String(), "mAP=") {

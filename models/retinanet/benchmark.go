@@ -30,7 +30,7 @@ const (
 )
 
 // Desc is the RetinaNet benchmark as the mlperf command runs it.
-var Desc = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       Name,
 	Summary:    "RetinaNet ResNeXt50-32x4d FPN object detection on the OpenImages MLPerf subset (800x800, mAP)",
 	ConfNames:  []string{Name},
@@ -69,7 +69,7 @@ var Dataset = &benchmark.Dataset{
 }
 
 func init() {
-	benchmark.Register(Desc)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(Dataset)
 }
 

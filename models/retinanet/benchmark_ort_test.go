@@ -32,7 +32,7 @@ func TestRunAccuracyTinySynthetic(t *testing.T) {
 	// The first 4 of the 8 synthetic images keep the test short; the
 	// path is the one the whole set takes.
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Count: 4}
-	if _, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr); err != nil {
+	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
 	s := stdout.String()
@@ -67,12 +67,12 @@ func TestRunScenarios(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	model := writeModel(t, InputName, 1, InputSize, true)
-	for _, sc := range Desc.Scenarios {
+	for _, sc := range Descriptor.Scenarios {
 		t.Run(sc.String(), func(t *testing.T) {
 			o := benchmark.Options{Scenario: sc, Mode: loadgen.PerformanceOnly, Model: model, Data: "synthetic", Backend: "cpu",
 				Out: t.TempDir(), Duration: time.Millisecond, MinQueries: 2, QPS: 20}
 			var stdout, stderr bytes.Buffer
-			res, err := benchmark.Run(context.Background(), Desc, o, &stdout, &stderr)
+			res, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
@@ -120,7 +120,7 @@ func TestAccuracyCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "accuracy.txt")
 	var stdout bytes.Buffer
 	req := &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: path, Data: "synthetic"}, Out: out, CheckerID: "retinanet"}
-	if _, err := benchmark.Accuracy(context.Background(), Desc, req, &stdout); err != nil {
+	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	if !strings.Contains(stdout.String(), "mAP=100.000%") {
@@ -132,12 +132,12 @@ func TestAccuracyCommand(t *testing.T) {
 	// A stand-in model's own log misses the target.
 	runOut := t.TempDir()
 	o := benchmark.Options{Scenario: loadgen.SingleStream, Mode: loadgen.AccuracyOnly, Model: writeModel(t, InputName, 1, InputSize, true), Data: "synthetic", Backend: "cpu", Out: runOut, Count: 2}
-	if _, err := benchmark.Run(context.Background(), Desc, o, io.Discard, io.Discard); err != nil {
+	if _, err := benchmark.Run(context.Background(), Descriptor, o, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	req = &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join(runOut, "mlperf_log_accuracy.json"), Data: "synthetic", Count: 2}, CheckerID: "retinanet"}
 	stdout.Reset()
-	if _, err := benchmark.Accuracy(context.Background(), Desc, req, &stdout); err == nil || !strings.Contains(err.Error(), "accuracy target of retinanet not met") {
+	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err == nil || !strings.Contains(err.Error(), "accuracy target of retinanet not met") {
 		t.Errorf("synthetic run: err = %v\n%s", err, stdout.String())
 	}
 }

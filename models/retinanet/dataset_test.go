@@ -28,7 +28,7 @@ func TestDatasetCommands(t *testing.T) {
 	if !ok || d != Dataset {
 		t.Fatal("openimages data set not registered")
 	}
-	if b, ok := benchmark.Lookup("retinanet"); !ok || b != Desc {
+	if b, ok := benchmark.Lookup("retinanet"); !ok || b != Descriptor {
 		t.Fatal("retinanet not registered")
 	}
 	dir, out := t.TempDir(), t.TempDir()

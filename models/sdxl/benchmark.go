@@ -44,8 +44,8 @@ const (
 	optReview    = "review-images"
 )
 
-// Benchmark is the SDXL descriptor.
-var Benchmark = &benchmark.Benchmark{
+// Descriptor is the SDXL benchmark descriptor.
+var Descriptor = &benchmark.Benchmark{
 	Name:       "sdxl",
 	Summary:    "Stable Diffusion XL 1.0 base on 5000 COCO-2014 captions (text encoders, 20 Euler steps with guidance 8, VAE), FID and CLIP score",
 	ConfNames:  []string{ConfName},
@@ -122,7 +122,7 @@ var Dataset = &benchmark.Dataset{
 }
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(Dataset)
 }
 

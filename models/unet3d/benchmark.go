@@ -19,14 +19,14 @@ import (
 )
 
 func init() {
-	benchmark.Register(Benchmark)
+	benchmark.Register(Descriptor)
 	benchmark.RegisterDataset(Dataset)
 }
 
-// Benchmark is the 3D-UNet descriptor: mlperf.conf model 3d-unet,
+// Descriptor is the 3D-UNet benchmark descriptor: mlperf.conf model 3d-unet,
 // checker variants 3d-unet-99 and 3d-unet-99.9, SingleStream and Offline
 // (the reference's run.py accepts only these).
-var Benchmark = &benchmark.Benchmark{
+var Descriptor = &benchmark.Benchmark{
 	Name:       "unet3d",
 	Summary:    "3D-UNet kidney-tumour segmentation on KiTS19 (sliding window, mean DICE)",
 	ConfNames:  []string{"3d-unet"},

@@ -34,7 +34,7 @@ func TestRunAccuracyTiny(t *testing.T) {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: sc, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Batch: 2, Count: tc.count}
-		if _, err := benchmark.Run(context.Background(), Benchmark, o, &stdout, &stderr); err != nil {
+		if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
 			t.Fatalf("%v: Run: %v\n%s", sc, err, stderr.String())
 		}
 		t.Logf("%v:\n%s%s", sc, stdout.String(), stderr.String())
@@ -71,7 +71,7 @@ func TestWrongModelRejected(t *testing.T) {
 		}
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: path, Data: "synthetic", Backend: "cpu", Out: t.TempDir()}
-		_, err := benchmark.Run(context.Background(), Benchmark, o, &stdout, &stderr)
+		_, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
 		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "download_model.sh") {
 			t.Errorf("%s: Run = %v; want ErrContract naming download_model.sh", tc.name, err)
 		}

@@ -83,16 +83,16 @@ func TestScoreAgainstTruth(t *testing.T) {
 		{truth, "Accuracy: mean = 1.00000, kidney = 1.0000, tumor = 1.0000"},
 		{zero, "Accuracy: mean = 0.00000, kidney = 0.0000, tumor = 0.0000"},
 	} {
-		sc, err := Benchmark.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, tc.vols), Data: SyntheticData, CacheDir: benchmark.CacheDir()})
+		sc, err := Descriptor.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, tc.vols), Data: SyntheticData, CacheDir: benchmark.CacheDir()})
 		if err != nil || len(sc.Lines) != 1 || sc.Lines[0] != tc.want {
 			t.Errorf("score = %+v, %v; want %q", sc, err, tc.want)
 		}
 	}
-	if _, err := Benchmark.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre}); err == nil || !strings.Contains(err.Error(), "case_00001") {
+	if _, err := Descriptor.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre}); err == nil || !strings.Contains(err.Error(), "case_00001") {
 		t.Errorf("a log missing a case: %v", err)
 	}
 	// --count 1 scores the first case only.
-	sc, err := Benchmark.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre, Count: 1})
+	sc, err := Descriptor.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre, Count: 1})
 	if err != nil || !strings.HasPrefix(sc.Lines[0], "Accuracy: mean = 1.00000") {
 		t.Errorf("--count 1: %+v, %v", sc, err)
 	}
