@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync"
 
 	"github.com/mlperf-go/inference/datasets/imagenet"
 	"github.com/mlperf-go/inference/harness"
@@ -80,14 +79,8 @@ func SynthDataset(dir string, n int) (string, error) {
 // requested images (in parallel, untimed) with Preprocess, or reads them
 // from cfg.CacheDir. Unloaded samples' buffers are reused.
 func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], error) {
-	bufs := &sync.Pool{New: func() any { return make([]float32, SampleLen) }}
-	load := harness.Loader[[]float32](func(_ context.Context, i int) ([]float32, error) {
-		buf := bufs.Get().([]float32)
-		if err := PreprocessInto(buf, ds.ImagePath(i)); err != nil {
-			bufs.Put(buf)
-			return nil, err
-		}
-		return buf, nil
+	load, release := harness.PooledFloat32(SampleLen, func(_ context.Context, buf []float32, i int) error {
+		return PreprocessInto(buf, ds.ImagePath(i))
 	})
 	if cfg.CacheDir != "" {
 		var err error
@@ -101,11 +94,7 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 		Load:        load,
 		Workers:     cfg.Workers,
 		Progress:    cfg.Progress,
-		Release: func(s []float32) {
-			if len(s) == SampleLen {
-				bufs.Put(s)
-			}
-		},
+		Release:     release,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("resnet50: %w", err)

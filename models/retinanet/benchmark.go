@@ -129,14 +129,8 @@ func openCache(ds *openimages.Dataset, dir string, load harness.Loader[[]float32
 // the images (Preprocess) or reads them from cacheDir ("" for none; see
 // openCache, which notes a cache made by another tool on warn).
 func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer) (*harness.QSL[[]float32], error) {
-	bufs := &sync.Pool{New: func() any { return make([]float32, SampleLen) }}
-	load := harness.Loader[[]float32](func(_ context.Context, i int) ([]float32, error) {
-		buf := bufs.Get().([]float32)
-		if err := PreprocessInto(buf, ds.ImagePath(i)); err != nil {
-			bufs.Put(buf)
-			return nil, err
-		}
-		return buf, nil
+	load, release := harness.PooledFloat32(SampleLen, func(_ context.Context, buf []float32, i int) error {
+		return PreprocessInto(buf, ds.ImagePath(i))
 	})
 	if cacheDir != "" {
 		var err error
@@ -149,11 +143,7 @@ func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer
 		Performance: min(ds.Len(), PerformanceSampleCount),
 		Load:        load,
 		Workers:     workers,
-		Release: func(s []float32) {
-			if len(s) == SampleLen {
-				bufs.Put(s)
-			}
-		},
+		Release:     release,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: %w", err)
@@ -161,7 +151,7 @@ func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer
 	return q, nil
 }
 
-// checkOptions is Desc.Check: the model takes one image per call.
+// checkOptions is Descriptor.Check: the model takes one image per call.
 func checkOptions(o *benchmark.Options) error {
 	if o.Batch > 1 {
 		return benchmark.UsageError("retinanet: --batch %d: the RetinaNet model takes one image per call (input images [1 3 800 800], detections without a batch dimension); use --batch 1 and --workers for parallel calls", o.Batch)
@@ -169,7 +159,7 @@ func checkOptions(o *benchmark.Options) error {
 	return nil
 }
 
-// openInstance is Desc.Open.
+// openInstance is Descriptor.Open.
 func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
 	ds, err := loadData(env.Data, env.Count, env.Extra["annotations"], env.CacheDir, env.Stderr)
 	if err != nil {
@@ -222,7 +212,7 @@ func raw(ctx context.Context, m *Model, q *harness.QSL[[]float32], d time.Durati
 	return n, time.Since(start), nil
 }
 
-// score is Desc.Score: accuracy-openimages.py on the log.
+// score is Descriptor.Score: accuracy-openimages.py on the log.
 func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
 	stderr := req.Stderr
 	if stderr == nil {
