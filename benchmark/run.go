@@ -306,6 +306,9 @@ func open(ctx context.Context, env *Env) (inst *Instance, sut loadgen.SUT, close
 		// Offline queues its one query whole: its waits are the run.
 		cfg.QueueWait = &env.runStats().queueWait
 	}
+	if env.Scenario == loadgen.Server {
+		cfg.SendLag = &env.runStats().sendLag
+	}
 	s, closeSUT, err := harness.ForScenario(env.Scenario.String(), m, cfg)
 	if err != nil {
 		closeInst()

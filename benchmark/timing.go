@@ -21,6 +21,12 @@ const (
 	// sample reached the model, and with a remote backend the request
 	// the network.
 	QueueWaitName = "queue_wait_ns"
+	// SendLagName is the Dist of each Server sample's lag from its
+	// scheduled time to a harness worker taking it to run (ns): the
+	// issue lag and the queue wait together, sample by sample — how late
+	// it reached the model, and with a remote backend the request the
+	// network.
+	SendLagName = "send_lag_ns"
 	// ServerTimingName is, for a remote backend whose server reports
 	// per-request timings (kserve), an object of Dists (ns) per request
 	// sent during the performance run: "queue", "compute_input",
@@ -108,12 +114,14 @@ func (t *timedSession) Run(ctx context.Context, in []backend.Tensor) ([]backend.
 // the detail log's extra entries and the closing lines on stderr.
 type runStats struct {
 	queueWait hist.Hist
+	sendLag   hist.Hist
 	server    serverTimings
 }
 
 // reset starts a series afresh (loadgen.LogSettings.OnSeries).
 func (s *runStats) reset(bool) {
 	s.queueWait.Reset()
+	s.sendLag.Reset()
 	s.server.reset()
 }
 
@@ -133,6 +141,9 @@ func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.De
 		// there is the run's length, not a lag.
 		if (sc == loadgen.Server || sc == loadgen.MultiStream) && s.queueWait.Count() > 0 {
 			out = append(out, loadgen.DetailEntry{Name: QueueWaitName, Value: s.queueWait.Dist()})
+		}
+		if sc == loadgen.Server && s.sendLag.Count() > 0 {
+			out = append(out, loadgen.DetailEntry{Name: SendLagName, Value: s.sendLag.Dist()})
 		}
 		if m := s.server.dists(); m != nil {
 			out = append(out, loadgen.DetailEntry{Name: ServerTimingName, Value: m})
@@ -162,6 +173,10 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 	if q := s.queueWait.Dist(); q.Count > 0 && (sc == loadgen.Server || sc == loadgen.MultiStream) {
 		fmt.Fprintf(w, "%s: harness queue wait (IssueQuery − a worker taking the sample) p50 %s, p99 %s, max %s over %d samples\n",
 			what, us(q.P50), us(q.P99), us(q.Max), q.Count)
+	}
+	if l := s.sendLag.Dist(); l.Count > 0 && sc == loadgen.Server {
+		fmt.Fprintf(w, "%s: send lag (a worker sending the sample − its scheduled time) p50 %s, p99 %s, max %s over %d samples\n",
+			what, us(l.P50), us(l.P99), us(l.Max), l.Count)
 	}
 	m := s.server.dists()
 	if m == nil {

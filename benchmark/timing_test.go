@@ -140,6 +140,15 @@ func TestKServeServerRunLogsServerTimings(t *testing.T) {
 	if err := json.Unmarshal(ex[QueueWaitName], &wait); err != nil || wait.Count != int64(res.SampleCount) || !ordered(wait) {
 		t.Errorf("queue wait %s (%v) for %d samples", ex[QueueWaitName], err, res.SampleCount)
 	}
+	// Per sample (one per query), the send lag is the issue lag plus the
+	// queue wait, so it is at least the issue lag at every percentile (up
+	// to the histograms' 1/128 resolution).
+	var send loadgen.Dist
+	if err := json.Unmarshal(ex[SendLagName], &send); err != nil || send.Count != int64(res.SampleCount) || !ordered(send) {
+		t.Errorf("send lag %s (%v) for %d samples", ex[SendLagName], err, res.SampleCount)
+	} else if float64(send.P99) < float64(lag.P99)*(1-1.0/64) || float64(send.Max) < float64(lag.Max)*(1-1.0/64) {
+		t.Errorf("send lag p99 %d, max %d ns below the issue lag's p99 %d, max %d ns", send.P99, send.Max, lag.P99, lag.Max)
+	}
 	var st map[string]loadgen.Dist
 	if err := json.Unmarshal(ex[ServerTimingName], &st); err != nil {
 		t.Fatalf("server timings %s: %v", ex[ServerTimingName], err)

@@ -138,6 +138,12 @@ type PoolConfig struct {
 	// sample reaches the model's Predict (and, for a remote backend, the
 	// request the wire). Inline SUTs have no queue and do not call it.
 	QueueWait Recorder
+	// SendLag, when set, gets each Server sample's lag from its scheduled
+	// time (loadgen.Sample.Scheduled) to a worker taking it, in ns, from
+	// the workers, concurrently: the issue lag and the queue wait
+	// together, how late the sample reaches Predict (and, for a remote
+	// backend, the wire). Samples without a scheduled time are skipped.
+	SendLag Recorder
 }
 
 // Recorder takes one measured duration in ns. Implementations must be
@@ -157,10 +163,11 @@ type Recorder interface {
 // concurrent use. Close stops the workers; it completes still-queued
 // samples with ErrClosed.
 type Pool struct {
-	model Model
-	batch int
-	wait  Recorder  // nil: queue waits are not measured
-	base  time.Time // time zero of queued.at
+	model   Model
+	batch   int
+	wait    Recorder  // nil: queue waits are not measured
+	sendLag Recorder  // nil: send lags are not measured
+	base    time.Time // time zero of queued.at
 
 	mu     sync.Mutex
 	cond   sync.Cond
@@ -178,7 +185,7 @@ type queued struct {
 
 // NewPool starts a Pool's workers.
 func NewPool(m Model, cfg PoolConfig) *Pool {
-	p := &Pool{model: m, batch: max(cfg.Batch, 1), wait: cfg.QueueWait, base: time.Now()}
+	p := &Pool{model: m, batch: max(cfg.Batch, 1), wait: cfg.QueueWait, sendLag: cfg.SendLag, base: time.Now()}
 	p.cond.L = &p.mu
 	workers := max(cfg.Workers, 1)
 	p.wg.Add(workers)
@@ -260,6 +267,14 @@ func (p *Pool) work() {
 			now := int64(time.Since(p.base))
 			for _, q := range batch {
 				p.wait.Record(now - q.at)
+			}
+		}
+		if p.sendLag != nil {
+			now := time.Now()
+			for _, q := range batch {
+				if !q.s.Scheduled.IsZero() {
+					p.sendLag.Record(int64(now.Sub(q.s.Scheduled)))
+				}
 			}
 		}
 		p.run(sc, batch)

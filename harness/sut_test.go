@@ -417,3 +417,28 @@ func TestPoolQueueWait(t *testing.T) {
 		t.Fatalf("queue waits %v ns, want 3 of about 0, 20 ms and 40 ms", w.ns)
 	}
 }
+
+// TestPoolSendLag: a worker records, per sample, the time since the
+// sample's scheduled time when it takes it; samples without one (every
+// scenario but Server) are not recorded.
+func TestPoolSendLag(t *testing.T) {
+	var lag waitLog
+	p := NewPool(&sleepModel{d: time.Millisecond}, PoolConfig{Batch: 1, Workers: 1, SendLag: &lag})
+	defer p.Close()
+	due := time.Now().Add(-5 * time.Millisecond)
+	in := samples(3)
+	in[0].Scheduled, in[2].Scheduled = due, due
+	rec := loadgentest.NewRecorder()
+	p.IssueQuery(context.Background(), in, rec)
+	rec.Wait(len(in))
+	lag.mu.Lock()
+	defer lag.mu.Unlock()
+	if len(lag.ns) != 2 {
+		t.Fatalf("recorded %d send lags, want 2 (the samples with a scheduled time): %v", len(lag.ns), lag.ns)
+	}
+	for _, v := range lag.ns {
+		if v < int64(5*time.Millisecond) {
+			t.Errorf("send lag %d ns for a sample due 5 ms before it was issued", v)
+		}
+	}
+}

@@ -8,7 +8,10 @@
 // them under the chosen scenario and mode.
 package loadgen
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ResponseID identifies one issued sample until its response arrives. It is
 // unique within a Run.
@@ -22,6 +25,12 @@ type SampleIndex uint64
 type Sample struct {
 	ID    ResponseID
 	Index SampleIndex
+	// Scheduled (Server scenario) is when the sample's query was due: its
+	// place in the Poisson schedule, on the monotonic clock. An SUT that
+	// queues samples can tell from it how late each one goes out (the
+	// issue lag plus its own queueing). It is zero in the other
+	// scenarios, whose queries are issued when they are due.
+	Scheduled time.Time
 }
 
 // Response is the SUT's answer for one sample. Data is the response payload

@@ -556,6 +556,10 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 		now := r.now()
 		for q := issued; q < end; q++ {
 			r.lag[q] = now - r.sched[q]
+			due := r.base.Add(time.Duration(r.sched[q] - 1)) // now() counts from base+1
+			for k := q * spq; k < (q+1)*spq; k++ {
+				samples[k].Scheduled = due
+			}
 		}
 		sut.IssueQuery(ctx, samples[issued*spq:end*spq], c)
 		issued = end

@@ -38,6 +38,7 @@ func TestReportShowsLagAndServerTimings(t *testing.T) {
 		}
 		return []loadgen.DetailEntry{e,
 			{Name: "queue_wait_ns", Value: d(4_000)},
+			{Name: "send_lag_ns", Value: d(6_000)},
 			{Name: "server_timing_ns", Value: map[string]loadgen.Dist{
 				"queue": d(11_000), "compute_input": d(12_000), "compute_infer": d(13_000), "compute_output": d(14_000),
 				"client_overhead": d(15_000), "round_trip": d(65_000),
@@ -58,6 +59,7 @@ func TestReportShowsLagAndServerTimings(t *testing.T) {
 		"<h3>Issue lag</h3>",
 		"<td>issue lag (IssueQuery call − scheduled time), per query</td><td>" + strconv.FormatInt(lag.Count, 10) + "</td><td>" + usec(lag.Min) + "</td><td>" + usec(lag.Mean) + "</td><td>" + usec(lag.P50) + "</td>",
 		"<td>harness queue wait (IssueQuery − a worker taking it), per sample</td><td>7</td><td>0.0</td><td>4.0</td><td>4.1</td>",
+		"<td>send lag (a worker sending it − its scheduled time), per sample</td><td>7</td><td>0.0</td><td>6.0</td><td>6.1</td>",
 		"<h3>Per-request timings (7 requests)</h3>",
 		"<td>Server: queue</td><td>11.0</td><td>11.1</td><td>11.2</td>",
 		"<td>Server: compute infer</td><td>13.0</td><td>13.1</td><td>13.2</td>",

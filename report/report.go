@@ -166,6 +166,7 @@ type view struct {
 const (
 	keyIssueLag     = loadgen.ExtraKeyPrefix + loadgen.IssueLagName
 	keyQueueWait    = loadgen.ExtraKeyPrefix + "queue_wait_ns"
+	keySendLag      = loadgen.ExtraKeyPrefix + "send_lag_ns"
 	keyServerTiming = loadgen.ExtraKeyPrefix + "server_timing_ns"
 )
 
@@ -178,6 +179,7 @@ func lagRows(r *Run) [][]string {
 	for _, k := range []struct{ key, label string }{
 		{keyIssueLag, "issue lag (IssueQuery call − scheduled time), per query"},
 		{keyQueueWait, "harness queue wait (IssueQuery − a worker taking it), per sample"},
+		{keySendLag, "send lag (a worker sending it − its scheduled time), per sample"},
 	} {
 		var d loadgen.Dist
 		if raw, ok := r.Values[k.key]; !ok || json.Unmarshal(raw, &d) != nil || d.Count == 0 {
