@@ -72,6 +72,11 @@ func (o *Options) Validate(b *Benchmark) error {
 			return UsageError("%s: %s %s is a folder; name the conf file itself", b.Name, p.flag, p.path)
 		}
 	}
+	if d, ok := LookupDataset(b.Dataset); ok && b.Dataset != "" {
+		if err := d.CheckData(o.Data); err != nil {
+			return err
+		}
+	}
 	if o.Cache != "" {
 		if st, err := os.Stat(o.Cache); err == nil && !st.IsDir() {
 			return UsageError("%s: --cache %s is a file; --cache names a folder of preprocessed samples (<sample>.npy; created if missing)", b.Name, o.Cache)

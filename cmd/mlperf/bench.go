@@ -301,6 +301,11 @@ func datasetCmd(verb string) handler {
 		case *n < 0:
 			return usageError("-n %d: want a non-negative count", *n)
 		}
+		if verb != "synth" {
+			if err := d.CheckData(req.Data); err != nil {
+				return err
+			}
+		}
 		e, err := extra()
 		if err != nil {
 			return err
