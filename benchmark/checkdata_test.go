@@ -1,10 +1,14 @@
 package benchmark
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -47,5 +51,31 @@ func TestCheckDataNamesThePathAndTheWant(t *testing.T) {
 	o := Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: file, Backend: "cpu"}
 	if err := o.Validate(b); err == nil || !strings.Contains(err.Error(), "is a file; want the pictures folder") {
 		t.Fatalf("run with --data a file: %v", err)
+	}
+}
+
+// A run whose settings ask for a long wait says so on stderr before it
+// starts (here it is interrupted at once), and a short one does not.
+func TestRunNotesALongRunUpFront(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	builds := 0
+	b := echo(&builds)
+	b.Scenarios = append(b.Scenarios, loadgen.Server)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		qps  float64
+		note bool
+	}{{0.0001, true}, {1000, false}} {
+		var stdout, stderr bytes.Buffer
+		o := Options{Scenario: loadgen.Server, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: t.TempDir(), QPS: c.qps, Duration: time.Second}
+		_, err := Run(ctx, b, o, &stdout, &stderr)
+		if !errors.Is(err, loadgen.ErrInterrupted) {
+			t.Fatalf("--qps %g: %v, want interrupted", c.qps, err)
+		}
+		got := strings.Contains(stderr.String(), "echo: note: Server at 0.0001 QPS needs min_query_count 100 queries → about 11.6 days")
+		if got != c.note {
+			t.Errorf("--qps %g: note shown %v, want %v:\n%s", c.qps, got, c.note, stderr.String())
+		}
 	}
 }
