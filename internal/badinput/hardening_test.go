@@ -1,21 +1,28 @@
 package badinput
 
 import (
+	"context"
 	"io"
+	"net"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/internal/argcheck"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/preprocess"
+	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/report"
+	"github.com/mlperf-go/inference/serve"
 )
 
 // hardeningCases are the cases added after the first table: progressive
 // JPEG headers, paths of the wrong kind, and the commands that serve and
 // reach remote models.
 func hardeningCases() []badCase {
-	return []badCase{
+	cs := []badCase{
 		{name: "jpeg: progressive header declares 30000x30000 in a few bytes", want: "first progressive scan", run: func(t *testing.T) error {
 			// SOI; SOF2 of 30000×30000, one component; SOS of its first DC
 			// scan; a few bytes of data; EOI.
@@ -53,4 +60,92 @@ func hardeningCases() []badCase {
 			return o.Validate(b)
 		}},
 	}
+	// mlperf serve's flags (serve.CheckConfig), and a port in use.
+	serveCfg := func(name, want string, mut func(*serve.Config)) badCase {
+		return badCase{name: "serve: " + name, want: want, run: func(*testing.T) error {
+			c := serve.Config{Listen: "127.0.0.1:8000", Slots: 1, Drain: time.Second}
+			mut(&c)
+			return serve.CheckConfig(c)
+		}}
+	}
+	cs = append(cs,
+		serveCfg("--listen bogus", "not host:port", func(c *serve.Config) { c.Listen = "bogus" }),
+		serveCfg("--listen 8000", "write :8000", func(c *serve.Config) { c.Listen = "8000" }),
+		serveCfg("--listen :99999", "outside 0 to 65535", func(c *serve.Config) { c.Listen = ":99999" }),
+		serveCfg("--listen http://127.0.0.1:8000", "without the http:// scheme", func(c *serve.Config) { c.Listen = "http://127.0.0.1:8000" }),
+		serveCfg("--listen with a path", "has no path", func(c *serve.Config) { c.Listen = "127.0.0.1:8000/v2" }),
+		serveCfg("--listen empty", "empty", func(c *serve.Config) { c.Listen = "" }),
+		serveCfg("--slots 0", "want at least 1", func(c *serve.Config) { c.Slots = 0 }),
+		serveCfg("--slots -1", "want at least 1", func(c *serve.Config) { c.Slots = -1 }),
+		serveCfg("--drain -1s", "cannot be negative", func(c *serve.Config) { c.Drain = -time.Second }),
+		badCase{name: "serve: port in use", want: "in use by another process", run: func(t *testing.T) error {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return nil
+			}
+			defer ln.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return serve.Serve(ctx, serve.Config{Listen: ln.Addr().String()}, "m", nil, nil)
+		}},
+		badCase{name: "serve: --listen on an address of another machine", want: "no network interface", run: func(t *testing.T) error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return serve.Serve(ctx, serve.Config{Listen: "192.0.2.1:0"}, "m", nil, nil)
+		}},
+		badCase{name: "serve: --drain 5 (no unit)", want: "needs a unit", run: func(*testing.T) error {
+			d := argcheck.Duration{Name: "--drain", AllowZero: true}
+			return d.Set("5")
+		}},
+	)
+	// mlperf run --backend kserve: endpoints refused before anything is
+	// loaded (benchmark.Options.Validate).
+	bench := &benchmark.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	remote := func(name, want string, mut func(*benchmark.Options)) badCase {
+		return badCase{name: "run remote: " + name, want: want, run: func(*testing.T) error {
+			o := benchmark.Options{Scenario: loadgen.Offline, Data: "synthetic", Backend: "kserve", Protocol: "grpc", Endpoints: []string{"127.0.0.1:8000"}}
+			mut(&o)
+			return o.Validate(bench)
+		}}
+	}
+	cs = append(cs,
+		remote("no --endpoint", "needs --endpoint", func(o *benchmark.Options) { o.Endpoints = nil }),
+		remote("gRPC endpoint with a path", "no path", func(o *benchmark.Options) { o.Endpoints = []string{"127.0.0.1:8000/v2/models/resnet50"} }),
+		remote("gRPC endpoint over https", "without TLS", func(o *benchmark.Options) { o.Endpoints = []string{"https://127.0.0.1:8000"} }),
+		remote("gRPC endpoint without a port", "has no port", func(o *benchmark.Options) { o.Endpoints = []string{"node1"} }),
+		remote("endpoints as a comma list", "repeat the flag", func(o *benchmark.Options) { o.Endpoints = []string{"a:1,b:2"} }),
+		remote("REST endpoint with another scheme", "http(s) URL", func(o *benchmark.Options) { o.Protocol, o.Endpoints = "", []string{"ftp://a:1"} }),
+		remote("--protocol without --backend kserve", "needs --backend kserve", func(o *benchmark.Options) { o.Backend, o.Endpoints = "cpu", nil }),
+		remote("--protocol bogus", "unknown --protocol", func(o *benchmark.Options) { o.Protocol = "bogus" }),
+		remote("--endpoint without a remote backend", "needs --backend kserve or openai", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
+		badCase{name: "run remote: endpoint serving another model", want: "this node serves retinanet", run: func(t *testing.T) error {
+			srv := kserve.NewServer("node", "v")
+			srv.Add("retinanet", &kserve.NullSession{}, 1)
+			hs := httptest.NewServer(srv)
+			defer hs.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s, err := kserve.Dial(ctx, kserve.Config{Endpoint: hs.URL, Model: "resnet50"})
+			if err == nil {
+				s.Close()
+			}
+			return err
+		}},
+		badCase{name: "run remote: unreachable endpoint", want: "is the server running", run: func(t *testing.T) error {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return nil
+			}
+			addr := ln.Addr().String()
+			ln.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s, err := kserve.DialGRPC(ctx, kserve.Config{Endpoint: addr, Model: "resnet50"})
+			if err == nil {
+				s.Close()
+			}
+			return err
+		}},
+	)
+	return cs
 }
