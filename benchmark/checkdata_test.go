@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,36 @@ func TestRunNotesALongRunUpFront(t *testing.T) {
 		got := strings.Contains(stderr.String(), "echo: note: Server at 0.0001 QPS needs min_query_count 100 queries → about 11.6 days")
 		if got != c.note {
 			t.Errorf("--qps %g: note shown %v, want %v:\n%s", c.qps, got, c.note, stderr.String())
+		}
+	}
+}
+
+// mlperf accuracy's --log: a run folder stands for the log in it; a
+// folder without a log and an empty file are refused with what to give; a
+// missing file reaches the scorer, which names it.
+func TestAccuracyLogPath(t *testing.T) {
+	b := &Benchmark{Name: "echo", Score: func(ctx context.Context, req *ScoreRequest) (*Score, error) {
+		_, err := os.ReadFile(req.Log)
+		return nil, err
+	}}
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	os.Mkdir(run, 0o755)
+	log := filepath.Join(run, AccuracyLogName)
+	os.WriteFile(log, []byte("[]"), 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	if got, err := resolveLog(b, run); err != nil || got != log {
+		t.Fatalf("run folder: %q %v, want %q", got, err, log)
+	}
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "none.json"), "none.json: no such file"},
+		{dir, "is a folder without mlperf_log_accuracy.json"},
+		{empty, "empty.json is empty (0 bytes)"},
+	} {
+		_, err := Accuracy(context.Background(), b, &AccuracyRequest{ScoreRequest: ScoreRequest{Log: c.path}}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--log %s: %v, want %q", c.path, err, c.want)
 		}
 	}
 }

@@ -147,5 +147,16 @@ func hardeningCases() []badCase {
 			return err
 		}},
 	)
+	// mlperf accuracy <benchmark> --log of the wrong kind.
+	accLog := func(name, want string, path func(t *testing.T) string) badCase {
+		return badCase{name: "accuracy --log: " + name, want: want, run: func(t *testing.T) error {
+			_, err := benchmark.Accuracy(context.Background(), bench, &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: path(t), Data: "synthetic"}}, io.Discard)
+			return err
+		}}
+	}
+	cs = append(cs,
+		accLog("empty file", "is empty (0 bytes)", func(t *testing.T) string { return write(t, "mlperf_log_accuracy.json", nil) }),
+		accLog("a folder without the log", "is a folder without", func(t *testing.T) string { return t.TempDir() }),
+	)
 	return cs
 }
