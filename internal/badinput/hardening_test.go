@@ -1,21 +1,26 @@
 package badinput
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/internal/argcheck"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/preprocess"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/report"
 	"github.com/mlperf-go/inference/serve"
+	"github.com/mlperf-go/inference/submission"
 )
 
 // hardeningCases are the cases added after the first table: progressive
@@ -158,5 +163,53 @@ func hardeningCases() []badCase {
 		accLog("empty file", "is empty (0 bytes)", func(t *testing.T) string { return write(t, "mlperf_log_accuracy.json", nil) }),
 		accLog("a folder without the log", "is a folder without", func(t *testing.T) string { return t.TempDir() }),
 	)
+	// mlperf check and mlperf submission with odd arguments.
+	cs = append(cs,
+		badCase{name: "check: an empty folder (no summary saying OK)", want: "no results under", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			err := check.Main(context.Background(), []string{t.TempDir()}, &out, &out)
+			if err != nil && strings.Contains(out.String(), "looks OK") {
+				return nil // a contradictory summary counts as a failure
+			}
+			return err
+		}},
+		badCase{name: "check: a second folder", want: "unexpected argument", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			return check.Main(context.Background(), []string{t.TempDir(), t.TempDir()}, &out, &out)
+		}},
+		badCase{name: "report: a second folder", want: "unexpected argument", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			return report.Main(context.Background(), []string{t.TempDir(), "other", "--out", "-"}, &out, &out)
+		}},
+		badCase{name: "submission: --out a file", want: "is a file", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			return submission.Main(context.Background(), []string{"--benchmark", "resnet50-badinput", "--out", write(t, "out", []byte("x"))}, &out, &out)
+		}},
+		badCase{name: "submission: --scenarios with an unknown name", want: "is not a scenario of", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			return submission.Main(context.Background(), []string{"--benchmark", "resnet50-badinput", "--out", t.TempDir(), "--from", t.TempDir(), "--scenarios", "Offline,Bogus"}, &out, &out)
+		}},
+		badCase{name: "submission: --system-type cloud", want: "want edge, datacenter", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			return submission.Main(context.Background(), []string{"system-template", "--system-type", "cloud"}, &out, &out)
+		}},
+		badCase{name: "submission: a stray argument", want: "unexpected argument", run: func(t *testing.T) error {
+			var out bytes.Buffer
+			return submission.Main(context.Background(), []string{"--benchmark", "resnet50-badinput", "--out", t.TempDir(), "--from", t.TempDir(), "Offline"}, &out, &out)
+		}},
+	)
 	return cs
+}
+
+func init() {
+	// A registered benchmark for the submission cases (they stop before
+	// anything runs).
+	benchmark.Register(&benchmark.Benchmark{Name: "resnet50-badinput", ConfNames: []string{"resnet50-badinput"}, CheckerIDs: []string{"resnet"},
+		Scenarios: []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline},
+		Open: func(context.Context, *benchmark.Env) (*benchmark.Instance, error) {
+			return nil, errors.New("not for running")
+		},
+		Score: func(context.Context, *benchmark.ScoreRequest) (*benchmark.Score, error) {
+			return nil, errors.New("not for scoring")
+		}})
 }
