@@ -46,6 +46,10 @@ type Config struct {
 	// Completions, if set, serves the /v1/ paths (OpenAI completions of a
 	// decoder); the KServe paths stay for health and metadata.
 	Completions http.Handler
+
+	// ln, if set, is a listener already bound to Listen (Main binds it
+	// before loading the model, so that a port in use is said at once).
+	ln net.Listener
 }
 
 // Serve serves sess as model name over KServe v2 REST and gRPC on the
@@ -54,9 +58,12 @@ type Config struct {
 // within cfg.Drain. ready, if not nil, receives the bound address once
 // listening.
 func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, ready func(addr string)) error {
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return listenError(cfg.Listen, err)
+	ln := cfg.ln
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return listenError(cfg.Listen, err)
+		}
 	}
 	srv := kserve.NewServer(cfg.Name, version())
 	if cfg.Null && sess != nil {
@@ -167,6 +174,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.Batch < 0 {
 		return benchmark.UsageError("serve: --batch %d: want at least 1 (0: the benchmark's default)", o.Batch)
 	}
+	// Bind first: a port in use is said before the model loads. Serve
+	// closes the listener; an early return here closes it.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return listenError(cfg.Listen, err)
+	}
+	cfg.ln = ln
+	defer ln.Close()
 	switch *sut {
 	case "model", "null":
 	default:
