@@ -52,11 +52,13 @@ func (o *Options) checkRemote(b *Benchmark) error {
 	if o.Backend == "openai" && len(o.Endpoints) > 1 {
 		return UsageError("%s: --backend openai takes one --endpoint (put a load balancer in front of several servers)", b.Name)
 	}
-	if o.Backend == "kserve" {
-		for _, ep := range o.Endpoints {
-			if err := kserve.CheckEndpoint(ep, o.Protocol); err != nil {
-				return UsageError("%s: --endpoint: %v", b.Name, err)
-			}
+	for _, ep := range o.Endpoints {
+		check := func(ep string) error { return kserve.CheckEndpoint(ep, o.Protocol) }
+		if o.Backend == "openai" {
+			check = openai.CheckEndpoint
+		}
+		if err := check(ep); err != nil {
+			return UsageError("%s: --endpoint: %v", b.Name, err)
 		}
 	}
 	if o.APIKeyEnv != "" && os.Getenv(o.APIKeyEnv) == "" {

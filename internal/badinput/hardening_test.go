@@ -123,6 +123,12 @@ func hardeningCases() []badCase {
 		remote("--protocol without --backend kserve", "needs --backend kserve", func(o *benchmark.Options) { o.Backend, o.Endpoints = "cpu", nil }),
 		remote("--protocol bogus", "unknown --protocol", func(o *benchmark.Options) { o.Protocol = "bogus" }),
 		remote("--endpoint without a remote backend", "needs --backend kserve or openai", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
+		remote("openai endpoint with the completions path", "give the server's base URL", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"http://127.0.0.1:8000/v1/completions"}
+		}),
+		remote("openai endpoints as a comma list", "one server's URL", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"a:1,b:2"}
+		}),
 		badCase{name: "run remote: endpoint serving another model", want: "this node serves retinanet", run: func(t *testing.T) error {
 			srv := kserve.NewServer("node", "v")
 			srv.Add("retinanet", &kserve.NullSession{}, 1)
