@@ -4,14 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mlperf-go/inference/backend"
 )
 
 // CheckConfig refuses a Config made from a person's flags that would
 // otherwise be changed silently or fail late: a --listen that is not
-// host:port, fewer than one slot, a negative drain. (Serve itself treats
+// host:port, fewer than one slot or more than backend.MaxThreads, an
+// empty node name, a negative drain. (Serve itself treats
 // Slots < 1 as 1 and Drain ≤ 0 as 10 s, for callers that leave them
 // zero.)
 func CheckConfig(cfg Config) error {
@@ -20,6 +24,12 @@ func CheckConfig(cfg Config) error {
 	}
 	if cfg.Slots < 1 {
 		return fmt.Errorf("serve: --slots %d: want at least 1 (how many inferences run at once)", cfg.Slots)
+	}
+	if m := backend.MaxThreads(); cfg.Slots > m {
+		return fmt.Errorf("serve: --slots %d: more inferences at once than this machine can run (%d CPUs); use at most %d", cfg.Slots, runtime.NumCPU(), m)
+	}
+	if strings.TrimSpace(cfg.Name) == "" {
+		return fmt.Errorf("serve: --name is empty; it names this node in the server metadata (default mlperf-serve)")
 	}
 	if cfg.Drain < 0 {
 		return fmt.Errorf("serve: --drain %v: a duration cannot be negative (how long a shutdown waits for requests in flight)", cfg.Drain)

@@ -11,7 +11,7 @@ import (
 // Flag values a person might give to mlperf serve are refused with the
 // form wanted, and good ones pass.
 func TestCheckConfig(t *testing.T) {
-	good := Config{Listen: "127.0.0.1:8000", Slots: 1, Drain: time.Second}
+	good := Config{Listen: "127.0.0.1:8000", Name: "node", Slots: 1, Drain: time.Second}
 	for _, c := range []struct {
 		mut  func(*Config)
 		want string // "" means accepted
@@ -32,6 +32,8 @@ func TestCheckConfig(t *testing.T) {
 		{func(c *Config) { c.Slots = 0 }, "--slots 0: want at least 1"},
 		{func(c *Config) { c.Slots = -1 }, "--slots -1: want at least 1"},
 		{func(c *Config) { c.Drain = -time.Second }, "--drain -1s: a duration cannot be negative"},
+		{func(c *Config) { c.Slots = 100000 }, "--slots 100000: more inferences at once than this machine can run"},
+		{func(c *Config) { c.Name = " " }, "--name is empty"},
 	} {
 		cfg := good
 		c.mut(&cfg)

@@ -174,6 +174,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.Batch < 0 {
 		return benchmark.UsageError("serve: --batch %d: want at least 1 (0: the benchmark's default)", o.Batch)
 	}
+	if o.Device < 0 {
+		return benchmark.UsageError("serve: --device %d: want a GPU id from 0", o.Device)
+	}
 	// Bind first: a port in use is said before the model loads. Serve
 	// closes the listener; an early return here closes it.
 	ln, err := net.Listen("tcp", cfg.Listen)

@@ -68,7 +68,7 @@ func hardeningCases() []badCase {
 	// mlperf serve's flags (serve.CheckConfig), and a port in use.
 	serveCfg := func(name, want string, mut func(*serve.Config)) badCase {
 		return badCase{name: "serve: " + name, want: want, run: func(*testing.T) error {
-			c := serve.Config{Listen: "127.0.0.1:8000", Slots: 1, Drain: time.Second}
+			c := serve.Config{Listen: "127.0.0.1:8000", Name: "node", Slots: 1, Drain: time.Second}
 			mut(&c)
 			return serve.CheckConfig(c)
 		}}
@@ -83,6 +83,8 @@ func hardeningCases() []badCase {
 		serveCfg("--slots 0", "want at least 1", func(c *serve.Config) { c.Slots = 0 }),
 		serveCfg("--slots -1", "want at least 1", func(c *serve.Config) { c.Slots = -1 }),
 		serveCfg("--drain -1s", "cannot be negative", func(c *serve.Config) { c.Drain = -time.Second }),
+		serveCfg("--slots 100000", "use at most", func(c *serve.Config) { c.Slots = 100000 }),
+		serveCfg("--name empty", "--name is empty", func(c *serve.Config) { c.Name = "" }),
 		badCase{name: "serve: port in use", want: "in use by another process", run: func(t *testing.T) error {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
