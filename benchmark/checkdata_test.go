@@ -110,3 +110,12 @@ func TestAccuracyLogPath(t *testing.T) {
 		}
 	}
 }
+
+// --protocol is case-insensitive, like --backend.
+func TestProtocolCase(t *testing.T) {
+	b := &Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	o := Options{Scenario: loadgen.Offline, Data: "synthetic", Backend: "KServe", Protocol: "GRPC", Endpoints: []string{"127.0.0.1:8000"}}
+	if err := o.Validate(b); err != nil || o.Protocol != "grpc" {
+		t.Fatalf("--protocol GRPC: %v, protocol %q", err, o.Protocol)
+	}
+}

@@ -32,6 +32,7 @@ func (o *Options) Remote() bool { return slices.Contains(RemoteBackends, o.Backe
 
 // checkRemote validates the remote options.
 func (o *Options) checkRemote(b *Benchmark) error {
+	o.Protocol = strings.ToLower(o.Protocol)
 	if o.Protocol != "" {
 		if o.Backend != "kserve" {
 			return UsageError("%s: --protocol %s needs --backend kserve (the Open Inference Protocol's transport)", b.Name, o.Protocol)
