@@ -24,8 +24,9 @@ import (
 )
 
 // hardeningCases are the cases added after the first table: progressive
-// JPEG headers, paths of the wrong kind, and the commands that serve and
-// reach remote models.
+// JPEG headers; --data, report and accuracy-log paths of the wrong kind;
+// mlperf serve's flags and a port in use; kserve and openai endpoints;
+// check and submission arguments.
 func hardeningCases() []badCase {
 	cs := []badCase{
 		{name: "jpeg: progressive header declares 30000x30000 in a few bytes", want: "first progressive scan", run: func(t *testing.T) error {
