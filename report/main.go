@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -46,6 +47,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "-" {
 		return Write(stdout, dir)
+	}
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return fmt.Errorf("report: --out %s is a folder; give the HTML file to write, e.g. %s", *out, filepath.Join(*out, "report.html"))
+	}
+	if parent := filepath.Dir(*out); parent != "" {
+		if _, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("report: --out %s: the folder %s does not exist; create it first or write elsewhere", *out, parent)
+		}
 	}
 	f, err := os.Create(*out)
 	if err != nil {

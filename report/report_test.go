@@ -173,6 +173,8 @@ func TestMainRefusesPathsOfTheWrongKind(t *testing.T) {
 		{[]string{summary, "--out", out}, "give the run folder that holds it (" + dir + ")"},
 		{[]string{filepath.Join(dir, "missing"), "--out", out}, "missing does not exist; give a run folder"},
 		{[]string{dir, "other", "--out", out}, `unexpected argument "other"`},
+		{[]string{tree(t), "--out", dir}, "--out " + dir + " is a folder; give the HTML file to write"},
+		{[]string{tree(t), "--out", filepath.Join(dir, "no", "r.html")}, "the folder " + filepath.Join(dir, "no") + " does not exist"},
 	} {
 		var stderr bytes.Buffer
 		err := Main(context.Background(), c.args, &stderr, &stderr)

@@ -305,6 +305,8 @@ func datasetCmd(verb string) handler {
 			if err := d.CheckData(req.Data); err != nil {
 				return err
 			}
+		} else if st, err := os.Stat(req.Out); err == nil && !st.IsDir() && !d.DataFile {
+			return fmt.Errorf("%s: -o %s is a file; the data set is a folder: give a new or empty folder", d.Name, req.Out)
 		}
 		e, err := extra()
 		if err != nil {

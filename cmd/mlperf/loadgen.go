@@ -87,6 +87,9 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *total <= 0 || *perf <= 0 {
 		return usageError("--total-samples and --performance-samples must be positive")
 	}
+	if *workers < 1 || *batch < 1 {
+		return usageError("--workers %d, --batch %d: the delay SUT needs at least one worker and batches of at least one sample", *workers, *batch)
+	}
 	s, err := loadgen.LoadConfigs(*model, sc, m, *mlperfConf, *userConf, *auditConf)
 	if err != nil {
 		return err
