@@ -29,6 +29,11 @@ func Accuracy(ctx context.Context, b *Benchmark, req *AccuracyRequest, stdout io
 	if req.Log == "" {
 		return nil, fmt.Errorf("%s: --log FILE is required", b.Name)
 	}
+	log, err := resolveLog(b, req.Log)
+	if err != nil {
+		return nil, err
+	}
+	req.Log = log
 	if req.HashLog != "" && req.Out == "" {
 		return nil, fmt.Errorf("%s: --hash needs --out", b.Name)
 	}

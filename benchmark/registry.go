@@ -2,8 +2,11 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -105,6 +108,55 @@ type Dataset struct {
 	Preprocess func(req *DatasetRequest) error
 	// Options are the data set's own flags for these commands.
 	Options []Option
+	// DataFile reports that --data may name the data set's one file (or
+	// the folder holding it); when false --data must be a folder.
+	DataFile bool
+	// DataWant says what --data names, for messages: for example "the
+	// ImageNet validation folder (val_map.txt and the JPEG files)".
+	DataWant string
+	// Download names how to get the real data set (a script of this
+	// repository, e.g. "datasets/imagenet/download_dataset.sh"), for
+	// messages; "" when there is none.
+	Download string
+}
+
+// CheckData refuses a --data path that cannot be this data set: one that
+// does not exist, or a file where the data set is a folder. The message
+// names the path, what is expected and where to get it. "synthetic" and
+// "" are left to the caller.
+func (d *Dataset) CheckData(path string) error {
+	if path == "" || path == "synthetic" {
+		return nil
+	}
+	want := d.DataWant
+	if want == "" {
+		want = "the " + d.Name + " data set's folder"
+	}
+	var get []string
+	if d.Download != "" {
+		get = append(get, "download it with "+d.Download)
+	}
+	if d.Synth != nil {
+		out := "DIR"
+		if d.DataFile {
+			out = "PATH"
+		}
+		get = append(get, fmt.Sprintf("make a small one with `mlperf dataset synth %s -o %s`", d.Name, out))
+	}
+	hint := ""
+	if len(get) > 0 {
+		hint = "; " + strings.Join(get, ", or ")
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: --data %s does not exist; want %s%s", d.Name, path, want, hint)
+	case err != nil:
+		return fmt.Errorf("%s: --data: %w", d.Name, err)
+	case !d.DataFile && !st.IsDir():
+		return fmt.Errorf("%s: --data %s is a file; want %s", d.Name, path, want)
+	}
+	return nil
 }
 
 // DatasetRequest carries the arguments of a dataset command.

@@ -32,6 +32,7 @@ func (o *Options) Remote() bool { return slices.Contains(RemoteBackends, o.Backe
 
 // checkRemote validates the remote options.
 func (o *Options) checkRemote(b *Benchmark) error {
+	o.Protocol = strings.ToLower(o.Protocol)
 	if o.Protocol != "" {
 		if o.Backend != "kserve" {
 			return UsageError("%s: --protocol %s needs --backend kserve (the Open Inference Protocol's transport)", b.Name, o.Protocol)
@@ -51,6 +52,15 @@ func (o *Options) checkRemote(b *Benchmark) error {
 	}
 	if o.Backend == "openai" && len(o.Endpoints) > 1 {
 		return UsageError("%s: --backend openai takes one --endpoint (put a load balancer in front of several servers)", b.Name)
+	}
+	for _, ep := range o.Endpoints {
+		check := func(ep string) error { return kserve.CheckEndpoint(ep, o.Protocol) }
+		if o.Backend == "openai" {
+			check = openai.CheckEndpoint
+		}
+		if err := check(ep); err != nil {
+			return UsageError("%s: --endpoint: %v", b.Name, err)
+		}
 	}
 	if o.APIKeyEnv != "" && os.Getenv(o.APIKeyEnv) == "" {
 		return UsageError("%s: --api-key-env %s: that environment variable is empty", b.Name, o.APIKeyEnv)

@@ -72,6 +72,11 @@ func (o *Options) Validate(b *Benchmark) error {
 			return UsageError("%s: %s %s is a folder; name the conf file itself", b.Name, p.flag, p.path)
 		}
 	}
+	if d, ok := LookupDataset(b.Dataset); ok && b.Dataset != "" {
+		if err := d.CheckData(o.Data); err != nil {
+			return err
+		}
+	}
 	if o.Cache != "" {
 		if st, err := os.Stat(o.Cache); err == nil && !st.IsDir() {
 			return UsageError("%s: --cache %s is a file; --cache names a folder of preprocessed samples (<sample>.npy; created if missing)", b.Name, o.Cache)
@@ -345,6 +350,13 @@ func Run(ctx context.Context, b *Benchmark, o Options, stdout, stderr io.Writer)
 	}
 	if inst.QSL != nil && env.Count > inst.QSL.TotalSampleCount() {
 		fmt.Fprintf(stderr, "%s: note: --count %d is more than the %d samples of the data set; all %d are used\n", b.Name, env.Count, inst.QSL.TotalSampleCount(), inst.QSL.TotalSampleCount())
+	}
+	if inst.QSL != nil {
+		// A run the settings make long (Server at 0.0001 QPS, a day of
+		// min_duration) keeps LoadGen's semantics, but says so up front.
+		if note := loadgen.LongRunNote(s, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), 0); note != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", b.Name, note)
+		}
 	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = env.Out

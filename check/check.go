@@ -715,25 +715,30 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if dir == "" && fs.NArg() > 0 {
-		dir = fs.Arg(0)
+	rest := fs.Args()
+	if dir == "" && len(rest) > 0 {
+		dir, rest = rest[0], rest[1:]
 	}
 	if dir == "" {
 		fs.Usage()
 		return errors.New("check: no results folder given")
 	}
+	if len(rest) > 0 {
+		return fmt.Errorf("check: unexpected argument %q after %s; give one results folder (check DIR [flags])", rest[0], dir)
+	}
 	rep, err := Check(dir, Options{Round: *round, SkipDatasetSize: *skipDS, SubmissionExceptions: *exc})
 	if err != nil {
 		return err
 	}
+	if rep.OK() && len(rep.Results) == 0 {
+		// The Python checker passes a tree with nothing in it; a user who
+		// pointed at the wrong folder deserves to hear so, without a
+		// summary saying the submission looks OK.
+		return fmt.Errorf("check: no results under %s: want %s/<division>/<submitter>/results/<system>/<benchmark>/<scenario>/ (as mlperf submission writes)", dir, dir)
+	}
 	rep.Print(stdout)
 	if !rep.OK() {
 		return ErrFailed
-	}
-	if len(rep.Results) == 0 {
-		// The Python checker passes a tree with nothing in it; a user who
-		// pointed at the wrong folder deserves to hear so.
-		return fmt.Errorf("check: no results under %s: want %s/<division>/<submitter>/results/<system>/<benchmark>/<scenario>/ (as mlperf submission writes)", dir, dir)
 	}
 	return nil
 }

@@ -206,3 +206,17 @@ func TestRoundTables(t *testing.T) {
 		}
 	}
 }
+
+// An empty folder is an error without a summary that says the
+// submission looks OK, and a second folder is not silently ignored.
+func TestMainEmptyFolderAndExtraArgument(t *testing.T) {
+	var out bytes.Buffer
+	dir := t.TempDir()
+	err := Main(context.Background(), []string{dir}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "no results under "+dir) || strings.Contains(out.String(), "looks OK") {
+		t.Fatalf("empty folder: %v, output:\n%s", err, out.String())
+	}
+	if err := Main(context.Background(), []string{dir, "other"}, &out, &out); err == nil || !strings.Contains(err.Error(), `unexpected argument "other"`) {
+		t.Fatalf("extra argument: %v", err)
+	}
+}

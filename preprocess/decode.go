@@ -72,8 +72,8 @@ func decode(data []byte, order ChannelOrder) (*Image, error) {
 	if len(data) < 3 || data[0] != 0xFF || data[1] != 0xD8 {
 		return nil, fmt.Errorf("%w: %s, only JPEG is supported", ErrUnsupported, sniff(data))
 	}
-	if w, h, ok := sequentialSize(data); ok && int64(w)*int64(h) > minBytesSlack+pixelsPerByte*int64(len(data)) {
-		return nil, fmt.Errorf("%w: the header declares %dx%d pixels, more than %d bytes of baseline JPEG can hold; the file is cut short or its header is damaged", ErrCorrupt, w, h, len(data))
+	if err := checkDeclaredSize(data); err != nil {
+		return nil, err
 	}
 	lo := libjpeg.BGR
 	if order == RGB {
@@ -100,20 +100,82 @@ func decode(data []byte, order ChannelOrder) (*Image, error) {
 // tables, from OpenCV, takes 255 pixels a byte). A header declaring twice
 // that is damaged; decoding it would allocate the whole image (up to
 // MaxPixels×3 bytes) before libjpeg finds the data missing, so it is
-// refused first. Progressive and arithmetic JPEGs have no such bound and
-// are left to the decoder.
+// refused first.
+//
+// A progressive Huffman JPEG (SOF2) has a weaker bound, from its first
+// scan: ITU-T T.81 (G.1.1.1.1) requires the DC coefficients to be sent
+// before any AC coefficient, and the first DC scan codes every block of
+// each of its components with a Huffman code of at least one bit. So the
+// file holds at least that many bits (for one full-resolution component,
+// w×h/512 bytes); one that does not is cut short or has a damaged header,
+// and libjpeg would only find that after allocating the whole image and a
+// coefficient buffer of two bytes per pixel and component. A progressive
+// file whose first scan is not a DC scan breaks T.81 and gets the
+// sequential bound. Arithmetic-coded frames (SOF9 to SOF11) can code a
+// block in well under a bit and are left to the decoder and MaxPixels.
 const (
 	pixelsPerByte = 512
 	minBytesSlack = 1 << 16
 )
 
-// sequentialSize walks the markers of a JPEG up to its frame header and
-// returns the declared size when the frame is sequential Huffman.
-func sequentialSize(data []byte) (w, h int, ok bool) {
+// checkDeclaredSize refuses a JPEG whose frame header declares more pixels
+// than its bytes can code (see the bounds above). Files it cannot parse
+// are left to the decoder, which reports them.
+func checkDeclaredSize(data []byte) error {
+	f, ok := parseFrame(data)
+	if !ok {
+		return nil
+	}
+	pixels := int64(f.width) * int64(f.height)
+	switch {
+	case f.marker == 0xC0 || f.marker == 0xC1 || (f.marker == 0xC2 && !f.dcFirst):
+		if pixels > minBytesSlack+pixelsPerByte*int64(len(data)) {
+			return fmt.Errorf("%w: the header declares %dx%d pixels, more than %d bytes of %s JPEG can hold; the file is cut short or its header is damaged: re-download or re-create it", ErrCorrupt, f.width, f.height, len(data), f.kind())
+		}
+	case f.marker == 0xC2:
+		if need := (f.dcBlocks + 7) / 8; need > int64(len(data)) {
+			return fmt.Errorf("%w: the header declares %dx%d pixels, whose first progressive scan (the DC coefficients of %d blocks, at least one bit each) needs at least %d bytes, and the file has %d; the file is cut short or its header is damaged: re-download or re-create it", ErrCorrupt, f.width, f.height, f.dcBlocks, need, len(data))
+		}
+	}
+	return nil
+}
+
+// frame is what checkDeclaredSize needs of a JPEG's frame header and first
+// scan header.
+type frame struct {
+	marker        byte // SOFn marker code
+	width, height int
+	// dcFirst reports that the first scan is a first DC scan (Ss = 0,
+	// Ah = 0); dcBlocks is then the number of blocks it codes, counted
+	// per component as ceil(component width/8) × ceil(component height/8)
+	// (an interleaved scan codes at least that many, with MCU padding).
+	dcFirst  bool
+	dcBlocks int64
+}
+
+func (f frame) kind() string {
+	if f.marker == 0xC2 {
+		return "progressive"
+	}
+	return "baseline"
+}
+
+type frameComponent struct {
+	id   byte
+	h, v int
+}
+
+// parseFrame walks the markers of a JPEG to its frame header and, for a
+// progressive frame, on to its first scan header. ok is false when the
+// data has no frame header it can read (the decoder then reports the
+// problem).
+func parseFrame(data []byte) (f frame, ok bool) {
+	var comps []frameComponent
+	hmax, vmax := 1, 1
 	i := 2
 	for i+4 <= len(data) {
 		if data[i] != 0xFF {
-			return 0, 0, false
+			return f, false
 		}
 		m := data[i+1]
 		if m == 0xFF { // fill byte
@@ -125,23 +187,64 @@ func sequentialSize(data []byte) (w, h int, ok bool) {
 			continue
 		}
 		n := int(data[i+2])<<8 | int(data[i+3])
-		if n < 2 {
-			return 0, 0, false
+		if n < 2 || i+2+n > len(data) {
+			return f, false
 		}
+		seg := data[i+4 : i+2+n]
 		switch m {
-		case 0xC0, 0xC1:
-			if i+9 > len(data) {
-				return 0, 0, false
+		case 0xC0, 0xC1, 0xC2:
+			if f.marker != 0 || len(seg) < 6 {
+				return f, false
 			}
-			h = int(data[i+5])<<8 | int(data[i+6])
-			w = int(data[i+7])<<8 | int(data[i+8])
-			return w, h, w > 0 && h > 0
-		case 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF, 0xDA:
-			return 0, 0, false
+			f.marker = m
+			f.height = int(seg[1])<<8 | int(seg[2])
+			f.width = int(seg[3])<<8 | int(seg[4])
+			nc := int(seg[5])
+			if f.width == 0 || f.height == 0 || nc == 0 || len(seg) < 6+3*nc {
+				return f, false
+			}
+			if m != 0xC2 {
+				return f, true
+			}
+			for k := 0; k < nc; k++ {
+				c := frameComponent{id: seg[6+3*k], h: int(seg[7+3*k] >> 4), v: int(seg[7+3*k] & 15)}
+				if c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 {
+					return f, false
+				}
+				hmax, vmax = max(hmax, c.h), max(vmax, c.v)
+				comps = append(comps, c)
+			}
+		case 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
+			return f, false
+		case 0xDA:
+			if f.marker != 0xC2 || len(seg) < 1 {
+				return f, false
+			}
+			ns := int(seg[0])
+			if ns == 0 || len(seg) < 1+2*ns+3 {
+				return f, false
+			}
+			ss, ah := seg[1+2*ns], seg[3+2*ns]>>4
+			if ss != 0 || ah != 0 {
+				return f, true // not a first DC scan
+			}
+			for k := 0; k < ns; k++ {
+				id := seg[1+2*k]
+				for _, c := range comps {
+					if c.id == id {
+						cw := (int64(f.width)*int64(c.h) + int64(hmax) - 1) / int64(hmax)
+						ch := (int64(f.height)*int64(c.v) + int64(vmax) - 1) / int64(vmax)
+						f.dcBlocks += ((cw + 7) / 8) * ((ch + 7) / 8)
+						break
+					}
+				}
+			}
+			f.dcFirst = f.dcBlocks > 0
+			return f, true
 		}
 		i += 2 + n
 	}
-	return 0, 0, false
+	return f, f.marker == 0xC0 || f.marker == 0xC1
 }
 
 func sniff(data []byte) string {

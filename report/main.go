@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -28,15 +29,32 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if dir == "" && fs.NArg() > 0 {
-		dir = fs.Arg(0)
+	rest := fs.Args()
+	if dir == "" && len(rest) > 0 {
+		dir, rest = rest[0], rest[1:]
 	}
 	if dir == "" {
 		fs.Usage()
 		return errors.New("report: no folder given")
 	}
+	if len(rest) > 0 {
+		return fmt.Errorf("report: unexpected argument %q after %s; give one folder (report DIR [--out FILE])", rest[0], dir)
+	}
+	// Check the folder before the output is created: a failed report
+	// must not truncate an earlier report.html.
+	if _, err := Find(dir); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	if *out == "-" {
 		return Write(stdout, dir)
+	}
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return fmt.Errorf("report: --out %s is a folder; give the HTML file to write, e.g. %s", *out, filepath.Join(*out, "report.html"))
+	}
+	if parent := filepath.Dir(*out); parent != "" {
+		if _, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("report: --out %s: the folder %s does not exist; create it first or write elsewhere", *out, parent)
+		}
 	}
 	f, err := os.Create(*out)
 	if err != nil {

@@ -13,9 +13,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -128,8 +130,13 @@ func readTrace(rd io.Reader) []Sample {
 }
 
 // Find returns the run folders under root (every folder holding a
-// mlperf_log_detail.txt), sorted.
+// mlperf_log_detail.txt), sorted. root is a run folder, a results tree or
+// a mlperf_log_detail.txt itself; any other file, or a path that does not
+// exist, is an error saying what to give instead.
 func Find(root string) ([]string, error) {
+	if err := checkRoot(root); err != nil {
+		return nil, err
+	}
 	var dirs []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -142,6 +149,23 @@ func Find(root string) ([]string, error) {
 	})
 	sort.Strings(dirs)
 	return dirs, err
+}
+
+// checkRoot refuses a root that cannot hold runs: a missing path or a
+// file other than a detail log.
+func checkRoot(root string) error {
+	st, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist; give a run folder (holding mlperf_log_detail.txt) or a results tree", root)
+	case err != nil:
+		return err
+	case st.IsDir() || filepath.Base(root) == "mlperf_log_detail.txt":
+		return nil
+	case strings.HasPrefix(filepath.Base(root), "mlperf_log_"):
+		return fmt.Errorf("%s is a file; give the run folder that holds it (%s) or a results tree", root, filepath.Dir(root))
+	}
+	return fmt.Errorf("%s is a file, not a folder; give a run folder (holding mlperf_log_detail.txt) or a results tree", root)
 }
 
 // view is one run as the template shows it.

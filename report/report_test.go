@@ -154,3 +154,45 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Fatalf("screenshot shows %d chart pixels", blue)
 	}
 }
+
+// A path of the wrong kind is named with what to give instead, and a
+// failed report leaves an earlier output file alone.
+func TestMainRefusesPathsOfTheWrongKind(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report.html")
+	os.WriteFile(out, []byte("earlier report"), 0o644)
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("x"), 0o644)
+	summary := filepath.Join(dir, "mlperf_log_summary.txt")
+	os.WriteFile(summary, []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{notes, "--out", out}, notes + " is a file, not a folder; give a run folder"},
+		{[]string{summary, "--out", out}, "give the run folder that holds it (" + dir + ")"},
+		{[]string{filepath.Join(dir, "missing"), "--out", out}, "missing does not exist; give a run folder"},
+		{[]string{dir, "other", "--out", out}, `unexpected argument "other"`},
+		{[]string{tree(t), "--out", dir}, "--out " + dir + " is a folder; give the HTML file to write"},
+		{[]string{tree(t), "--out", filepath.Join(dir, "no", "r.html")}, "the folder " + filepath.Join(dir, "no") + " does not exist"},
+	} {
+		var stderr bytes.Buffer
+		err := Main(context.Background(), c.args, &stderr, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(out); string(b) != "earlier report" {
+		t.Fatalf("a failed report changed %s: %q", out, b)
+	}
+	// A detail log named directly is its run folder.
+	root := tree(t)
+	dirs, err := Find(root)
+	if err != nil || len(dirs) == 0 {
+		t.Fatal(err)
+	}
+	one, err := Find(filepath.Join(dirs[0], "mlperf_log_detail.txt"))
+	if err != nil || len(one) != 1 || one[0] != dirs[0] {
+		t.Fatalf("Find of a detail log: %v %v", one, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/internal/argcheck"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -44,6 +46,10 @@ type Config struct {
 	// Completions, if set, serves the /v1/ paths (OpenAI completions of a
 	// decoder); the KServe paths stay for health and metadata.
 	Completions http.Handler
+
+	// ln, if set, is a listener already bound to Listen (Main binds it
+	// before loading the model, so that a port in use is said at once).
+	ln net.Listener
 }
 
 // Serve serves sess as model name over KServe v2 REST and gRPC on the
@@ -52,9 +58,12 @@ type Config struct {
 // within cfg.Drain. ready, if not nil, receives the bound address once
 // listening.
 func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, ready func(addr string)) error {
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("serve: listen on %s: %w", cfg.Listen, err)
+	ln := cfg.ln
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return listenError(cfg.Listen, err)
+		}
 	}
 	srv := kserve.NewServer(cfg.Name, version())
 	if cfg.Null && sess != nil {
@@ -121,22 +130,26 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 
 // Main is `mlperf serve <benchmark> [flags]`.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintf(stdout, "usage: mlperf serve <benchmark> [--listen HOST:PORT] [flags]\n\nbenchmarks: %s\n\nRun 'mlperf serve <benchmark> -h' for its flags.\n", strings.Join(benchmark.Names(), ", "))
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
-		return benchmark.UsageError("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %v)", benchmark.Names())
+		return benchmark.UsageError("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %s)", strings.Join(benchmark.Names(), ", "))
 	}
 	b, ok := benchmark.Lookup(args[0])
 	if !ok {
 		return benchmark.Unknown(args[0])
 	}
 	fs := flag.NewFlagSet("serve "+b.Name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cfg Config
 	o := benchmark.Options{}
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port), KServe v2 REST and gRPC both")
 	fs.StringVar(&cfg.Name, "name", "mlperf-serve", "this node's name in the server metadata")
 	fs.IntVar(&cfg.Slots, "slots", 1, "inferences run at once")
 	sut := fs.String("sut", "model", "model: run the model; null: answer at once with zero outputs of the model's contract")
-	fs.DurationVar(&cfg.Drain, "drain", 10*time.Second, "how long a shutdown waits for requests in flight")
+	drain := &argcheck.Duration{Name: "--drain", AllowZero: true, D: 10 * time.Second}
+	fs.Var(drain, "drain", "how long a shutdown waits for requests in flight (0: 10s)")
 	fs.StringVar(&o.Model, "model", "synthetic", "model file (.onnx), or synthetic / synthetic:SIZE")
 	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: cpu, cuda or tensorrt")
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
@@ -148,15 +161,30 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			extra[op.Name] = fs.String(op.Name, op.Default, op.Usage)
 		}
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
+	if err := benchmark.ParseFlags(fs, args[1:], stdout); err != nil {
+		return err
+	}
+	cfg.Drain = drain.D
+	if err := CheckConfig(cfg); err != nil {
+		return benchmark.UsageError("%v", err)
+	}
+	if err := backend.CheckThreads("--threads", o.Threads); err != nil {
 		return benchmark.UsageError("serve: %v", err)
 	}
-	if fs.NArg() > 0 {
-		return benchmark.UsageError("serve: unexpected argument %q", fs.Arg(0))
+	if o.Batch < 0 {
+		return benchmark.UsageError("serve: --batch %d: want at least 1 (0: the benchmark's default)", o.Batch)
 	}
+	if o.Device < 0 {
+		return benchmark.UsageError("serve: --device %d: want a GPU id from 0", o.Device)
+	}
+	// Bind first: a port in use is said before the model loads. Serve
+	// closes the listener; an early return here closes it.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return listenError(cfg.Listen, err)
+	}
+	cfg.ln = ln
+	defer ln.Close()
 	switch *sut {
 	case "model", "null":
 	default:

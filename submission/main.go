@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("submission system-template: unexpected argument %q", fs.Arg(0))
+		}
+		if err := checkSystemType(*typ); err != nil {
+			return err
+		}
 		b, _ := json.MarshalIndent(SystemTemplate(*name, *typ), "", "  ")
 		fmt.Fprintln(stdout, string(b))
 		return nil
@@ -54,6 +61,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if name == "" {
 		fmt.Fprintln(stderr, "usage: mlperf submission --benchmark B --out DIR [--system FILE.json] [--scenarios S,...] [--from DIR] [flags]\n       mlperf submission system-template [--name NAME] [--system-type T]")
+		for _, a := range args {
+			if a == "-h" || a == "-help" || a == "--help" {
+				fmt.Fprintln(stderr, "Give --benchmark B -h for the run flags of benchmark B.")
+				return flag.ErrHelp
+			}
+		}
 		return errors.New("submission: --benchmark is required")
 	}
 	b, ok := benchmark.Lookup(name)
@@ -83,6 +96,17 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	opts := compliance.RunFlags(fs, b)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("submission: unexpected argument %q (flags take their value as --flag VALUE)", fs.Arg(0))
+	}
+	if err := checkPaths(*out, *work, *from); err != nil {
+		return err
+	}
+	if *systemType != "" {
+		if err := checkSystemType(*systemType); err != nil {
+			return err
+		}
 	}
 	o, err := opts()
 	if err != nil {
@@ -115,7 +139,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("submission: --system: %w", err)
 		}
 		if err := json.Unmarshal(data, &sys); err != nil {
-			return fmt.Errorf("submission: --system %s: %w", *systemFile, err)
+			return fmt.Errorf("submission: --system %s is not a system description JSON object (%v); write one with `mlperf submission system-template > %s` and edit it", *systemFile, err, *systemFile)
 		}
 		if *systemName == "" {
 			*systemName = strings.TrimSuffix(filepath.Base(*systemFile), ".json")
@@ -141,7 +165,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var scs []string
 	if *scenarios != "" {
-		scs = strings.Split(*scenarios, ",")
+		if scs, err = parseScenarios(b, *scenarios); err != nil {
+			return err
+		}
 	} else {
 		typ, _ := sys["system_type"].(string)
 		if strings.Contains(typ, "edge") {
@@ -173,11 +199,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	command := "mlperf submission " + strings.Join(args, " ")
 	if *work == "" {
 		*work = filepath.Clean(*out) + "-runs"
-	}
-	if *from != "" {
-		if st, err := os.Stat(*from); err != nil || !st.IsDir() {
-			return fmt.Errorf("%w: --from %s is not a folder; give the folder of earlier runs, with one <Scenario>/performance (and accuracy) folder per scenario", ErrNoRuns, *from)
-		}
 	}
 	for _, scName := range scs {
 		sc := Scenario{Name: scName, Compliance: map[string]string{}, Command: command}
@@ -291,4 +312,65 @@ func runScenario(ctx context.Context, b *benchmark.Benchmark, o benchmark.Option
 		sc.Command += fmt.Sprintf("\nmlperf compliance %s %s --results <this folder> %s", strings.ToLower(t), b.Name, flags)
 	}
 	return nil
+}
+
+// checkPaths refuses, before any run, an --out or --work that is a file
+// and a --from that is missing or not a folder.
+func checkPaths(out, work, from string) error {
+	for _, p := range []struct{ flag, path string }{{"--out", out}, {"--work", work}} {
+		if p.path == "" {
+			continue
+		}
+		if st, err := os.Stat(p.path); err == nil && !st.IsDir() {
+			return fmt.Errorf("submission: %s %s is a file; give a folder (created if missing)", p.flag, p.path)
+		}
+	}
+	if from == "" {
+		return nil
+	}
+	st, err := os.Stat(from)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: --from %s does not exist; give the folder of earlier runs, with one <Scenario>/performance (and accuracy) folder per scenario", ErrNoRuns, from)
+	case err != nil:
+		return fmt.Errorf("submission: --from: %w", err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: --from %s is a file; give the folder of earlier runs, with one <Scenario>/performance (and accuracy) folder per scenario", ErrNoRuns, from)
+	}
+	return nil
+}
+
+// checkSystemType refuses a system_type the checker does not know.
+func checkSystemType(t string) error {
+	switch t {
+	case "edge", "datacenter", "datacenter,edge", "edge,datacenter":
+		return nil
+	}
+	return fmt.Errorf("submission: --system-type %q: want edge, datacenter or datacenter,edge", t)
+}
+
+// parseScenarios splits a --scenarios list and checks each name against
+// b's scenarios (Interactive is Server's LLM variant).
+func parseScenarios(b *benchmark.Benchmark, list string) ([]string, error) {
+	var names []string
+	for _, sc := range b.Scenarios {
+		names = append(names, sc.String())
+	}
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		lg := f
+		if f == "Interactive" {
+			lg = "Server"
+		}
+		sc, err := loadgen.ParseScenario(lg)
+		if f == "" || err != nil || !slices.Contains(b.Scenarios, sc) {
+			return nil, fmt.Errorf("submission: --scenarios %q: %q is not a scenario of %s; want a comma-separated list of %s", list, f, b.Name, strings.Join(names, ", "))
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("submission: --scenarios %q: %s is listed twice", list, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }

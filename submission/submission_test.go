@@ -127,7 +127,7 @@ func TestMainFromMissingFolder(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	missing := filepath.Join(dir, "runs")
 	err := Main(context.Background(), []string{"--benchmark", fakebench.Name, "--out", filepath.Join(dir, "out"), "--from", missing, "--submitter", "Tester", "--system-name", "box"}, &stdout, &stderr)
-	if !errors.Is(err, ErrNoRuns) || !strings.Contains(err.Error(), "--from "+missing+" is not a folder") {
+	if !errors.Is(err, ErrNoRuns) || !strings.Contains(err.Error(), "--from "+missing+" does not exist") {
 		t.Fatalf("err = %v", err)
 	}
 }

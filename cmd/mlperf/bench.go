@@ -301,6 +301,13 @@ func datasetCmd(verb string) handler {
 		case *n < 0:
 			return usageError("-n %d: want a non-negative count", *n)
 		}
+		if verb != "synth" {
+			if err := d.CheckData(req.Data); err != nil {
+				return err
+			}
+		} else if st, err := os.Stat(req.Out); err == nil && !st.IsDir() && !d.DataFile {
+			return fmt.Errorf("%s: -o %s is a file; the data set is a folder: give a new or empty folder", d.Name, req.Out)
+		}
 		e, err := extra()
 		if err != nil {
 			return err

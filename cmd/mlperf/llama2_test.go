@@ -374,7 +374,7 @@ func TestRunLlama2BadInput(t *testing.T) {
 		{"missing model", []string{"--data", good, "--model", filepath.Join(dir, "none.onnx")}, 1, "download_model.sh", false, nil},
 		{"no tok_input", []string{"--data", rawPath}, 1, "has no tok_input column (columns: id, question, response)", false, nil},
 		{"pickle", []string{"--data", pkl}, 1, "pandas pickle; convert it once to parquet", false, nil},
-		{"missing data", []string{"--data", filepath.Join(dir, "none.parquet")}, 1, "no such file", false, nil},
+		{"missing data", []string{"--data", filepath.Join(dir, "none.parquet")}, 1, "does not exist; want the preprocessed OpenOrca parquet file", false, nil},
 		{"prompt longer than the context", []string{"--data", long, "--max-new-tokens", "1024"}, 1, "3100 prompt ids + 1024 new tokens exceed the model's context of 4096 positions (row 1 of " + long, true, nil},
 		{"ids outside the vocabulary", []string{"--data", outside}, 1, "at position 1 is outside the model's vocabulary of 32000", true, nil},
 		{"tokenizer vocabulary", []string{"--data", good, "--model", vocab1000}, 1, "the model has 1000 vocabulary rows but the tokenizer has 32000 ids", true, nil},

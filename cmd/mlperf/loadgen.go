@@ -66,7 +66,7 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	perf := fs.Int("performance-samples", 1024, "QSL performance sample count")
 	sutKind := fs.String("sut", "null", "null (completes inside IssueQuery) or delay (fixed service time)")
 	service := &argcheck.Duration{Name: "--service-time", AllowZero: true, D: time.Millisecond}
-	fs.Var(service, "service-time", "delay SUT: service time per batch (default 1ms)")
+	fs.Var(service, "service-time", "delay SUT: service time per batch")
 	workers := fs.Int("workers", 1, "delay SUT: workers")
 	batch := fs.Int("batch", 1, "delay SUT: most samples per batch")
 	out := fs.String("out", filepath.Join("out", "loadgen"), "folder for the LoadGen logs")
@@ -86,6 +86,9 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *total <= 0 || *perf <= 0 {
 		return usageError("--total-samples and --performance-samples must be positive")
+	}
+	if *workers < 1 || *batch < 1 {
+		return usageError("--workers %d, --batch %d: the delay SUT needs at least one worker and batches of at least one sample", *workers, *batch)
 	}
 	s, err := loadgen.LoadConfigs(*model, sc, m, *mlperfConf, *userConf, *auditConf)
 	if err != nil {
@@ -136,6 +139,9 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 				w.Write(buf)
 			}
 		}
+	}
+	if note := loadgen.LongRunNote(s, qsl.TotalSampleCount(), qsl.PerformanceSampleCount(), 0); note != "" {
+		fmt.Fprintln(stderr, "loadgen: "+note)
 	}
 	start := time.Now()
 	res, err := loadgen.Run(ctx, sut, qsl, s, logs)

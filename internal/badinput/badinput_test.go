@@ -686,7 +686,7 @@ func cases() []badCase {
 // TestBadInputTable runs every case and requires zero panics, zero hangs
 // and zero silent acceptances.
 func TestBadInputTable(t *testing.T) {
-	cs := cases()
+	cs := append(cases(), hardeningCases()...)
 	if len(cs) < 100 {
 		t.Fatalf("only %d cases; the table must hold at least 100", len(cs))
 	}

@@ -224,10 +224,13 @@ func ReadLog(path string, samples int) (map[int]Logits, error) {
 
 // SquadDataset is SQuAD v1.1's commands: synth and verify.
 var SquadDataset = &benchmark.Dataset{
-	Name:    "squad",
-	Summary: "SQuAD v1.1 dev set (dev-v1.1.json)",
-	Synth:   synthSquad,
-	Verify:  verifySquad,
+	Name:     "squad",
+	DataFile: true,
+	DataWant: "the SQuAD v1.1 dev-v1.1.json file or the folder holding it",
+	Download: "datasets/squad/download_dataset.sh",
+	Summary:  "SQuAD v1.1 dev set (dev-v1.1.json)",
+	Synth:    synthSquad,
+	Verify:   verifySquad,
 	Options: []benchmark.Option{
 		{Name: "size", Default: "small", Usage: "synth: small (12 questions over 4 long paragraphs) or dev (the shape of dev-v1.1.json: 10570 questions, 2067 paragraphs)"},
 		{Name: "official", Bool: true, Usage: "verify: fail unless the file is the official dev-v1.1.json (by MD5)"},

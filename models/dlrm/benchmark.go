@@ -88,8 +88,10 @@ var Descriptor = &benchmark.Benchmark{
 
 // Dataset is the criteo data set's commands.
 var Dataset = &benchmark.Dataset{
-	Name:    "criteo",
-	Summary: "Criteo 1TB day 23, TorchRec-preprocessed with MLPerf multi-hot ids (DLRMv2)",
+	Name:     "criteo",
+	DataWant: "the Criteo day-23 folder (day_23_labels.npy, day_23_dense.npy, day_23_sparse_multi_hot.npz)",
+	Download: "datasets/criteo/download_dataset.sh",
+	Summary:  "Criteo 1TB day 23, TorchRec-preprocessed with MLPerf multi-hot ids (DLRMv2)",
 	Synth: func(req *benchmark.DatasetRequest) error {
 		if err := criteo.Synth(req.Out, criteo.SynthConfig{Rows: req.N, Seed: req.Seed}); err != nil {
 			return err

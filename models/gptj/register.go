@@ -223,10 +223,13 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 
 // CNNDM is the CNN-DailyMail validation set's commands: synth and verify.
 var CNNDM = &benchmark.Dataset{
-	Name:    "cnndm",
-	Summary: "CNN-DailyMail 3.0.0 validation (cnn_eval.json, 13368 records)",
-	Synth:   synthCNNDM,
-	Verify:  verifyCNNDM,
+	Name:     "cnndm",
+	DataFile: true,
+	DataWant: "the CNN-DailyMail cnn_eval.json file or the folder holding it",
+	Download: "datasets/cnndm/download_dataset.sh",
+	Summary:  "CNN-DailyMail 3.0.0 validation (cnn_eval.json, 13368 records)",
+	Synth:    synthCNNDM,
+	Verify:   verifyCNNDM,
 	Options: []benchmark.Option{
 		{Name: "partial", Bool: true, Usage: "verify: accept another record count than the validation split's 13368"},
 		{Name: "tokenizer", Usage: "verify: GPT-2 tokenizer folder: also tokenize every prompt and count those cut at 1919 tokens"},

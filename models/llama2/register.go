@@ -328,10 +328,13 @@ func WriteTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int
 
 // OpenOrca is the OpenOrca parquet's commands: synth and verify.
 var OpenOrca = &benchmark.Dataset{
-	Name:    "openorca",
-	Summary: "OpenOrca GPT-4 sample, Llama 2 tokenized (open_orca_gpt4_tokenized_llama.sampled_24576.parquet)",
-	Synth:   synthOpenOrca,
-	Verify:  verifyOpenOrca,
+	Name:     "openorca",
+	DataFile: true,
+	DataWant: "the preprocessed OpenOrca parquet file or the folder holding it",
+	Download: "datasets/openorca/download_dataset.sh",
+	Summary:  "OpenOrca GPT-4 sample, Llama 2 tokenized (open_orca_gpt4_tokenized_llama.sampled_24576.parquet)",
+	Synth:    synthOpenOrca,
+	Verify:   verifyOpenOrca,
 	Options: []benchmark.Option{
 		tokenizerOption,
 		{Name: "official", Bool: true, Usage: "verify: fail unless the file has the shape of the official one (24576 rows, 6144 per origin)"},

@@ -190,6 +190,8 @@ func scoreTop1(logPath, dataDir, list string, count int, dtype string, warn io.W
 // and preprocess (the reference's preprocessed .npy cache).
 var Imagenet = &benchmark.Dataset{
 	Name:       "imagenet",
+	DataWant:   "the ImageNet validation folder (val_map.txt and the JPEG files it lists)",
+	Download:   "datasets/imagenet/download_dataset.sh",
 	Summary:    "ImageNet 2012 validation (50000 JPEGs and val_map.txt)",
 	Synth:      synthImagenet,
 	Verify:     verifyImagenet,

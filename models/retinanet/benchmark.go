@@ -59,6 +59,8 @@ var Descriptor = &benchmark.Benchmark{
 // Dataset is the OpenImages data set's commands.
 var Dataset = &benchmark.Dataset{
 	Name:       "openimages",
+	DataWant:   "the OpenImages MLPerf folder (annotations/openimages-mlperf.json and validation/data/*.jpg)",
+	Download:   "models/retinanet/download_dataset.sh",
 	Summary:    "OpenImages v6 MLPerf validation subset (24781 images, COCO-format annotations)",
 	Synth:      synthCommand,
 	Verify:     verifyCommand,

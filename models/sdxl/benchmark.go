@@ -77,8 +77,11 @@ var Descriptor = &benchmark.Benchmark{
 
 // Dataset is the coco2014 data set's commands.
 var Dataset = &benchmark.Dataset{
-	Name:    "coco2014",
-	Summary: "COCO-2014 captions for SDXL: captions/captions.tsv, latents/latents.npy, statistics/val2014.npz",
+	Name:     "coco2014",
+	DataFile: true,
+	DataWant: "the COCO-2014 folder (captions/captions.tsv, latents/latents.npy, statistics/val2014.npz) or its captions file",
+	Download: "datasets/coco2014/download_dataset.sh",
+	Summary:  "COCO-2014 captions for SDXL: captions/captions.tsv, latents/latents.npy, statistics/val2014.npz",
 	Synth: func(req *benchmark.DatasetRequest) error {
 		if err := coco2014.Synth(req.Out, coco2014.SynthConfig{N: req.N, Seed: req.Seed}); err != nil {
 			return err

@@ -51,6 +51,8 @@ var Descriptor = &benchmark.Benchmark{
 // Dataset is the kits19 data set's commands.
 var Dataset = &benchmark.Dataset{
 	Name:       "kits19",
+	DataWant:   "the KiTS19 folder (raw case_NNNNN folders with imaging.nii.gz, or the preprocessed folder with preprocessed_files.json)",
+	Download:   "models/unet3d/download_dataset.sh",
 	Summary:    "KiTS19 CT volumes and segmentations (43 inference cases; case_00400 copies case_00185)",
 	Synth:      datasetSynth,
 	Verify:     datasetVerify,

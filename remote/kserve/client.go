@@ -102,10 +102,14 @@ func baseURL(endpoint string) (string, error) {
 	if endpoint == "" {
 		return "", errors.New("kserve: no endpoint given (--endpoint host:port)")
 	}
-	if !strings.Contains(endpoint, "://") {
-		endpoint = "http://" + endpoint
+	if err := oneEndpoint(endpoint); err != nil {
+		return "", err
 	}
-	u, err := url.Parse(endpoint)
+	full := endpoint
+	if !strings.Contains(full, "://") {
+		full = "http://" + full
+	}
+	u, err := url.Parse(full)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", fmt.Errorf("kserve: endpoint %q is not host:port or an http(s) URL", endpoint)
 	}

@@ -3,6 +3,8 @@ package kserve
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/mlperf-go/inference/backend"
@@ -19,12 +21,27 @@ func (s *Server) lookup(name, version string) (*served, error) {
 	m := s.models[name]
 	s.mu.RUnlock()
 	if m == nil {
-		return nil, fmt.Errorf("model %q is not served here", name)
+		return nil, fmt.Errorf("model %q is not served here (%s)", name, s.servedList())
 	}
 	if version != "" && version != "1" {
 		return nil, fmt.Errorf("model %q has no version %q (only 1)", name, version)
 	}
 	return m, nil
+}
+
+// servedList says which models the server serves, for errors.
+func (s *Server) servedList() string {
+	s.mu.RLock()
+	names := make([]string, 0, len(s.models))
+	for n := range s.models {
+		names = append(names, n)
+	}
+	s.mu.RUnlock()
+	if len(names) == 0 {
+		return "this node serves no tensor model"
+	}
+	sort.Strings(names)
+	return "this node serves " + strings.Join(names, ", ")
 }
 
 // execute runs in on m once one of m's execution slots is free, and

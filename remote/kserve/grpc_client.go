@@ -50,19 +50,53 @@ type GRPCNode struct {
 }
 
 // grpcTarget turns "host:port", "grpc://host:port" or "http://host:port"
-// into host:port (gRPC here is plaintext HTTP/2: https is refused).
+// into host:port (gRPC here is plaintext HTTP/2: https is refused). The
+// errors quote the endpoint as given and say what to write instead.
 func grpcTarget(endpoint string) (string, error) {
 	if endpoint == "" {
 		return "", errors.New("kserve: no endpoint given (--endpoint host:port)")
 	}
-	if !strings.Contains(endpoint, "://") {
-		endpoint = "grpc://" + endpoint
+	if err := oneEndpoint(endpoint); err != nil {
+		return "", err
 	}
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" || (u.Scheme != "grpc" && u.Scheme != "http") || strings.Trim(u.Path, "/") != "" {
-		return "", fmt.Errorf("kserve: endpoint %q is not host:port for gRPC (plaintext; no path, no TLS)", endpoint)
+	full := endpoint
+	if !strings.Contains(full, "://") {
+		full = "grpc://" + full
+	}
+	u, err := url.Parse(full)
+	switch {
+	case err != nil || u.Host == "":
+		return "", fmt.Errorf("kserve: endpoint %q is not host:port for gRPC (e.g. 127.0.0.1:8000, where mlperf serve listens)", endpoint)
+	case u.Scheme == "https" || u.Scheme == "grpcs":
+		return "", fmt.Errorf("kserve: endpoint %q: gRPC here is plaintext HTTP/2, without TLS; give host:port (put a TLS-terminating proxy in front of a TLS server)", endpoint)
+	case u.Scheme != "grpc" && u.Scheme != "http":
+		return "", fmt.Errorf("kserve: endpoint %q: unknown scheme %q; give host:port for gRPC", endpoint, u.Scheme)
+	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "":
+		return "", fmt.Errorf("kserve: endpoint %q: gRPC takes host:port with no path; give %s", endpoint, u.Host)
+	case u.Port() == "":
+		return "", fmt.Errorf("kserve: endpoint %q has no port; give host:port (mlperf serve listens on port 8000 unless told otherwise)", endpoint)
 	}
 	return u.Host, nil
+}
+
+// oneEndpoint refuses a list where one endpoint is wanted.
+func oneEndpoint(endpoint string) error {
+	if strings.ContainsAny(endpoint, ", ") {
+		return fmt.Errorf("kserve: endpoint %q holds a comma or a space: give one host:port per --endpoint, and repeat the flag for several nodes", endpoint)
+	}
+	return nil
+}
+
+// CheckEndpoint reports whether endpoint can be dialled over protocol (a
+// name in Protocols; "" is http) without contacting it, so that a command
+// can refuse a malformed --endpoint before it loads anything.
+func CheckEndpoint(endpoint, protocol string) error {
+	if protocol == "grpc" {
+		_, err := grpcTarget(endpoint)
+		return err
+	}
+	_, err := baseURL(endpoint)
+	return err
 }
 
 // DialGRPC connects to cfg.Endpoint, checks that the server is ready and

@@ -92,19 +92,47 @@ type job struct {
 // ErrClosed fails samples still queued when the SUT is closed.
 var ErrClosed = errors.New("openai: SUT closed")
 
-// New checks cfg and starts the workers.
-func New(cfg Config) (*SUT, error) {
-	if cfg.Endpoint == "" {
-		return nil, errors.New("openai: no endpoint given (--endpoint URL of an OpenAI-compatible server)")
+// CheckEndpoint reports whether endpoint is a server's base URL (host:port
+// or an http(s) URL) without contacting it, so that a command can refuse
+// a malformed --endpoint before it loads anything. The URL may end in /v1;
+// one ending in an API path (/v1/completions) is refused: the client adds
+// it.
+func CheckEndpoint(endpoint string) error {
+	if strings.ContainsAny(endpoint, ", ") {
+		return fmt.Errorf("openai: endpoint %q holds a comma or a space: give one server's URL (put a load balancer in front of several)", endpoint)
 	}
-	ep := cfg.Endpoint
+	ep := endpoint
 	if !strings.Contains(ep, "://") {
 		ep = "http://" + ep
 	}
 	u, err := url.Parse(ep)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("openai: endpoint %q is not host:port or an http(s) URL", cfg.Endpoint)
+		return fmt.Errorf("openai: endpoint %q is not host:port or an http(s) URL", endpoint)
 	}
+	p := strings.TrimRight(u.Path, "/")
+	for _, api := range []string{"/v1/completions", "/v1/chat/completions", "/v1/models"} {
+		if strings.HasSuffix(p, api) {
+			base := *u
+			base.Path = strings.TrimSuffix(p, api)
+			return fmt.Errorf("openai: endpoint %q ends in the API path %s; give the server's base URL %s (the client adds /v1/completions)", endpoint, api, base.String())
+		}
+	}
+	return nil
+}
+
+// New checks cfg and starts the workers.
+func New(cfg Config) (*SUT, error) {
+	if cfg.Endpoint == "" {
+		return nil, errors.New("openai: no endpoint given (--endpoint URL of an OpenAI-compatible server)")
+	}
+	if err := CheckEndpoint(cfg.Endpoint); err != nil {
+		return nil, err
+	}
+	ep := cfg.Endpoint
+	if !strings.Contains(ep, "://") {
+		ep = "http://" + ep
+	}
+	u, _ := url.Parse(ep) // CheckEndpoint parsed it
 	if cfg.Prompt == nil || cfg.Encode == nil {
 		return nil, errors.New("openai: Config needs Prompt and Encode")
 	}

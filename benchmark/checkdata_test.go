@@ -1,0 +1,121 @@
+package benchmark
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mlperf-go/inference/loadgen"
+)
+
+// --data of the wrong kind is refused with a message that names the path,
+// what the data set wants and where to get it; paths of the right kind pass.
+func TestCheckDataNamesThePathAndTheWant(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "dev.json")
+	os.WriteFile(file, []byte("{}"), 0o644)
+	missing := filepath.Join(dir, "missing")
+	folder := &Dataset{Name: "pics", DataWant: "the pictures folder", Download: "get_pics.sh", Synth: func(*DatasetRequest) error { return nil }}
+	oneFile := &Dataset{Name: "qa", DataFile: true, DataWant: "the qa.json file or its folder"}
+	for _, c := range []struct {
+		d    *Dataset
+		path string
+		want string // "" means accepted
+	}{
+		{folder, dir, ""},
+		{folder, "synthetic", ""},
+		{folder, file, "pics: --data " + file + " is a file; want the pictures folder"},
+		{folder, missing, "pics: --data " + missing + " does not exist; want the pictures folder; download it with get_pics.sh, or make a small one with `mlperf dataset synth pics -o DIR`"},
+		{oneFile, file, ""},
+		{oneFile, dir, ""},
+		{oneFile, missing, "qa: --data " + missing + " does not exist; want the qa.json file or its folder"},
+	} {
+		err := c.d.CheckData(c.path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %s: %v", c.d.Name, c.path, err)
+		case c.want != "" && (err == nil || err.Error() != c.want):
+			t.Errorf("%s %s: %v, want %q", c.d.Name, c.path, err, c.want)
+		}
+	}
+	// A run checks --data against its benchmark's data set.
+	if _, ok := LookupDataset("checkdata-pics"); !ok {
+		RegisterDataset(&Dataset{Name: "checkdata-pics", DataWant: "the pictures folder"})
+	}
+	b := &Benchmark{Name: "pics-bench", Dataset: "checkdata-pics", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	o := Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: file, Backend: "cpu"}
+	if err := o.Validate(b); err == nil || !strings.Contains(err.Error(), "is a file; want the pictures folder") {
+		t.Fatalf("run with --data a file: %v", err)
+	}
+}
+
+// A run whose settings ask for a long wait says so on stderr before it
+// starts (here it is interrupted at once), and a short one does not.
+func TestRunNotesALongRunUpFront(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	builds := 0
+	b := echo(&builds)
+	b.Scenarios = append(b.Scenarios, loadgen.Server)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		qps  float64
+		note bool
+	}{{0.0001, true}, {1000, false}} {
+		var stdout, stderr bytes.Buffer
+		o := Options{Scenario: loadgen.Server, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: t.TempDir(), QPS: c.qps, Duration: time.Second}
+		_, err := Run(ctx, b, o, &stdout, &stderr)
+		if !errors.Is(err, loadgen.ErrInterrupted) {
+			t.Fatalf("--qps %g: %v, want interrupted", c.qps, err)
+		}
+		got := strings.Contains(stderr.String(), "echo: note: Server at 0.0001 QPS needs min_query_count 100 queries → about 11.6 days")
+		if got != c.note {
+			t.Errorf("--qps %g: note shown %v, want %v:\n%s", c.qps, got, c.note, stderr.String())
+		}
+	}
+}
+
+// mlperf accuracy's --log: a run folder stands for the log in it; a
+// folder without a log and an empty file are refused with what to give; a
+// missing file reaches the scorer, which names it.
+func TestAccuracyLogPath(t *testing.T) {
+	b := &Benchmark{Name: "echo", Score: func(ctx context.Context, req *ScoreRequest) (*Score, error) {
+		_, err := os.ReadFile(req.Log)
+		return nil, err
+	}}
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	os.Mkdir(run, 0o755)
+	log := filepath.Join(run, AccuracyLogName)
+	os.WriteFile(log, []byte("[]"), 0o644)
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	if got, err := resolveLog(b, run); err != nil || got != log {
+		t.Fatalf("run folder: %q %v, want %q", got, err, log)
+	}
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "none.json"), "none.json: no such file"},
+		{dir, "is a folder without mlperf_log_accuracy.json"},
+		{empty, "empty.json is empty (0 bytes)"},
+	} {
+		_, err := Accuracy(context.Background(), b, &AccuracyRequest{ScoreRequest: ScoreRequest{Log: c.path}}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--log %s: %v, want %q", c.path, err, c.want)
+		}
+	}
+}
+
+// --protocol is case-insensitive, like --backend.
+func TestProtocolCase(t *testing.T) {
+	b := &Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	o := Options{Scenario: loadgen.Offline, Data: "synthetic", Backend: "KServe", Protocol: "GRPC", Endpoints: []string{"127.0.0.1:8000"}}
+	if err := o.Validate(b); err != nil || o.Protocol != "grpc" {
+		t.Fatalf("--protocol GRPC: %v, protocol %q", err, o.Protocol)
+	}
+}

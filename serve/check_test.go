@@ -1,0 +1,63 @@
+package serve
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Flag values a person might give to mlperf serve are refused with the
+// form wanted, and good ones pass.
+func TestCheckConfig(t *testing.T) {
+	good := Config{Listen: "127.0.0.1:8000", Name: "node", Slots: 1, Drain: time.Second}
+	for _, c := range []struct {
+		mut  func(*Config)
+		want string // "" means accepted
+	}{
+		{func(*Config) {}, ""},
+		{func(c *Config) { c.Listen = ":0" }, ""},
+		{func(c *Config) { c.Listen = "[::1]:8000" }, ""},
+		{func(c *Config) { c.Listen = "localhost:http" }, ""},
+		{func(c *Config) { c.Listen = "" }, "--listen is empty"},
+		{func(c *Config) { c.Listen = "bogus" }, "not host:port"},
+		{func(c *Config) { c.Listen = "8000" }, "write :8000 or 127.0.0.1:8000"},
+		{func(c *Config) { c.Listen = ":99999" }, "port 99999 is outside 0 to 65535"},
+		{func(c *Config) { c.Listen = ":-1" }, "port -1 is outside"},
+		{func(c *Config) { c.Listen = "127.0.0.1:nosuchservice" }, "nor a known service name"},
+		{func(c *Config) { c.Listen = "http://127.0.0.1:8000" }, "without the http:// scheme"},
+		{func(c *Config) { c.Listen = "grpc://127.0.0.1:8000" }, "without the grpc:// scheme"},
+		{func(c *Config) { c.Listen = "127.0.0.1:8000/v2" }, "has no path"},
+		{func(c *Config) { c.Slots = 0 }, "--slots 0: want at least 1"},
+		{func(c *Config) { c.Slots = -1 }, "--slots -1: want at least 1"},
+		{func(c *Config) { c.Drain = -time.Second }, "--drain -1s: a duration cannot be negative"},
+		{func(c *Config) { c.Slots = 100000 }, "--slots 100000: more inferences at once than this machine can run"},
+		{func(c *Config) { c.Name = " " }, "--name is empty"},
+	} {
+		cfg := good
+		c.mut(&cfg)
+		err := CheckConfig(cfg)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: %v", cfg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: %v, want %q", cfg, err, c.want)
+		}
+	}
+}
+
+// A port already taken is named as such, with the fix.
+func TestServePortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = Serve(ctx, Config{Listen: ln.Addr().String()}, "m", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "the port is in use by another process") {
+		t.Fatalf("port in use: %v", err)
+	}
+}
