@@ -104,6 +104,9 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 	}
 	rows, err := ModelVocabSize(env.ModelPath)
 	switch {
+	case env.Remote():
+		// The served model's weights are not here; its contract is
+		// checked from the server's metadata below.
 	case errors.Is(err, ErrNoEmbedding):
 		fmt.Fprintf(env.Stderr, "bert: %s: no word-embedding table found; the vocabulary size is not checked\n", env.ModelPath)
 	case err != nil:
