@@ -146,9 +146,9 @@ func (e *Env) OpenAISUT(prompt func(loadgen.SampleIndex) (string, error), encode
 		return nil, fmt.Errorf("%s: %w", e.Benchmark.Name, err)
 	}
 	e.remoteName = s.Name
-	how := "this benchmark's tokenizer over the returned text"
+	how := "the server's where its stream carries token_ids, else this benchmark's tokenizer over the returned text"
 	if chunk != nil {
-		how = "this benchmark's vocabulary over each streamed token's text"
+		how = "the server's where its stream carries token_ids, else this benchmark's vocabulary over each streamed token's text"
 	}
 	fmt.Fprintf(e.Stderr, "%s: %s; token ids are %s\n", e.Benchmark.Name, s.Name(), how)
 	return s, nil

@@ -45,7 +45,7 @@ func driveOpenAILlama2(t *testing.T, addr, model string) {
 	byScenario := map[string]map[int][]int32{}
 	for _, sc := range []string{"Offline", "Server"} {
 		out, log := run("acc-"+sc, "--scenario", sc, "--mode", "accuracy", "--qps", "20")
-		for _, want := range []string{"'rougeL': ", "'tokens_per_sample': ", "token ids are this benchmark's vocabulary over each streamed token's text", "not a compliant run"} {
+		for _, want := range []string{"'rougeL': ", "'tokens_per_sample': ", "token ids are the server's where its stream carries token_ids, else this benchmark's vocabulary over each streamed token's text", "not a compliant run"} {
 			if !strings.Contains(log, want) {
 				t.Errorf("%s: output lacks %q:\n%s", sc, want, log)
 			}

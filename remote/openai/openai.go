@@ -4,14 +4,16 @@
 // greedy settings; the first streamed text is the sample's first token
 // (TTFT), the end of the stream its completion.
 //
-// Servers do not return generated token ids in the completions API (ollama
-// refuses them, vLLM only on request), so the response's token ids are the
-// benchmark's tokenizer over the returned text. Servers stream one token
-// per chunk, so with Config.Chunk each chunk's text maps back to its ids
-// (a vocabulary lookup, as the reference's SUT_API.py maps streamed token
-// strings) and the first token reported is the first id of the response;
-// without it the whole text is encoded at the end (Config.Encode). The
-// run's logs say so.
+// A response's token ids are the server's where its streamed choices carry
+// them (a "token_ids" array, as vLLM adds on request); a stream that mixes
+// chunks with and without them is an error. Most servers return text only
+// (ollama refuses ids), and then the ids are the benchmark's tokenizer over
+// the returned text. Servers stream one token per chunk, so with
+// Config.Chunk each chunk's text maps back to its ids (a vocabulary lookup,
+// as the reference's SUT_API.py maps streamed token strings) and the first
+// token reported is the first id of the response; without it the whole
+// text is encoded at the end (Config.Encode). The run's logs say which,
+// and Server reports whether a response's ids were the server's.
 //
 // API: https://platform.openai.com/docs/api-reference/completions (the
 // legacy completions endpoint with stream=true: server-sent events, one
@@ -32,6 +34,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mlperf-go/inference/loadgen"
@@ -81,7 +84,14 @@ type SUT struct {
 	queue  []job
 	closed bool
 	wg     sync.WaitGroup
+
+	serverIDs atomic.Bool // a response's ids came from the server's token_ids
 }
+
+// ServerTokenIDs reports whether any response so far took its token ids
+// from the server (token_ids in the stream) rather than the tokenizer. It
+// is safe for concurrent use.
+func (s *SUT) ServerTokenIDs() bool { return s.serverIDs.Load() }
 
 type job struct {
 	ctx context.Context
@@ -310,6 +320,7 @@ type request struct {
 type chunk struct {
 	Choices []struct {
 		Text         string  `json:"text"`
+		TokenIDs     []int32 `json:"token_ids"`
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Error *struct {
@@ -350,7 +361,9 @@ func (s *SUT) complete(j job) ([]int32, error) {
 		return nil, fmt.Errorf("openai: %s: HTTP %d: %s", s.url, resp.StatusCode, strings.TrimSpace(string(msg)))
 	}
 	var text strings.Builder
-	var ids []int32 // with Chunk: the chunks' ids so far
+	var ids []int32    // with Chunk: the chunks' ids so far
+	var server []int32 // the server's own ids, where its chunks carry them
+	withIDs, withoutIDs := false, false
 	first, done := false, false
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
@@ -374,13 +387,26 @@ func (s *SUT) complete(j job) ([]int32, error) {
 		}
 		for _, c := range ch.Choices {
 			text.WriteString(c.Text)
-			if s.cfg.Chunk != nil && c.Text != "" {
-				ids = append(ids, s.cfg.Chunk(c.Text)...)
+			switch {
+			case len(c.TokenIDs) > 0:
+				withIDs = true
+				server = append(server, c.TokenIDs...)
+			case c.Text != "":
+				withoutIDs = true
+				if s.cfg.Chunk != nil {
+					ids = append(ids, s.cfg.Chunk(c.Text)...)
+				}
 			}
 		}
-		if !first && text.Len() > 0 {
+		if withIDs && withoutIDs {
+			return nil, fmt.Errorf("openai: %s: the stream gives token_ids with some chunks and not others; cannot tell the response's ids", s.url)
+		}
+		if !first && (text.Len() > 0 || len(server) > 0) {
 			soFar := ids
-			if s.cfg.Chunk == nil {
+			switch {
+			case withIDs:
+				soFar = server
+			case s.cfg.Chunk == nil:
 				soFar = s.cfg.Encode(text.String())
 			}
 			if len(soFar) > 0 {
@@ -397,7 +423,11 @@ func (s *SUT) complete(j job) ([]int32, error) {
 	if !done {
 		return nil, fmt.Errorf("openai: %s: the stream ended without [DONE] (server died or cut the connection)", s.url)
 	}
-	if s.cfg.Chunk == nil {
+	switch {
+	case withIDs:
+		ids = server
+		s.serverIDs.Store(true)
+	case s.cfg.Chunk == nil:
 		ids = s.cfg.Encode(text.String())
 	}
 	if len(ids) == 0 {

@@ -253,3 +253,72 @@ func TestChunkIDsPerStreamedToken(t *testing.T) {
 		t.Errorf("Encode called %d times with Chunk set", encoded)
 	}
 }
+
+// idServer streams "x " three times with the given token_ids per chunk
+// (nil: none) and [DONE].
+func idServer(t *testing.T, ids [][]int32) *httptest.Server {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range ids {
+			b, _ := json.Marshal(c)
+			if c == nil {
+				fmt.Fprintf(w, "data: {\"choices\":[{\"text\":\"x \",\"index\":0,\"finish_reason\":null}]}\n\n")
+				continue
+			}
+			fmt.Fprintf(w, "data: {\"choices\":[{\"text\":\"x \",\"token_ids\":%s,\"index\":0,\"finish_reason\":null}]}\n\n", b)
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
+// TestServerTokenIDsWinOverTheTokenizer: where the stream carries
+// token_ids, the response's ids and its first token are the server's, not
+// the tokenizer's over the text; a stream that gives them for some chunks
+// only fails the sample.
+func TestServerTokenIDsWinOverTheTokenizer(t *testing.T) {
+	run := func(ids [][]int32) (loadgen.Response, []byte, *SUT) {
+		t.Helper()
+		hs := idServer(t, ids)
+		s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5,
+			Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil },
+			Encode: func(string) []int32 { return []int32{99} },
+			Chunk:  func(string) []int32 { return []int32{77} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		rec := newRecorder(1)
+		s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 3}}, rec)
+		rec.wait(t)
+		return rec.done[3], rec.first[3], s
+	}
+	r, first, s := run([][]int32{{5}, {6, 7}, {8}})
+	want := []int32{5, 6, 7, 8}
+	if r.Err != nil || r.Tokens != len(want) || len(r.Data) != 4*len(want) {
+		t.Fatalf("response %+v", r)
+	}
+	for k, w := range want {
+		if got := int32(binary.LittleEndian.Uint32(r.Data[4*k:])); got != w {
+			t.Errorf("id %d = %d, want the server's %d", k, got, w)
+		}
+	}
+	if len(first) != 4 || binary.LittleEndian.Uint32(first) != 5 {
+		t.Errorf("first token %v, want the server's 5", first)
+	}
+	if !s.ServerTokenIDs() {
+		t.Error("ServerTokenIDs is false after a response with the server's ids")
+	}
+	r, _, s = run([][]int32{nil, nil})
+	if r.Err != nil || r.Tokens != 2 || int32(binary.LittleEndian.Uint32(r.Data)) != 77 || s.ServerTokenIDs() {
+		t.Errorf("without token_ids: %+v (server ids %v); want the chunks' ids 77 77", r, s.ServerTokenIDs())
+	}
+	if r, _, _ := run([][]int32{{5}, nil}); r.Err == nil || !strings.Contains(r.Err.Error(), "token_ids with some chunks") {
+		t.Errorf("a stream mixing chunks with and without token_ids: %v", r.Err)
+	}
+}
