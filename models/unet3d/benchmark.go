@@ -123,6 +123,13 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 	if env.Cache != "" {
 		fmt.Fprintln(env.Stderr, "unet3d: --cache is not used: the cases are read preprocessed from --data (mlperf dataset preprocess kits19)")
 	}
+	if env.Remote() {
+		// The sliding window runs here, one request per patch, and the
+		// patches are blended here: a reduction in the QDL, which the
+		// Network division does not allow (the SUT node takes the whole
+		// volume).
+		fmt.Fprintf(env.Stderr, "unet3d: --backend %s sends each sliding-window patch as a request and blends the answers on this node; the Network division wants the SUT node to take the whole volume: not a conformant Network division run\n", env.Backend)
+	}
 	dir, idx, err := resolveData(env.Data, env.CacheDir, env.Stderr)
 	if err != nil {
 		return nil, err
