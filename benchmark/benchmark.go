@@ -64,6 +64,12 @@ type Benchmark struct {
 	// built or loaded; Options.Validate calls it. Errors should be
 	// UsageError.
 	Check func(o *Options) error
+	// LocalOnly, when set, says why the benchmark cannot run behind a
+	// remote backend (--backend kserve or openai): some of its processing
+	// (a search loop, a lookup, a pipeline) would stay on the LoadGen
+	// node, which the Network division does not allow of a QDL.
+	// Options.Validate then refuses a remote backend with it.
+	LocalOnly string
 	// Open resolves the data set, opens the model and returns what the
 	// loadgen runs. It is called once per run or perf measurement.
 	Open func(ctx context.Context, env *Env) (*Instance, error)

@@ -47,6 +47,9 @@ func (o *Options) checkRemote(b *Benchmark) error {
 		}
 		return nil
 	}
+	if b.LocalOnly != "" {
+		return UsageError("%s: --backend %s is not available: %s, which the Network division does not allow of a QDL; run %s locally (--backend %s)", b.Name, o.Backend, b.LocalOnly, b.Name, strings.Join(Backends, ", "))
+	}
 	if len(o.Endpoints) == 0 {
 		return UsageError("%s: --backend %s needs --endpoint host:port (the serving engine)", b.Name, o.Backend)
 	}

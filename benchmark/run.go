@@ -264,7 +264,7 @@ func (e *Env) OpenSession(path string, outputs []string) (backend.Session, error
 	case "kserve":
 		return e.dialKServe()
 	case "openai":
-		return nil, UsageError("%s: --backend openai is not available for this benchmark: it drives greedy decoders over /v1/completions (llama2); tensor models take --backend kserve, and GPT-J's beam search is not in the completions API", e.Benchmark.Name)
+		return nil, UsageError("%s: --backend openai is not available for this benchmark: it drives greedy decoders over /v1/completions (llama2); tensor models take --backend kserve", e.Benchmark.Name)
 	}
 	s, err := ort.Open(path, ort.Options{
 		Provider:       e.Backend,

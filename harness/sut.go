@@ -263,22 +263,25 @@ func (p *Pool) work() {
 			p.queue = p.queue[:0:0] // let the drained backing array go
 		}
 		p.mu.Unlock()
-		if p.wait != nil {
-			now := int64(time.Since(p.base))
-			for _, q := range batch {
-				p.wait.Record(now - q.at)
-			}
-		}
-		if p.sendLag != nil {
-			now := time.Now()
-			for _, q := range batch {
-				if !q.s.Scheduled.IsZero() {
-					p.sendLag.Record(int64(now.Sub(q.s.Scheduled)))
-				}
-			}
+		if p.wait != nil || p.sendLag != nil {
+			p.recordLags(batch, time.Now())
 		}
 		p.run(sc, batch)
 		clear(batch)
+	}
+}
+
+// recordLags gives the recorders each sample's wait in the queue and its
+// lag since its scheduled time, both to now (one clock read per batch).
+func (p *Pool) recordLags(batch []queued, now time.Time) {
+	at := int64(now.Sub(p.base))
+	for _, q := range batch {
+		if p.wait != nil {
+			p.wait.Record(at - q.at)
+		}
+		if p.sendLag != nil && !q.s.Scheduled.IsZero() {
+			p.sendLag.Record(int64(now.Sub(q.s.Scheduled)))
+		}
 	}
 }
 

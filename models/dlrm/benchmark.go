@@ -80,23 +80,11 @@ var Descriptor = &benchmark.Benchmark{
 		{Name: OptAggregateTrace, Usage: "accuracy: the aggregation trace of the run, with --day-23-file"},
 		{Name: OptSynthRows, Usage: "rows of the day that --data synthetic generates (default 20000)"},
 	},
-	Check: checkRemote,
-	Open:  Open,
-	Score: Score,
+	LocalOnly: "this process looks the 26 sparse features up in the embedding tables before the dense ONNX graph runs, so behind a remote backend that lookup would stay on the LoadGen node",
+	Open:      Open,
+	Score:     Score,
 	// mlcommons/inference compliance/TEST01/dlrm-v2/audit.config
 	Compliance: []string{"TEST01"},
-}
-
-// checkRemote is Descriptor.Check: this process looks the sparse features
-// up in the embedding tables before the dense ONNX graph runs; behind a
-// remote backend that lookup would stay on the LoadGen node, which the
-// Network division does not allow of a QDL (the SUT node does the
-// processing).
-func checkRemote(o *benchmark.Options) error {
-	if o.Remote() {
-		return benchmark.UsageError("dlrm: --backend %s is not available: this process looks the 26 sparse features up in the embedding tables before the dense ONNX graph runs, and behind a remote backend that lookup would stay on the LoadGen node, which the Network division does not allow of a QDL; run dlrm locally (--backend cpu, cuda or tensorrt)", o.Backend)
-	}
-	return nil
 }
 
 // Dataset is the criteo data set's commands.

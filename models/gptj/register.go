@@ -49,24 +49,16 @@ var Descriptor = &benchmark.Benchmark{
 	},
 	Options: []benchmark.Option{tokenizerOption,
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
-	Check:    check,
-	Open:     open,
-	Score:    score,
-	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
+	Check:     check,
+	LocalOnly: "GPT-J's reference decodes with beam search (4 beams), which /v1/completions does not carry, and behind --backend kserve the search would run on the LoadGen node, a network round trip per generated token with the KV cache in the payload",
+	Open:      open,
+	Score:     score,
+	LogShape:  &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
 }
 
 // check rejects a bad --length-norm, and a missing data file before the
 // synthetic model (24 GB at full size) is built.
 func check(o *benchmark.Options) error {
-	switch o.Backend {
-	case "kserve":
-		// The beam search would run on the LoadGen node, one network round
-		// trip per decoding step with the KV cache in the payload: the
-		// Network division forbids such post-processing in the QDL.
-		return benchmark.UsageError("gptj: --backend kserve serves tensor models; GPT-J's beam search (4 beams) would run on this LoadGen node, a network round trip per generated token, which the Network division does not allow of a QDL; run gptj locally (--backend cpu, cuda or tensorrt)")
-	case "openai":
-		return benchmark.UsageError("gptj: --backend openai drives greedy decoding over /v1/completions, and GPT-J's reference decodes with beam search (4 beams), which the completions API does not carry; run gptj locally (--backend cpu, cuda or tensorrt)")
-	}
 	if _, err := lengthMode(o.Extra["length-norm"]); err != nil {
 		return err
 	}

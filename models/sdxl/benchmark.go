@@ -70,22 +70,10 @@ var Descriptor = &benchmark.Benchmark{
 		{Name: optFIDStats, Usage: "FID reference statistics (.npz with mu and sigma; default DATA/" + coco2014.StatsFile + ")"},
 		{Name: optReview, Usage: "folder for the 10 review images and captions.txt of an accuracy run (default OUT/images)"},
 	},
-	Check:      checkRemote,
+	LocalOnly:  "SDXL is a pipeline of models (two text encoders, the UNet over the denoising steps, the VAE decoder) driven from this process, so behind a remote backend its sampling loop would run on the LoadGen node",
 	Open:       open,
 	Score:      score,
 	Compliance: []string{"TEST01", "TEST04"},
-}
-
-// checkRemote is Descriptor.Check: SDXL is a pipeline of several models
-// (two text encoders, the UNet over the denoising steps, the VAE decoder)
-// that this process drives; behind a remote backend the sampling loop
-// would run on the LoadGen node, which the Network division does not
-// allow of a QDL (the SUT node does the processing).
-func checkRemote(o *benchmark.Options) error {
-	if o.Remote() {
-		return benchmark.UsageError("sdxl: --backend %s is not available: SDXL is a pipeline of models (two text encoders, the UNet over %d denoising steps, the VAE decoder) driven from this process, and behind a remote backend its sampling loop would run on the LoadGen node, which the Network division does not allow of a QDL; run sdxl locally (--backend cpu, cuda or tensorrt)", o.Backend, Steps)
-	}
-	return nil
 }
 
 // Dataset is the coco2014 data set's commands.
