@@ -10,7 +10,6 @@
 package check
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -25,6 +24,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-go/inference/internal/detaillog"
 )
 
 // Report collects what a check found. It is not safe for concurrent use.
@@ -54,82 +55,16 @@ type Options struct {
 
 // Log is a parsed LoadGen detail log: the first value of each key (as
 // the checker's parser reads it) and the error entries in order.
-type Log struct {
-	Values map[string]json.RawMessage
-	Errors []string
-}
+type Log = detaillog.Log
 
-// ParseDetail reads a mlperf_log_detail.txt.
+// ParseDetail reads a mlperf_log_detail.txt; a line that is not a JSON
+// entry is an error.
 func ParseDetail(path string) (*Log, error) {
-	f, err := os.Open(path)
+	l, err := detaillog.ReadFile(path, true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("check: %s: %w", path, err)
 	}
-	defer f.Close()
-	l := &Log{Values: map[string]json.RawMessage{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), ":::MLLOG ")
-		if !ok {
-			continue
-		}
-		var e struct {
-			Key      string          `json:"key"`
-			Value    json.RawMessage `json:"value"`
-			Metadata struct {
-				IsError bool `json:"is_error"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			return nil, fmt.Errorf("check: %s: bad log line: %w", path, err)
-		}
-		if _, seen := l.Values[e.Key]; !seen { // the checker reads a key's first value
-			l.Values[e.Key] = e.Value
-		}
-		if e.Metadata.IsError {
-			var s string
-			if json.Unmarshal(e.Value, &s) != nil {
-				s = string(e.Value)
-			}
-			l.Errors = append(l.Errors, s)
-		}
-	}
-	return l, sc.Err()
-}
-
-// Num returns a numeric key's value and whether it is present.
-func (l *Log) Num(key string) (float64, bool) {
-	v, ok := l.Values[key]
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	return f, err == nil
-}
-
-// Uint returns an unsigned integer key exactly (seeds exceed float64).
-func (l *Log) Uint(key string) (uint64, bool) {
-	v, ok := l.Values[key]
-	if !ok {
-		return 0, false
-	}
-	u, err := strconv.ParseUint(string(v), 10, 64)
-	return u, err == nil
-}
-
-// Str returns a string key.
-func (l *Log) Str(key string) string {
-	var s string
-	json.Unmarshal(l.Values[key], &s)
-	return s
-}
-
-// Bool returns a boolean key.
-func (l *Log) Bool(key string) bool {
-	var b bool
-	json.Unmarshal(l.Values[key], &b)
-	return b
+	return l, nil
 }
 
 var knownScenarios = []string{"SingleStream", "MultiStream", "Offline", "Server", "Interactive"}

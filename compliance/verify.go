@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-go/inference/internal/detaillog"
+
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/models/llama2"
 )
@@ -162,44 +164,18 @@ var test01Fields = map[string]string{
 }
 
 // detailLog holds the first value of each key of a detail log, as
-// tools/submission/log_parser.py reads it.
+// tools/submission/log_parser.py reads it (invalid lines skipped).
 type detailLog struct {
 	values map[string]json.RawMessage
 	errors int
 }
 
 func readDetail(path string) (*detailLog, error) {
-	f, err := os.Open(path)
+	l, err := detaillog.ReadFile(path, false)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	d := &detailLog{values: map[string]json.RawMessage{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), ":::MLLOG ")
-		if !ok {
-			continue
-		}
-		var e struct {
-			Key      string          `json:"key"`
-			Value    json.RawMessage `json:"value"`
-			Metadata struct {
-				IsError bool `json:"is_error"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal([]byte(line), &e) != nil {
-			continue // log_parser skips invalid lines
-		}
-		if _, seen := d.values[e.Key]; !seen {
-			d.values[e.Key] = e.Value
-		}
-		if e.Metadata.IsError {
-			d.errors++
-		}
-	}
-	return d, sc.Err()
+	return &detailLog{values: l.Values, errors: len(l.Errors)}, nil
 }
 
 func (d *detailLog) str(k string) string {

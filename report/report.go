@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-go/inference/internal/detaillog"
+
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -59,44 +61,15 @@ func (r *Run) Has(k string) bool { _, ok := r.Values[k]; return ok }
 
 // LoadRun reads a run folder's detail log and trace.
 func LoadRun(dir string) (*Run, error) {
-	f, err := os.Open(filepath.Join(dir, "mlperf_log_detail.txt"))
+	l, err := detaillog.ReadFile(filepath.Join(dir, "mlperf_log_detail.txt"), false)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	defer f.Close()
-	r := &Run{Dir: dir, Values: map[string]json.RawMessage{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), ":::MLLOG ")
-		if !ok {
-			continue
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, fmt.Errorf("report: %w", err)
 		}
-		var e struct {
-			Key      string          `json:"key"`
-			Value    json.RawMessage `json:"value"`
-			Metadata struct {
-				IsError bool `json:"is_error"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal([]byte(line), &e) != nil {
-			continue
-		}
-		if e.Key == "loaded_qsl_set" {
-			continue
-		}
-		if _, seen := r.Values[e.Key]; !seen {
-			r.Values[e.Key] = e.Value
-		}
-		if e.Metadata.IsError {
-			var s string
-			json.Unmarshal(e.Value, &s)
-			r.Errors = append(r.Errors, s)
-		}
-	}
-	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("report: %s: %w", dir, err)
 	}
+	delete(l.Values, "loaded_qsl_set") // one per load set; not a run figure
+	r := &Run{Dir: dir, Values: l.Values, Errors: l.Errors}
 	if tr, err := os.Open(filepath.Join(dir, "mlperf_log_trace.json")); err == nil {
 		r.Samples = readTrace(tr)
 		tr.Close()

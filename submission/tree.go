@@ -22,6 +22,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/mlperf-go/inference/internal/detaillog"
+
 	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -336,27 +338,11 @@ func effectiveConf(detail, model, scenario string) string {
 }
 
 func readValues(path string) (map[string]json.RawMessage, error) {
-	b, err := os.ReadFile(path)
+	l, err := detaillog.ReadFile(path, false)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]json.RawMessage{}
-	for _, line := range strings.Split(string(b), "\n") {
-		s, ok := strings.CutPrefix(line, ":::MLLOG ")
-		if !ok {
-			continue
-		}
-		var e struct {
-			Key   string          `json:"key"`
-			Value json.RawMessage `json:"value"`
-		}
-		if json.Unmarshal([]byte(s), &e) == nil {
-			if _, seen := out[e.Key]; !seen {
-				out[e.Key] = e.Value
-			}
-		}
-	}
-	return out, nil
+	return l.Values, nil
 }
 
 // ErrNoRuns is returned when --from holds no run folders for a scenario.
