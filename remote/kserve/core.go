@@ -65,3 +65,13 @@ func (m *served) execute(ctx context.Context, in []backend.Tensor) ([]backend.Te
 	}
 	return out, tm, nil
 }
+
+// check refuses request tensors that do not fit m's inputs (checkInputs).
+func (m *served) check(in []backend.Tensor) error {
+	return checkInputs(m.meta.Name, m.inputs, in, m.maxBatch)
+}
+
+// limitText says what m's request limit is made of, for messages.
+func (m *served) limitText() string {
+	return fmt.Sprintf("a JSON header of up to %d bytes and the inputs of up to %d samples, this node's --max-batch", HeaderMargin, m.maxBatch)
+}
