@@ -2,11 +2,11 @@ package openai
 
 import (
 	"bytes"
-	"io"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
