@@ -51,6 +51,9 @@ func metricCOCO(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	text := r.Eval.Summary() + r.String() + "\n"
 	fmt.Fprint(stdout, text)
 	fmt.Fprintf(stderr, "%d images (%d with no detections), %d detections, %d repeated entries ignored\n", r.Images, r.NoResults, r.Detections, r.Dupes)
+	if note := r.UndefinedNote(*ann); note != "" {
+		fmt.Fprintf(stderr, "warning: %s\n", note)
+	}
 	if *out != "" {
 		if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
 			return fmt.Errorf("accuracy: %w", err)
