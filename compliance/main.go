@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -21,7 +22,7 @@ import (
 // func builds the benchmark.Options. It is for commands that run a
 // benchmark on the user's behalf (compliance, submission); mode and output
 // folder are theirs to set.
-func RunFlags(fs *flag.FlagSet, b *benchmark.Benchmark) func() (benchmark.Options, error) {
+func RunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, error) {
 	o := benchmark.Options{}
 	scenario := "Offline"
 	fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
@@ -53,7 +54,7 @@ func RunFlags(fs *flag.FlagSet, b *benchmark.Benchmark) func() (benchmark.Option
 			return o, err
 		}
 		o.Scenario = sc
-		o.Extra = benchmark.Extra{}
+		o.Extra = spec.Extra{}
 		for k, v := range vals {
 			o.Extra[k] = v.String()
 		}
@@ -66,7 +67,7 @@ func RunFlags(fs *flag.FlagSet, b *benchmark.Benchmark) func() (benchmark.Option
 // with it (LoadGen applies its "*" lines), and verifies the run against
 // the submission's scenario folder results as run_verification.py does,
 // making results/TEST0X. TEST06 runs the scenario of o.
-func Run(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.Options, results, work string, stdout, stderr io.Writer) (Result, error) {
+func Run(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Options, results, work string, stdout, stderr io.Writer) (Result, error) {
 	test = strings.ToUpper(test)
 	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
 		return Result{Test: test}, err
@@ -81,10 +82,11 @@ func Run(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.O
 	return res, err
 }
 
-// ScorerOf scores accuracy logs with b's Score for a run with options o.
-func ScorerOf(ctx context.Context, b *benchmark.Benchmark, o benchmark.Options, stderr io.Writer) Scorer {
+// ScorerOf scores accuracy logs as a run of b with the options o scores
+// its own (benchmark.ScoreRun).
+func ScorerOf(ctx context.Context, b *spec.Benchmark, o benchmark.Options, stderr io.Writer) Scorer {
 	return func(log string) ([]string, error) {
-		sc, err := b.Score(ctx, &benchmark.ScoreRequest{Log: log, Data: o.Data, Count: o.Count, Extra: o.Extra, CacheDir: benchmark.CacheDir(), Stderr: stderr})
+		sc, err := benchmark.ScoreRun(ctx, b, o, log, stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +97,7 @@ func ScorerOf(ctx context.Context, b *benchmark.Benchmark, o benchmark.Options, 
 // RunTest runs test's compliance run of b with the options o: it writes
 // the test's audit.config into work and runs the benchmark in performance
 // mode with it, its logs in work.
-func RunTest(ctx context.Context, b *benchmark.Benchmark, test string, o benchmark.Options, work string, stderr io.Writer) error {
+func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Options, work string, stderr io.Writer) error {
 	test = strings.ToUpper(test)
 	name := o.ModelName
 	if name == "" {
@@ -146,7 +148,7 @@ func modelMinQueries(audit, model, scenario string) int {
 }
 
 // refName maps a benchmark to its folder name under compliance/TEST01.
-func refName(b *benchmark.Benchmark, confName string) string {
+func refName(b *spec.Benchmark, confName string) string {
 	switch {
 	case strings.HasPrefix(confName, "3d-unet"), b.Name == "unet3d":
 		return "3d-unet"
@@ -185,7 +187,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usage()
 		}
 		name := args[2]
-		if b, ok := benchmark.Lookup(name); ok {
+		if b, ok := spec.Lookup(name); ok {
 			name = refName(b, b.ConfNames[0])
 		}
 		s, err := AuditConfig(args[1], name)
@@ -228,9 +230,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) < 2 {
 			return usage()
 		}
-		b, ok := benchmark.Lookup(args[1])
+		b, ok := spec.Lookup(args[1])
 		if !ok {
-			return benchmark.Unknown(args[1])
+			return spec.Unknown(args[1])
 		}
 		test := strings.ToUpper(args[0])
 		if !containsFold(b.Compliance, test) {

@@ -3,6 +3,7 @@ package compliance
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +11,11 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
-	"github.com/mlperf-go/inference/internal/fakebench"
+	"github.com/mlperf-go/inference/benchmark/benchmarktest"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-func init() { benchmark.Register(fakebench.New(64, time.Millisecond)) }
+func init() { spec.Register(benchmarktest.New(64, time.Millisecond)) }
 
 // A run of TEST01 and TEST04 through Main against a benchmark's own
 // accuracy and performance runs: both pass (the model answers the same in
@@ -26,7 +27,7 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 	conf := filepath.Join(dir, "user.conf")
 	os.WriteFile(conf, []byte("*.SingleStream.target_latency = 1\n*.SingleStream.min_duration = 150\n*.SingleStream.min_query_count = 100\n"), 0o644)
 	results := filepath.Join(dir, "SingleStream")
-	b, _ := benchmark.Lookup(fakebench.Name)
+	b, _ := spec.Lookup(benchmarktest.Name)
 	for _, m := range []struct {
 		mode loadgen.Mode
 		out  string
@@ -38,7 +39,7 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 	}
 	for _, test := range []string{"test01", "test04"} {
 		var out, errb bytes.Buffer
-		err := Main(context.Background(), []string{test, fakebench.Name, "--results", results, "--work", filepath.Join(dir, "work_"+test), "--scenario", "SingleStream", "--user-conf", conf}, &out, &errb)
+		err := Main(context.Background(), []string{test, benchmarktest.Name, "--results", results, "--work", filepath.Join(dir, "work_"+test), "--scenario", "SingleStream", "--user-conf", conf}, &out, &errb)
 		T := strings.ToUpper(test)
 		vp, _ := os.ReadFile(filepath.Join(results, T, "verify_performance.txt"))
 		// The scores of two short runs on a busy machine may differ by
@@ -68,7 +69,7 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 		t.Errorf("TEST01 verify_accuracy.txt:\n%s", va)
 	}
 	var out bytes.Buffer
-	if err := Main(context.Background(), []string{"audit-config", "test01", fakebench.Name}, &out, &out); err != nil || !strings.Contains(out.String(), "accuracy_log_sampling_target = 4096") {
+	if err := Main(context.Background(), []string{"audit-config", "test01", benchmarktest.Name}, &out, &out); err != nil || !strings.Contains(out.String(), "accuracy_log_sampling_target = 4096") {
 		t.Errorf("audit-config: %v\n%s", err, out.String())
 	}
 	if err := Main(context.Background(), []string{"test01", "nosuchbench", "--results", results}, &out, &out); err == nil {
@@ -83,7 +84,7 @@ const auditConfigWarningText = "Found Audit Config file (audit.config). Overridi
 func TestMainRefusesMissingResultsBeforeRunning(t *testing.T) {
 	var out, errb bytes.Buffer
 	missing := filepath.Join(t.TempDir(), "results")
-	err := Main(context.Background(), []string{"test01", fakebench.Name, "--results", missing}, &out, &errb)
+	err := Main(context.Background(), []string{"test01", benchmarktest.Name, "--results", missing}, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "--results "+missing+" is not a folder") {
 		t.Fatalf("err = %v", err)
 	}

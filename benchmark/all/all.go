@@ -3,7 +3,7 @@
 // and the benchmark registry holds them all.
 //
 // A new benchmark adds one blank import here, of the models/<name>
-// package whose init registers its benchmark.Benchmark (and its data set).
+// package whose init registers its spec.Benchmark with spec.Register (and its data set).
 package all
 
 import (

@@ -8,17 +8,17 @@ package metric
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"sort"
+	"strings"
 
-	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 )
 
 // Func runs one metric on the arguments after --metric NAME, printing
 // results on stdout and notes on stderr. Errors caused by the arguments
-// match benchmark.ErrUsage.
+// match spec.ErrUsage.
 type Func func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // Metric is one registered scorer.
@@ -54,7 +54,7 @@ func Names() []string {
 	return n
 }
 
-var usageError = benchmark.UsageError
+var usageError = spec.UsageError
 
 // parse is benchmark.ParseFlags.
 var parse = benchmark.ParseFlags
@@ -62,49 +62,21 @@ var parse = benchmark.ParseFlags
 // Out holds the flags every metric shares: where to write
 // accuracy.txt and which benchmark's targets to judge the score by.
 type Out struct {
-	out, benchmark, hashLog string
+	name, out, benchmark, hashLog string
 }
 
-// Flags registers --out, --benchmark and --hash on fs.
+// Flags registers --out, --benchmark and --hash on fs, whose name ends in
+// the metric's.
 func (m *Out) Flags(fs *flag.FlagSet) {
+	m.name = fs.Name()[strings.LastIndex(fs.Name(), " ")+1:]
 	fs.StringVar(&m.out, "out", "", "also write the score line(s) to this accuracy.txt")
 	fs.StringVar(&m.benchmark, "benchmark", "", "judge the printed score against this benchmark's submission-checker targets (e.g. resnet, dlrm-v2-99, 3d-unet-99.9, stable-diffusion-xl); exit status 1 if it fails")
 	fs.StringVar(&m.hashLog, "hash", "", "with --out: append 'hash=<sha256 of this file>' (the mlperf_log_accuracy.json) as truncate_accuracy_log.py does")
 }
 
-// Finish prints lines, writes --out and judges --benchmark on the text
+// Finish records the score lines as every score is recorded
+// (benchmark.Record): printed, written to --out, judged by --benchmark
 // exactly as the submission checker reads accuracy.txt.
 func (m *Out) Finish(stdout io.Writer, lines []string) error {
-	hash := ""
-	if m.hashLog != "" {
-		if m.out == "" {
-			return usageError("--hash needs --out")
-		}
-		h, err := accuracy.LogHash(m.hashLog)
-		if err != nil {
-			return err
-		}
-		hash = h
-	}
-	text := accuracy.AccuracyText(lines, "")
-	fmt.Fprint(stdout, text)
-	if m.out != "" {
-		if err := accuracy.WriteAccuracyFile(m.out, lines, hash); err != nil {
-			return err
-		}
-	}
-	if m.benchmark == "" {
-		return nil
-	}
-	vs, pass, err := accuracy.CheckText(m.benchmark, text)
-	if err != nil {
-		return usageError("--benchmark: %v", err)
-	}
-	for _, v := range vs {
-		fmt.Fprintf(stdout, "%s: %s\n", m.benchmark, v)
-	}
-	if !pass {
-		return fmt.Errorf("%s: accuracy target not met", m.benchmark)
-	}
-	return nil
+	return benchmark.Record{Name: m.name, Out: m.out, HashLog: m.hashLog, CheckerID: m.benchmark}.Write(stdout, &spec.Score{Lines: lines})
 }

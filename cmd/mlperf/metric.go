@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"strings"
 
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/benchmark/metric"
 )
 
@@ -21,9 +21,9 @@ func accuracyMetric(ctx context.Context, args []string, stdout, stderr io.Writer
 	name, rest, found := cutMetricFlag(args)
 	if !found {
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-			b, ok := benchmark.Lookup(args[0])
+			b, ok := spec.Lookup(args[0])
 			if !ok {
-				return usageError("%v", benchmark.Unknown(args[0]))
+				return usageError("%v", spec.Unknown(args[0]))
 			}
 			return accuracyBenchmark(ctx, b, args[1:], stdout, stderr)
 		}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 
 	"github.com/mlperf-go/inference/check"
@@ -28,7 +29,8 @@ func modelConvertCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if b.Model.Convert == nil {
+	conv, ok := b.Driver.(spec.ModelConverter)
+	if !ok {
 		return usageError("%s: no converter: its official model runs as published (see models/%s/download_model.sh)", b.Name, b.Name)
 	}
 	fs := flag.NewFlagSet("model convert "+b.Name, flag.ContinueOnError)
@@ -40,7 +42,7 @@ func modelConvertCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if *src == "" || *out == "" {
 		return usageError("--snapshot DIR and -o OUT are required")
 	}
-	if err := b.Model.Convert(ctx, *src, *out, stderr); err != nil {
+	if err := conv.ConvertModel(ctx, *src, *out, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote the %s model converted from %s to %s\n", b.Name, *src, *out)

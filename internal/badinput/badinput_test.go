@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"math"
 	"os"
 	"path/filepath"
@@ -545,7 +546,7 @@ func cases() []badCase {
 		}},
 	)
 	// Run options a new user might mistype (benchmark.Options.Validate).
-	bench := &benchmark.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	bench := &spec.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
 	opts := func(name, want string, mutate func(t *testing.T, o *benchmark.Options)) badCase {
 		return badCase{name: "run options: " + name, want: want, run: func(t *testing.T) error {
 			o := benchmark.Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: "d", Backend: "cpu"}

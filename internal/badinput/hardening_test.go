@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"net"
 	"net/http/httptest"
@@ -50,18 +51,18 @@ func hardeningCases() []badCase {
 			return report.Write(io.Discard, t.TempDir())
 		}},
 		{name: "dataset: --data a file where the data set is a folder", want: "is a file; want the ImageNet folder", run: func(t *testing.T) error {
-			d := &benchmark.Dataset{Name: "imagenet", DataWant: "the ImageNet folder"}
+			d := &spec.Dataset{Name: "imagenet", DataWant: "the ImageNet folder"}
 			return d.CheckData(write(t, "val_map.txt", []byte("a.JPEG 1\n")))
 		}},
 		{name: "dataset: --data that does not exist", want: "does not exist; want", run: func(t *testing.T) error {
-			d := &benchmark.Dataset{Name: "squad", DataFile: true}
+			d := &spec.Dataset{Name: "squad", DataFile: true}
 			return d.CheckData(filepath.Join(t.TempDir(), "dev-v1.1.json"))
 		}},
 		{name: "run options: --data a file where the benchmark reads a folder", want: "is a file; want", run: func(t *testing.T) error {
-			if _, ok := benchmark.LookupDataset("badinput-folder"); !ok {
-				benchmark.RegisterDataset(&benchmark.Dataset{Name: "badinput-folder"})
+			if _, ok := spec.LookupDataset("badinput-folder"); !ok {
+				spec.RegisterDataset(&spec.Dataset{Name: "badinput-folder"})
 			}
-			b := &benchmark.Benchmark{Name: "echo", Dataset: "badinput-folder", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+			b := &spec.Benchmark{Name: "echo", Dataset: "badinput-folder", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
 			o := benchmark.Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: write(t, "data.txt", nil), Backend: "cpu"}
 			return o.Validate(b)
 		}},
@@ -108,7 +109,7 @@ func hardeningCases() []badCase {
 	)
 	// mlperf run --backend kserve: endpoints refused before anything is
 	// loaded (benchmark.Options.Validate).
-	bench := &benchmark.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	bench := &spec.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
 	remote := func(name, want string, mut func(*benchmark.Options)) badCase {
 		return badCase{name: "run remote: " + name, want: want, run: func(*testing.T) error {
 			o := benchmark.Options{Scenario: loadgen.Offline, Data: "synthetic", Backend: "kserve", Protocol: "grpc", Endpoints: []string{"127.0.0.1:8000"}}
@@ -164,7 +165,7 @@ func hardeningCases() []badCase {
 	// mlperf accuracy <benchmark> --log of the wrong kind.
 	accLog := func(name, want string, path func(t *testing.T) string) badCase {
 		return badCase{name: "accuracy --log: " + name, want: want, run: func(t *testing.T) error {
-			_, err := benchmark.Accuracy(context.Background(), bench, &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: path(t), Data: "synthetic"}}, io.Discard)
+			_, err := benchmark.Accuracy(context.Background(), bench, &benchmark.AccuracyRequest{Log: path(t), Data: "synthetic"}, io.Discard)
 			return err
 		}}
 	}
@@ -213,12 +214,17 @@ func hardeningCases() []badCase {
 func init() {
 	// A registered benchmark for the submission cases (they stop before
 	// anything runs).
-	benchmark.Register(&benchmark.Benchmark{Name: "resnet50-badinput", ConfNames: []string{"resnet50-badinput"}, CheckerIDs: []string{"resnet"},
-		Scenarios: []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline},
-		Open: func(context.Context, *benchmark.Env) (*benchmark.Instance, error) {
-			return nil, errors.New("not for running")
-		},
-		Score: func(context.Context, *benchmark.ScoreRequest) (*benchmark.Score, error) {
-			return nil, errors.New("not for scoring")
-		}})
+	spec.Register(&spec.Benchmark{Name: "resnet50-badinput", ConfNames: []string{"resnet50-badinput"}, CheckerIDs: []string{"resnet"},
+		Scenarios: []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline}, Driver: refusing{}})
+}
+
+// refusing is a driver that neither runs nor scores.
+type refusing struct{}
+
+func (refusing) Open(context.Context, *spec.OpenRequest) (*spec.Instance, error) {
+	return nil, errors.New("not for running")
+}
+
+func (refusing) Score(context.Context, *spec.ScoreRequest) (*spec.Score, error) {
+	return nil, errors.New("not for scoring")
 }

@@ -1,7 +1,7 @@
 package bert
 
 // The bert benchmark's descriptor and the squad data set's commands, as
-// the benchmark registry runs them (see package benchmark).
+// the benchmark registry runs them (see package benchmark/spec).
 
 import (
 	"context"
@@ -10,55 +10,51 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/squad"
-	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
 func init() {
-	benchmark.Register(Descriptor)
-	benchmark.RegisterDataset(SquadDataset)
+	spec.Register(Descriptor)
+	spec.RegisterDataset(SquadDataset)
 }
 
 // vocabOption is --vocab, shared by run, perf, accuracy and dataset verify.
-var vocabOption = benchmark.Option{Name: "vocab", Default: benchmark.DepsPath("bert", "vocab.txt"), Deps: "bert/vocab.txt",
+var vocabOption = spec.Option{Name: "vocab", Default: spec.DepsPath("bert", "vocab.txt"), Deps: "bert/vocab.txt",
 	Usage: "uncased WordPiece vocab.txt (the MLPerf one; `make setup` installs it)"}
 
 // Descriptor is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
 // tensor model in the generic harness.
-var Descriptor = &benchmark.Benchmark{
+var Descriptor = &spec.Benchmark{
 	Name:       Name,
 	Summary:    "BERT-large question answering (SQuAD v1.1, F1)",
 	ConfNames:  []string{Name},
 	CheckerIDs: []string{"bert-99", "bert-99.9"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "squad",
-	Model: benchmark.Models{
+	Model: spec.Models{
 		Default: "synthetic",
-		Sizes:   []benchmark.Size{{Name: SizeFull, Summary: "BERT-large, 334M parameters, 1.34 GB"}, {Name: SizeTiny, Summary: "2 layers of width 64, 8 MB"}},
+		Sizes:   []spec.Size{{Name: SizeFull, Summary: "BERT-large, 334M parameters, 1.34 GB"}, {Name: SizeTiny, Summary: "2 layers of width 64, 8 MB"}},
 		Seed:    ArchSeed,
-		Build:   BuildFile,
 	},
 	// The reference runs every sample alone; batching helps Offline on an
 	// accelerator.
-	DefaultBatch: func(sc loadgen.Scenario, backend string) int {
-		if sc == loadgen.Offline && backend != "cpu" {
-			return 16
-		}
-		return 1
-	},
-	Options:    []benchmark.Option{vocabOption},
-	Open:       open,
-	Score:      score,
+	Batch:      spec.Batches{loadgen.Offline: {CPU: 1, GPU: 16}},
+	Options:    []spec.Option{vocabOption},
 	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 2 * MaxSeqLength, MaxElems: 2 * MaxSeqLength},
 	Compliance: []string{"TEST01"},
+	Driver:     driver{},
 }
+
+// driver is the bert benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder.
+func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
 
 // squadPath resolves --data: a file, a folder holding dev-v1.1.json, or
 // synthetic (a small generated file written once into the cache folder).
@@ -68,7 +64,7 @@ func squadPath(data, cacheDir string, stderr io.Writer) (string, error) {
 		fmt.Fprintf(stderr, "bert: synthetic SQuAD v1.1 file (generated text, not the dev set) at %s\n", path)
 		return SynthDataset(path)
 	}
-	return benchmark.FileIn(data, squad.DevFileName), nil
+	return spec.FileIn(data, squad.DevFileName), nil
 }
 
 // openSQuAD resolves the data set and the vocabulary and builds the
@@ -85,103 +81,55 @@ func openSQuAD(data, vocab, cacheDir string, count int, stderr io.Writer) (*SQuA
 	return sq, path, err
 }
 
-// open builds the features, checks the model against the contract and the
-// vocabulary, and warms it up.
-func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
-	if env.Cache != "" {
-		fmt.Fprintln(env.Stderr, "bert: --cache is not used: the features are built in memory at start-up (about 0.1 s for the dev set)")
+// Open builds the features and opens the model, checked against the
+// contract and the vocabulary; the framework warms it up twice.
+func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+	if r.Cache != "" {
+		fmt.Fprintln(r.Stderr, "bert: --cache is not used: the features are built in memory at start-up (about 0.1 s for the dev set)")
 	}
-	vocab := env.Extra["vocab"]
+	vocab := r.Extra["vocab"]
 	start := time.Now()
-	sq, path, err := openSQuAD(env.Data, vocab, env.CacheDir, env.Count, env.Stderr)
+	sq, path, err := openSQuAD(r.Data, vocab, r.CacheDir, r.Count, r.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(env.Stderr, "bert: %d features from %d questions of %s in %.2fs\n", len(sq.Features), len(sq.Examples), path, time.Since(start).Seconds())
-	qsl, err := NewQSL(sq, DataConfig{Progress: benchmark.NewProgress(env.Stderr, "loading samples", "features").Update})
+	fmt.Fprintf(r.Stderr, "bert: %d features from %d questions of %s in %.2fs\n", len(sq.Features), len(sq.Examples), path, time.Since(start).Seconds())
+	qsl, err := NewQSL(sq, DataConfig{Progress: r.Progress("loading samples", "features").Update})
 	if err != nil {
 		return nil, err
 	}
-	rows, err := ModelVocabSize(env.ModelPath)
+	rows, err := ModelVocabSize(r.ModelPath)
 	switch {
-	case env.Remote():
+	case r.Remote:
 		// The served model's weights are not here; its contract is
 		// checked from the server's metadata below.
 	case errors.Is(err, ErrNoEmbedding):
-		fmt.Fprintf(env.Stderr, "bert: %s: no word-embedding table found; the vocabulary size is not checked\n", env.ModelPath)
+		fmt.Fprintf(r.Stderr, "bert: %s: no word-embedding table found; the vocabulary size is not checked\n", r.ModelPath)
 	case err != nil:
 		return nil, err
 	default:
 		if err := CheckVocab(rows, sq.Tokenizer.Vocab()); err != nil {
-			return nil, fmt.Errorf("%w (model %s, vocab %s)", err, env.ModelPath, vocab)
+			return nil, fmt.Errorf("%w (model %s, vocab %s)", err, r.ModelPath, vocab)
 		}
 	}
-	sess, m, err := benchmark.OpenTensorModel(ctx, env, nil, 2, func(s backend.Session) (*Model, error) { return New(s, qsl.Sample) })
+	sess, err := r.Engine.OpenSession(r.ModelPath, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &benchmark.Instance{
-		Model:    m,
-		QSL:      qsl,
-		Describe: env.Describe(qsl.TotalSampleCount()),
-		Score:    func(ctx context.Context, logPath string) (*benchmark.Score, error) { return scoreLog(logPath, sq) },
-		Raw:      rawSide(sess, m, qsl, env.Batch, env.Workers),
-		Close:    sess.Close,
-	}, nil
-}
-
-// rawSide is perf's raw measurement: the session's Run, back to back, on
-// batches of real features taken in turn from the first up to 8 × batch
-// (the harness run sees the same kind of data). The batches are built on
-// the first call.
-func rawSide(sess backend.Session, m *Model, qsl *harness.QSL[Input], batch, workers int) func(context.Context, time.Duration) (int64, time.Duration, error) {
-	var batches [][]backend.Tensor
-	var next atomic.Int64
-	return func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
-		if batches == nil {
-			var err error
-			if batches, err = rawBatches(ctx, m, qsl, batch); err != nil {
-				return 0, 0, err
-			}
-		}
-		calls, el, err := harness.Measure(ctx, workers, d, func(ctx context.Context) error {
-			_, err := sess.Run(ctx, batches[int(next.Add(1)-1)%len(batches)])
-			return err
-		})
-		return calls * int64(batch), el, err
-	}
-}
-
-func rawBatches(ctx context.Context, m *Model, qsl *harness.QSL[Input], batch int) ([][]backend.Tensor, error) {
-	samples, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 8, qsl.Sample)
+	m, err := New(sess, qsl.Sample)
 	if err != nil {
-		return nil, err
+		sess.Close()
+		return nil, fmt.Errorf("%w (model %s)", err, r.ModelDesc)
 	}
-	defer unload()
-	c := m.Contract()
-	shape := []int64{int64(batch), MaxSeqLength}
-	batches := make([][]backend.Tensor, len(samples))
-	for k, b := range samples {
-		size := batch * MaxSeqLength
-		ids, mask, seg := make([]int64, 0, size), make([]int64, 0, size), make([]int64, 0, size)
-		for _, x := range b {
-			ids, mask, seg = append(ids, x.IDs...), append(mask, x.Mask...), append(seg, x.Segments...)
-		}
-		batches[k] = []backend.Tensor{
-			{Name: c.IDs, DType: backend.Int64, Shape: shape, Data: ids},
-			{Name: c.Mask, DType: backend.Int64, Shape: shape, Data: mask},
-			{Name: c.Segments, DType: backend.Int64, Shape: shape, Data: seg},
-		}
-	}
-	return batches, nil
+	return &spec.Instance{Model: m, QSL: qsl, Warmups: 2, Describe: r.Describe(qsl.TotalSampleCount()), Close: sess.Close}, nil
 }
 
-// score is accuracy-squad.py: the logged logits of every feature go
+// Score is accuracy-squad.py: the logged logits of every feature go
 // through the reference's post-processing (n-best 20, max answer length
 // 30, get_final_text) and the official SQuAD v1.1 evaluation.
-func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 	if req.DType != "" && req.DType != "float32" {
-		return nil, benchmark.UsageError("bert: --dtype %q: the logits are float32", req.DType)
+		return nil, spec.UsageError("bert: --dtype %q: the logits are float32", req.DType)
 	}
 	sq, _, err := openSQuAD(req.Data, req.Extra["vocab"], req.CacheDir, req.Count, req.Stderr)
 	if err != nil {
@@ -191,7 +139,7 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 }
 
 // scoreLog scores a BERT accuracy log against sq's features.
-func scoreLog(logPath string, sq *SQuAD) (*benchmark.Score, error) {
+func scoreLog(logPath string, sq *SQuAD) (*spec.Score, error) {
 	results, err := ReadLog(logPath, len(sq.Features))
 	if err != nil {
 		return nil, err
@@ -200,7 +148,7 @@ func scoreLog(logPath string, sq *SQuAD) (*benchmark.Score, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &benchmark.Score{Lines: []string{res.String()}}, nil
+	return &spec.Score{Lines: []string{res.String()}}, nil
 }
 
 // ReadLog reads an accuracy log's responses as logits keyed by QSL index;
@@ -226,7 +174,7 @@ func ReadLog(path string, samples int) (map[int]Logits, error) {
 }
 
 // SquadDataset is SQuAD v1.1's commands: synth and verify.
-var SquadDataset = &benchmark.Dataset{
+var SquadDataset = &spec.Dataset{
 	Name:     "squad",
 	DataFile: true,
 	DataWant: "the SQuAD v1.1 dev-v1.1.json file or the folder holding it",
@@ -234,7 +182,7 @@ var SquadDataset = &benchmark.Dataset{
 	Summary:  "SQuAD v1.1 dev set (dev-v1.1.json)",
 	Synth:    synthSquad,
 	Verify:   verifySquad,
-	Options: []benchmark.Option{
+	Options: []spec.Option{
 		{Name: "size", Default: "small", Usage: "synth: small (12 questions over 4 long paragraphs) or dev (the shape of dev-v1.1.json: 10570 questions, 2067 paragraphs)"},
 		{Name: "official", Bool: true, Usage: "verify: fail unless the file is the official dev-v1.1.json (by MD5)"},
 		{Name: "features", Bool: true, Usage: "verify: also build the BERT features (max_seq_length 384, doc_stride 128) and report their count"},
@@ -242,7 +190,7 @@ var SquadDataset = &benchmark.Dataset{
 	},
 }
 
-func synthSquad(req *benchmark.DatasetRequest) error {
+func synthSquad(req *spec.DatasetRequest) error {
 	var cfg squad.SynthConfig
 	switch req.Extra["size"] {
 	case "small":
@@ -250,7 +198,7 @@ func synthSquad(req *benchmark.DatasetRequest) error {
 	case "dev":
 		cfg = squad.DevSizedSynth
 	default:
-		return benchmark.UsageError("squad: --size %q: want small or dev", req.Extra["size"])
+		return spec.UsageError("squad: --size %q: want small or dev", req.Extra["size"])
 	}
 	if req.Seed != 0 {
 		cfg.Seed = req.Seed
@@ -259,7 +207,7 @@ func synthSquad(req *benchmark.DatasetRequest) error {
 	if err != nil {
 		return err
 	}
-	path := benchmark.FileIn(req.Out, squad.DevFileName)
+	path := spec.FileIn(req.Out, squad.DevFileName)
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("squad: %w", err)
@@ -275,8 +223,8 @@ func synthSquad(req *benchmark.DatasetRequest) error {
 	return nil
 }
 
-func verifySquad(req *benchmark.DatasetRequest) error {
-	path := benchmark.FileIn(req.Data, squad.DevFileName)
+func verifySquad(req *spec.DatasetRequest) error {
+	path := spec.FileIn(req.Data, squad.DevFileName)
 	rep, err := squad.Verify(path)
 	if err != nil {
 		return err

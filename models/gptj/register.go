@@ -1,7 +1,7 @@
 package gptj
 
 // The gptj benchmark's descriptor and the cnndm data set's commands, as
-// the benchmark registry runs them (see package benchmark).
+// the benchmark registry runs them (see package benchmark/spec).
 
 import (
 	"context"
@@ -10,55 +10,57 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/cnndm"
-	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
 func init() {
-	benchmark.Register(Descriptor)
-	benchmark.RegisterDataset(CNNDM)
+	spec.Register(Descriptor)
+	spec.RegisterDataset(CNNDM)
 }
 
 // tokenizerOption is --tokenizer of run, perf and accuracy.
-var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("gptj"), Deps: "gptj/vocab.bpe",
+var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("gptj"), Deps: "gptj/vocab.bpe",
 	Usage: "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)"}
 
 // Descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
 // registry runs it: the decoder as a tensor model in the generic harness.
-var Descriptor = &benchmark.Benchmark{
+var Descriptor = &spec.Benchmark{
 	Name:       Name,
 	Summary:    "GPT-J 6B summarisation (CNN-DailyMail, beam search 4, ROUGE)",
 	ConfNames:  []string{Name},
 	CheckerIDs: []string{"gptj-99", "gptj-99.9"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "cnndm",
-	Model: benchmark.Models{
+	Model: spec.Models{
 		Default:   "synthetic",
-		Sizes:     []benchmark.Size{{Name: SizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Sizes:     []spec.Size{{Name: SizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
 		Seed:      ArchSeed,
-		Build:     BuildFile,
 		BuildSize: SizeTiny,
 	},
-	Options: []benchmark.Option{tokenizerOption,
+	Options: []spec.Option{tokenizerOption,
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
-	Check:     check,
 	LocalOnly: "GPT-J's reference decodes with beam search (4 beams), which /v1/completions does not carry, and behind --backend kserve the search would run on the LoadGen node, a network round trip per generated token with the KV cache in the payload",
-	Open:      open,
-	Score:     score,
 	LogShape:  &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
+	Driver:    driver{},
 }
 
-// check rejects a bad --length-norm, and a missing data file before the
-// synthetic model (24 GB at full size) is built.
-func check(o *benchmark.Options) error {
+// driver is the gptj benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder.
+func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+
+// CheckOptions implements spec.OptionChecker: it rejects a bad
+// --length-norm, and a missing data file before the synthetic model (24
+// GB at full size) is built.
+func (driver) CheckOptions(o *spec.RunOptions) error {
 	if _, err := lengthMode(o.Extra["length-norm"]); err != nil {
 		return err
 	}
@@ -79,7 +81,7 @@ func lengthMode(s string) (sample.LengthMode, error) {
 	case "generated":
 		return sample.LengthGenerated, nil
 	}
-	return 0, benchmark.UsageError("gptj: --length-norm %q: want prompt (transformers ≈4.30, the reference's era) or generated (later versions)", s)
+	return 0, spec.UsageError("gptj: --length-norm %q: want prompt (transformers ≈4.30, the reference's era) or generated (later versions)", s)
 }
 
 // dataPath resolves --data: a file, its folder, or synthetic (a small data
@@ -114,90 +116,63 @@ func openData(data, tokDir, cacheDir string, count int, stderr io.Writer) (*Data
 	return d, path, err
 }
 
-// open loads the tokenizer, the data set and the model, checks the model
+// Open loads the tokenizer, the data set and the model, checks the model
 // against the decoder contract and the tokenizer, and builds the QSL.
-func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
-	mode, err := lengthMode(env.Extra["length-norm"])
+func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+	mode, err := lengthMode(r.Extra["length-norm"])
 	if err != nil {
 		return nil, err
 	}
-	data, path, err := openData(env.Data, env.Extra["tokenizer"], env.CacheDir, env.Count, env.Stderr)
+	data, path, err := openData(r.Data, r.Extra["tokenizer"], r.CacheDir, r.Count, r.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	if env.Cache != "" {
-		fmt.Fprintln(env.Stderr, "gptj: --cache is not used: prompts are tokenized in memory when the loadgen loads them")
+	if r.Cache != "" {
+		fmt.Fprintln(r.Stderr, "gptj: --cache is not used: prompts are tokenized in memory when the loadgen loads them")
 	}
-	sess, err := env.OpenSession(env.ModelPath, nil)
+	sess, err := r.Engine.OpenSession(r.ModelPath, nil)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*benchmark.Instance, error) {
+	fail := func(err error) (*spec.Instance, error) {
 		sess.Close()
-		return nil, fmt.Errorf("%w (model %s)", err, env.ModelDesc())
+		return nil, fmt.Errorf("%w (model %s)", err, r.ModelDesc)
 	}
-	spec, err := SpecOf(sess)
+	arch, err := SpecOf(sess)
 	if err != nil {
 		return fail(err)
 	}
-	if err := data.CheckVocab(spec.Vocab); err != nil {
+	if err := data.CheckVocab(arch.Vocab); err != nil {
 		return fail(err)
 	}
-	qsl, err := data.NewQSL(DataConfig{MaxPositions: spec.MaxPositions, Progress: benchmark.NewProgress(env.Stderr, "tokenizing prompts", "samples").Update})
+	qsl, err := data.NewQSL(DataConfig{MaxPositions: arch.MaxPositions, Progress: r.Progress("tokenizing prompts", "samples").Update})
 	if err != nil {
 		return fail(err)
 	}
-	m, err := NewSpec(sess, spec, QSLPrompts(qsl), Generation(mode))
+	m, err := NewSpec(sess, arch, QSLPrompts(qsl), Generation(mode))
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(env.Stderr, "gptj: %d records from %s; model %s: %d layers, %d heads of %d, vocabulary %d\n",
-		len(data.Records), path, env.ModelPath, spec.Layers, spec.KVHeads, spec.HeadDim, spec.Vocab)
-	return &benchmark.Instance{
+	fmt.Fprintf(r.Stderr, "gptj: %d records from %s; model %s: %d layers, %d heads of %d, vocabulary %d\n",
+		len(data.Records), path, r.ModelPath, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab)
+	return &spec.Instance{
 		Model: m,
 		QSL:   qsl,
 		Describe: fmt.Sprintf("gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens",
-			env.Scenario, env.Mode, env.Model, env.Backend, env.Batch, env.Workers, Beams, MinNewTokens, MaxNewTokens),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-			r, err := data.Score(logPath, accuracy.Int64)
-			if err != nil {
-				return nil, err
-			}
-			return &benchmark.Score{Lines: []string{r.GPTJString()}}, nil
-		},
-		Raw:   rawSide(m, qsl, env.Batch, env.Workers),
+			r.Scenario, r.Mode, r.Model, r.Backend, r.Batch, r.Workers, Beams, MinNewTokens, MaxNewTokens),
 		Close: sess.Close,
 	}, nil
 }
 
-// rawSide is perf's raw measurement: beam-search generation called
-// directly, back to back, on batches of loaded prompts (the first
-// records, batch at a time, in turn), without the loadgen or the harness.
-func rawSide(m *Model, qsl *harness.QSL[[]int32], batch, workers int) func(context.Context, time.Duration) (int64, time.Duration, error) {
-	return func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
-		batches, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 8, qsl.Sample)
-		if err != nil {
-			return 0, 0, err
-		}
-		defer unload()
-		var next atomic.Int64
-		calls, el, err := harness.Measure(ctx, workers, d, func(ctx context.Context) error {
-			_, err := m.Generate(ctx, batches[int(next.Add(1)-1)%len(batches)])
-			return err
-		})
-		return calls * int64(batch), el, err
-	}
-}
-
-// score is evaluation.py: ROUGE of the decoded predictions against the
+// Score is evaluation.py: ROUGE of the decoded predictions against the
 // highlights, and gen_len.
-func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 	dt := accuracy.Int64
 	if req.DType != "" {
 		dt = accuracy.DType(req.DType)
 	}
 	if dt != accuracy.Int64 && dt != accuracy.Int32 {
-		return nil, benchmark.UsageError("gptj: --dtype %q: want int64 or int32", req.DType)
+		return nil, spec.UsageError("gptj: --dtype %q: want int64 or int32", req.DType)
 	}
 	data, _, err := openData(req.Data, req.Extra["tokenizer"], req.CacheDir, req.Count, req.Stderr)
 	if err != nil {
@@ -210,11 +185,11 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 	}
 	fmt.Fprintf(req.Stderr, "gptj: scored %d predictions in %.2fs\n", r.GenNum, time.Since(start).Seconds())
 	line := r.GPTJString()
-	return &benchmark.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
+	return &spec.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
 }
 
 // CNNDM is the CNN-DailyMail validation set's commands: synth and verify.
-var CNNDM = &benchmark.Dataset{
+var CNNDM = &spec.Dataset{
 	Name:     "cnndm",
 	DataFile: true,
 	DataWant: "the CNN-DailyMail cnn_eval.json file or the folder holding it",
@@ -222,13 +197,13 @@ var CNNDM = &benchmark.Dataset{
 	Summary:  "CNN-DailyMail 3.0.0 validation (cnn_eval.json, 13368 records)",
 	Synth:    synthCNNDM,
 	Verify:   verifyCNNDM,
-	Options: []benchmark.Option{
+	Options: []spec.Option{
 		{Name: "partial", Bool: true, Usage: "verify: accept another record count than the validation split's 13368"},
 		{Name: "tokenizer", Usage: "verify: GPT-2 tokenizer folder: also tokenize every prompt and count those cut at 1919 tokens"},
 	},
 }
 
-func synthCNNDM(req *benchmark.DatasetRequest) error {
+func synthCNNDM(req *spec.DatasetRequest) error {
 	cfg := cnndm.SmallSynth
 	if req.N > 0 {
 		cfg.Records = req.N
@@ -251,7 +226,7 @@ func synthCNNDM(req *benchmark.DatasetRequest) error {
 	return nil
 }
 
-func verifyCNNDM(req *benchmark.DatasetRequest) error {
+func verifyCNNDM(req *spec.DatasetRequest) error {
 	rep, err := cnndm.Verify(req.Data)
 	if err != nil {
 		return err

@@ -1,7 +1,7 @@
 package llama2
 
 // The llama2 benchmark's descriptor and the openorca data set's commands,
-// as the benchmark registry runs them (see package benchmark).
+// as the benchmark registry runs them (see package benchmark/spec).
 
 import (
 	"context"
@@ -11,11 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/generate"
@@ -25,12 +23,12 @@ import (
 )
 
 func init() {
-	benchmark.Register(Descriptor)
-	benchmark.RegisterDataset(OpenOrca)
+	spec.Register(Descriptor)
+	spec.RegisterDataset(OpenOrca)
 }
 
 // tokenizerOption is --tokenizer of run, perf, accuracy and dataset synth.
-var tokenizerOption = benchmark.Option{Name: "tokenizer", Default: benchmark.DepsPath("llama2"), Deps: "llama2/llama-tokenizer.js",
+var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("llama2"), Deps: "llama2/llama-tokenizer.js",
 	Usage: "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
 
 // DefaultBatch is the number of sequences decoded together when --batch
@@ -41,7 +39,7 @@ const DefaultBatch = 8
 // registry runs it: greedy decoding with continuous batching as its own
 // SUT. --model-name llama2-70b-interactive selects the interactive Server
 // latency bounds.
-var Descriptor = &benchmark.Benchmark{
+var Descriptor = &spec.Benchmark{
 	Name:       "llama2",
 	Summary:    "Llama 2 70B chat (OpenOrca, greedy decoding, continuous batching, ROUGE)",
 	ConfNames:  []string{Name, InteractiveName},
@@ -50,36 +48,41 @@ var Descriptor = &benchmark.Benchmark{
 	Dataset:    "openorca",
 	// The default model is the tiny synthetic one: the full-size synthetic
 	// 70B is 276 GB of float32 weights.
-	Model: benchmark.Models{
+	Model: spec.Models{
 		Default: "synthetic:" + SizeTiny,
-		Sizes: []benchmark.Size{{Name: Size70B, Summary: "Llama-2-70b-chat-hf's shape, 276 GB of float32"},
+		Sizes: []spec.Size{{Name: Size70B, Summary: "Llama-2-70b-chat-hf's shape, 276 GB of float32"},
 			{Name: Size7B, Summary: "Llama-2-7b-chat-hf's shape"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
 		Seed:      ArchSeed,
-		Build:     BuildFile,
 		BuildSize: SizeTiny,
 	},
-	DefaultBatch: func(loadgen.Scenario, string) int { return DefaultBatch },
-	Options: []benchmark.Option{tokenizerOption,
+	Batch: spec.Batches{loadgen.Server: {CPU: DefaultBatch}, loadgen.Offline: {CPU: DefaultBatch}},
+	Options: []spec.Option{tokenizerOption,
 		{Name: "max-new-tokens", Default: strconv.Itoa(MaxNewTokens), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
-	Check:     func(o *benchmark.Options) error { _, err := maxNewTokens(o.Extra); return err },
-	Open:      open,
-	Score:     score,
-	Generator: openGenerator,
-	LogShape:  &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
+	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are read from the
 	// parquet as they are.
 	Compliance: []string{"TEST06"},
+	Driver:     driver{},
 }
 
-func maxNewTokens(e benchmark.Extra) (int, error) {
+// driver is the llama2 benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder.
+func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+
+// CheckOptions implements spec.OptionChecker: --max-new-tokens.
+func (driver) CheckOptions(o *spec.RunOptions) error { _, err := maxNewTokens(o.Extra); return err }
+
+func maxNewTokens(e spec.Extra) (int, error) {
 	s := e["max-new-tokens"]
 	if s == "" {
 		return MaxNewTokens, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 2 {
-		return 0, benchmark.UsageError("llama2: --max-new-tokens %s: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", s)
+		return 0, spec.UsageError("llama2: --max-new-tokens %s: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", s)
 	}
 	return n, nil
 }
@@ -113,12 +116,13 @@ func dataFile(data, cacheDir string, tok func() (*tokenizer.Llama, error), stder
 		}
 		return path, openorca.SynthFile(path, t, openorca.SmallSynth)
 	}
-	return benchmark.FileIn(data, openorca.FileName), nil
+	return spec.FileIn(data, openorca.FileName), nil
 }
 
-// open opens the data set and the model, checks the model's vocabulary
-// against the tokenizer and starts the continuous-batching SUT.
-func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, err error) {
+// Open opens the data set and the model, checks the model's vocabulary
+// against the tokenizer and starts the continuous-batching SUT; with
+// --backend openai it opens the remote server instead (openRemote).
+func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Instance, err error) {
 	if env.Cache != "" {
 		fmt.Fprintln(env.Stderr, "llama2: --cache is not used: the prompts are tokenized already in the data set")
 	}
@@ -130,7 +134,7 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 	case "openai":
 		return openRemote(env, maxNew)
 	case "kserve":
-		return nil, benchmark.UsageError("llama2: --backend kserve serves tensor models; a decoder runs remotely over --backend openai (e.g. against mlperf serve llama2)")
+		return nil, spec.UsageError("llama2: --backend kserve serves tensor models; a decoder runs remotely over --backend openai (e.g. against mlperf serve llama2)")
 	}
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)
@@ -159,12 +163,12 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 	}
 	closers = append(closers, ds.Close)
 	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
-	m, spec, closeModel, err := loadDecoder(env, tok, accuracyRun)
+	m, arch, closeModel, err := loadDecoder(env, tok, accuracyRun)
 	if err != nil {
 		return nil, err
 	}
 	closers = append(closers, closeModel)
-	qsl, err := NewQSL(ds, env.Count, spec, maxNew)
+	qsl, err := NewQSL(ds, env.Count, arch, maxNew)
 	if err != nil {
 		return nil, err
 	}
@@ -181,24 +185,13 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 		return nil, err
 	}
 	closers = append(closers, bench.Close)
-	return &benchmark.Instance{
+	return &spec.Instance{
 		SUT:  bench,
 		QSL:  qsl,
 		Done: func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
-			env.Scenario, env.Mode, env.ModelName, env.Model, spec.Layers, spec.KVHeads, spec.HeadDim, spec.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-			t, err := tok()
-			if err != nil {
-				return nil, err
-			}
-			r, err := Score(logPath, ds, t, accuracy.Int32)
-			if err != nil {
-				return nil, err
-			}
-			return &benchmark.Score{Lines: []string{r.Llama2String()}}, nil
-		},
-		Raw: rawSide(m, qsl, gen, env.Batch, env.Workers),
+			env.Scenario, env.Mode, env.ModelName, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
+		Raw: staticBatches(m, qsl, gen),
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
 			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens\n", samples, tokens)
@@ -214,8 +207,8 @@ func open(ctx context.Context, env *benchmark.Env) (inst *benchmark.Instance, er
 // loadDecoder opens the run's model file as a greedy decoder and checks
 // its vocabulary against the tokenizer (a missing tokenizer is an error
 // only when needTok is set). Close the returned func after use.
-func loadDecoder(env *benchmark.Env, tok func() (*tokenizer.Llama, error), needTok bool) (*generate.Model, generate.Spec, func() error, error) {
-	sess, err := env.OpenSession(env.ModelPath, nil)
+func loadDecoder(env *spec.OpenRequest, tok func() (*tokenizer.Llama, error), needTok bool) (*generate.Model, generate.Spec, func() error, error) {
+	sess, err := env.Engine.OpenSession(env.ModelPath, nil)
 	if err != nil {
 		return nil, generate.Spec{}, nil, err
 	}
@@ -223,20 +216,20 @@ func loadDecoder(env *benchmark.Env, tok func() (*tokenizer.Llama, error), needT
 		sess.Close()
 		return nil, generate.Spec{}, nil, err
 	}
-	spec := SpecFromSession(sess)
+	arch := SpecFromSession(sess)
 	if env.Synthetic() {
 		c, err := ConfigOf(env.SyntheticSize)
 		if err != nil {
 			return fail(err)
 		}
-		spec = c.Spec()
+		arch = c.Spec()
 	}
-	m, err := NewFromSpec(sess, spec)
+	m, err := NewFromSpec(sess, arch)
 	if err != nil {
-		return fail(fmt.Errorf("%w (model %s)", err, env.ModelDesc()))
+		return fail(fmt.Errorf("%w (model %s)", err, env.ModelDesc))
 	}
 	if t, terr := tok(); terr == nil {
-		if err := tokenizer.CheckModelVocab(t, spec.Vocab); err != nil {
+		if err := tokenizer.CheckModelVocab(t, arch.Vocab); err != nil {
 			return fail(fmt.Errorf("llama2: %w (model %s, tokenizer %s)", err, env.ModelPath, env.Extra["tokenizer"]))
 		}
 	} else if needTok {
@@ -244,38 +237,36 @@ func loadDecoder(env *benchmark.Env, tok func() (*tokenizer.Llama, error), needT
 	} else {
 		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
 	}
-	return m, spec, sess.Close, nil
+	return m, arch, sess.Close, nil
 }
 
-// rawSide is perf's raw measurement: greedy decoding called directly,
-// back to back, on batches of loaded prompts (static batches of --batch,
-// where the harness run batches continuously), without the loadgen.
-func rawSide(m *generate.Model, qsl *QSL, gen sample.GreedyConfig, batch, workers int) func(context.Context, time.Duration) (int64, time.Duration, error) {
+// staticBatches is the decoder as perf's raw side calls it: greedy
+// decoding of each batch of loaded prompts as one static batch (where the
+// SUT batches continuously), without the loadgen.
+func staticBatches(m *generate.Model, qsl *QSL, gen sample.GreedyConfig) harness.Model {
 	cfg := generate.GreedyConfig{GreedyConfig: gen}
-	return func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
-		prompt := func(i loadgen.SampleIndex) ([]int32, bool) { p, err := qsl.Prompt(i); return p, err == nil }
-		batches, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 8, prompt)
-		if err != nil {
-			return 0, 0, err
+	return harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+		prompts := make([][]int32, len(idx))
+		for i, s := range idx {
+			p, err := qsl.Prompt(s)
+			if err != nil {
+				return err
+			}
+			prompts[i] = p
 		}
-		defer unload()
-		var next atomic.Int64
-		calls, el, err := harness.Measure(ctx, workers, d, func(ctx context.Context) error {
-			_, err := m.Greedy(ctx, batches[int(next.Add(1)-1)%len(batches)], cfg)
-			return err
-		})
-		return calls * int64(batch), el, err
-	}
+		_, err := m.Greedy(ctx, prompts, cfg)
+		return err
+	})
 }
 
-// score is the reference's evaluate-accuracy.py: ROUGE of the decoded
+// Score is the reference's evaluate-accuracy.py: ROUGE of the decoded
 // outputs against the OpenOrca responses, and tokens per sample.
-func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 	dt := accuracy.Int32
 	if req.DType != "" {
 		var err error
 		if dt, err = accuracy.ParseDType(req.DType); err != nil || (dt != accuracy.Int32 && dt != accuracy.Int64) {
-			return nil, benchmark.UsageError("llama2: --dtype %q: want int32 or int64", req.DType)
+			return nil, spec.UsageError("llama2: --dtype %q: want int32 or int64", req.DType)
 		}
 	}
 	tok := lazyTokenizer(req.Extra["tokenizer"])
@@ -297,7 +288,7 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 		return nil, err
 	}
 	line := r.Llama2String()
-	return &benchmark.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
+	return &spec.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
 }
 
 // WriteTEST06 runs the TEST06 checks on an accuracy log, prints them on
@@ -327,7 +318,7 @@ func WriteTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int
 }
 
 // OpenOrca is the OpenOrca parquet's commands: synth and verify.
-var OpenOrca = &benchmark.Dataset{
+var OpenOrca = &spec.Dataset{
 	Name:     "openorca",
 	DataFile: true,
 	DataWant: "the preprocessed OpenOrca parquet file or the folder holding it",
@@ -335,13 +326,13 @@ var OpenOrca = &benchmark.Dataset{
 	Summary:  "OpenOrca GPT-4 sample, Llama 2 tokenized (open_orca_gpt4_tokenized_llama.sampled_24576.parquet)",
 	Synth:    synthOpenOrca,
 	Verify:   verifyOpenOrca,
-	Options: []benchmark.Option{
+	Options: []spec.Option{
 		tokenizerOption,
 		{Name: "official", Bool: true, Usage: "verify: fail unless the file has the shape of the official one (24576 rows, 6144 per origin)"},
 	},
 }
 
-func synthOpenOrca(req *benchmark.DatasetRequest) error {
+func synthOpenOrca(req *spec.DatasetRequest) error {
 	cfg := openorca.SmallSynth
 	if req.N > 0 {
 		cfg.Samples = req.N
@@ -353,7 +344,7 @@ func synthOpenOrca(req *benchmark.DatasetRequest) error {
 	if err != nil {
 		return err
 	}
-	path := benchmark.FileIn(req.Out, openorca.FileName)
+	path := spec.FileIn(req.Out, openorca.FileName)
 	if err := openorca.SynthFile(path, tok, openorca.SynthConfig{Samples: cfg.Samples, Seed: cfg.Seed}); err != nil {
 		return err
 	}
@@ -361,8 +352,8 @@ func synthOpenOrca(req *benchmark.DatasetRequest) error {
 	return nil
 }
 
-func verifyOpenOrca(req *benchmark.DatasetRequest) error {
-	path := benchmark.FileIn(req.Data, openorca.FileName)
+func verifyOpenOrca(req *spec.DatasetRequest) error {
+	path := spec.FileIn(req.Data, openorca.FileName)
 	ds, err := openorca.Open(path)
 	if err != nil {
 		return err

@@ -1,65 +1,52 @@
 package resnet50
 
 // The resnet50 benchmark's descriptor and the imagenet data set's
-// commands, as the benchmark registry runs them (see package benchmark).
+// commands, as the benchmark registry runs them (see package benchmark/spec).
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/imagenet"
-	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
 func init() {
-	benchmark.Register(Descriptor)
-	benchmark.RegisterDataset(Imagenet)
+	spec.Register(Descriptor)
+	spec.RegisterDataset(Imagenet)
 }
 
 // Descriptor is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
 // runs it: a tensor model in the generic harness.
-var Descriptor = &benchmark.Benchmark{
+var Descriptor = &spec.Benchmark{
 	Name:       Name,
 	Summary:    "ResNet50-v1.5 image classification (ImageNet 2012, top-1)",
 	ConfNames:  []string{Name},
 	CheckerIDs: []string{"resnet"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.MultiStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "imagenet",
-	Model: benchmark.Models{
+	Model: spec.Models{
 		Default: "synthetic",
-		Sizes:   []benchmark.Size{{Name: SizeFull, Summary: "25.6M parameters"}, {Name: SizeTiny, Summary: "same graph, narrow"}},
+		Sizes:   []spec.Size{{Name: SizeFull, Summary: "25.6M parameters"}, {Name: SizeTiny, Summary: "same graph, narrow"}},
 		Seed:    ArchSeed,
-		Build:   BuildFile,
 	},
-	DefaultBatch: defaultBatch,
-	Options:      []benchmark.Option{{Name: "list", Usage: "image list file instead of DATA/val_map.txt"}},
-	Open:         open,
-	Score:        score,
-	LogShape:     &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 1, MaxElems: 1, MaxValue: 1000, AllowNegative: true},
-	Compliance:   []string{"TEST01", "TEST04"},
+	Batch:      spec.Batches{loadgen.Offline: {CPU: 8, GPU: 32}, loadgen.MultiStream: {CPU: 8}},
+	Options:    []spec.Option{{Name: "list", Usage: "image list file instead of DATA/val_map.txt"}},
+	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 1, MaxElems: 1, MaxValue: 1000, AllowNegative: true},
+	Compliance: []string{"TEST01", "TEST04"},
+	Driver:     driver{},
 }
 
-// defaultBatch is the batch size of a scenario when --batch is not given.
-func defaultBatch(sc loadgen.Scenario, backend string) int {
-	switch sc {
-	case loadgen.Offline:
-		if backend != "cpu" {
-			return 32
-		}
-		return 8
-	case loadgen.MultiStream:
-		return 8
-	}
-	return 1
-}
+// driver is the resnet50 benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder.
+func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
 
 // dataDir resolves --data: "synthetic" is SynthSamples generated JPEGs,
 // written once into the cache folder.
@@ -72,87 +59,39 @@ func dataDir(data, cacheDir string, stderr io.Writer) (string, error) {
 	return SynthDataset(dir, SynthSamples)
 }
 
-// open resolves the data set and the model, checks the model against the
-// contract and warms it up (the reference predicts sample 0 five times
-// before the test).
-func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
-	data, err := dataDir(env.Data, env.CacheDir, env.Stderr)
+// Open resolves the data set and opens the model, checked against the
+// contract; the framework warms it up five times (the reference predicts
+// sample 0 five times before the test).
+func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+	data, err := dataDir(r.Data, r.CacheDir, r.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	list := env.Extra["list"]
-	cfg := DataConfig{Dir: data, ListFile: list, Count: env.Count, CacheDir: env.Cache, Warn: env.Stderr}
+	cfg := DataConfig{Dir: data, ListFile: r.Extra["list"], Count: r.Count, CacheDir: r.Cache, Warn: r.Stderr}
 	ds, err := OpenDataset(cfg)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Progress = benchmark.NewProgress(env.Stderr, "loading samples", "images").Update
+	cfg.Progress = r.Progress("loading samples", "images").Update
 	qsl, err := NewQSL(ds, cfg)
 	if err != nil {
 		return nil, err
 	}
-	sess, m, err := benchmark.OpenTensorModel(ctx, env, []string{ArgMaxName}, 5, func(s backend.Session) (*Model, error) { return New(s, qsl.Sample) })
+	sess, err := r.Engine.OpenSession(r.ModelPath, []string{ArgMaxName})
 	if err != nil {
 		return nil, err
 	}
-	return &benchmark.Instance{
-		Model:    m,
-		QSL:      qsl,
-		Describe: env.Describe(ds.Len()),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-			return scoreTop1(logPath, data, list, env.Count, "", env.Stderr)
-		},
-		Raw:   rawSide(sess, qsl, env.Batch, env.Workers),
-		Close: sess.Close,
-	}, nil
-}
-
-// rawSide is perf's raw measurement: the session's Run, back to back, on
-// batches of real samples taken in turn from the whole loaded set (up to
-// 64 batches), so that any data-dependent cost of the engine (denormals,
-// say) falls on the raw figure as it does on the harness run, which cycles
-// through the same set. The batches are built on the first call.
-func rawSide(sess backend.Session, qsl *harness.QSL[[]float32], batch, workers int) func(context.Context, time.Duration) (int64, time.Duration, error) {
-	var inputs [][]backend.Tensor
-	var next atomic.Int64
-	return func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
-		if inputs == nil {
-			var err error
-			if inputs, err = rawBatches(ctx, qsl, batch); err != nil {
-				return 0, 0, err
-			}
-		}
-		calls, el, err := harness.Measure(ctx, workers, d, func(ctx context.Context) error {
-			_, err := sess.Run(ctx, inputs[int(next.Add(1)-1)%len(inputs)])
-			return err
-		})
-		return calls * int64(batch), el, err
-	}
-}
-
-// rawBatches copies up to 64 batches of loaded samples into input
-// tensors.
-func rawBatches(ctx context.Context, qsl *harness.QSL[[]float32], batch int) ([][]backend.Tensor, error) {
-	samples, unload, err := benchmark.LoadBatches(ctx, qsl, batch, 64, qsl.Sample)
+	m, err := New(sess, qsl.Sample)
 	if err != nil {
-		return nil, err
+		sess.Close()
+		return nil, fmt.Errorf("%w (model %s)", err, r.ModelDesc)
 	}
-	defer unload()
-	inputs := make([][]backend.Tensor, len(samples))
-	for k, b := range samples {
-		x := make([]float32, 0, batch*SampleLen)
-		for _, s := range b {
-			x = append(x, s...)
-		}
-		inputs[k] = []backend.Tensor{{Name: InputName, DType: backend.Float32,
-			Shape: []int64{int64(batch), 3, InputSize, InputSize}, Data: x}}
-	}
-	return inputs, nil
+	return &spec.Instance{Model: m, QSL: qsl, Warmups: 5, Describe: r.Describe(ds.Len()), Close: sess.Close}, nil
 }
 
-// score is accuracy-imagenet.py: top-1 of the logged predictions against
+// Score is accuracy-imagenet.py: top-1 of the logged predictions against
 // the labels of the data set's val_map.txt.
-func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 	data, err := dataDir(req.Data, req.CacheDir, req.Stderr)
 	if err != nil {
 		return nil, err
@@ -163,13 +102,13 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 // scoreTop1 scores an accuracy log whose responses have element type dtype
 // ("": float32, the reference's; int32 and int64 are what MLCommons' C++
 // harness writes); list, if set, replaces DATA/val_map.txt.
-func scoreTop1(logPath, dataDir, list string, count int, dtype string, warn io.Writer) (*benchmark.Score, error) {
+func scoreTop1(logPath, dataDir, list string, count int, dtype string, warn io.Writer) (*spec.Score, error) {
 	if dtype == "" {
 		dtype = "float32"
 	}
 	dt, err := accuracy.ParseDType(dtype)
 	if err != nil {
-		return nil, benchmark.UsageError("resnet50: --dtype: %v", err)
+		return nil, spec.UsageError("resnet50: --dtype: %v", err)
 	}
 	ds, err := imagenet.Load(dataDir, imagenet.Options{ListFile: list, Count: count, Warn: warn})
 	if err != nil {
@@ -183,12 +122,12 @@ func scoreTop1(logPath, dataDir, list string, count int, dtype string, warn io.W
 	if err != nil {
 		return nil, err
 	}
-	return &benchmark.Score{Lines: []string{r.String()}}, nil
+	return &spec.Score{Lines: []string{r.String()}}, nil
 }
 
 // Imagenet is the ImageNet 2012 validation set's commands: synth, verify
 // and preprocess (the reference's preprocessed .npy cache).
-var Imagenet = &benchmark.Dataset{
+var Imagenet = &spec.Dataset{
 	Name:       "imagenet",
 	DataWant:   "the ImageNet validation folder (val_map.txt and the JPEG files it lists)",
 	Download:   "datasets/imagenet/download_dataset.sh",
@@ -198,7 +137,7 @@ var Imagenet = &benchmark.Dataset{
 	Preprocess: preprocessImagenet,
 }
 
-func synthImagenet(req *benchmark.DatasetRequest) error {
+func synthImagenet(req *spec.DatasetRequest) error {
 	n, seed := req.N, req.Seed
 	if n == 0 {
 		n = SynthSamples
@@ -215,7 +154,7 @@ func synthImagenet(req *benchmark.DatasetRequest) error {
 
 // verifyImagenet checks that every listed image is present and unchanged;
 // -n is the expected number of listed images (default: the full 50000).
-func verifyImagenet(req *benchmark.DatasetRequest) error {
+func verifyImagenet(req *spec.DatasetRequest) error {
 	expect := imagenet.Size
 	if req.NSet {
 		expect = req.N
@@ -253,7 +192,7 @@ func verifyImagenet(req *benchmark.DatasetRequest) error {
 // preprocessImagenet writes every image's preprocessed tensor once as
 // <image path>.npy under -o (default: beside the images); --count limits it to
 // the first N listed images.
-func preprocessImagenet(req *benchmark.DatasetRequest) error {
+func preprocessImagenet(req *spec.DatasetRequest) error {
 	out := req.Out
 	if out == "" {
 		out = DefaultCacheDir(req.Data)
@@ -268,7 +207,7 @@ func preprocessImagenet(req *benchmark.DatasetRequest) error {
 		return err
 	}
 	start := time.Now()
-	p := benchmark.NewProgress(req.Stderr, "preprocess", "images")
+	p := req.StartProgress("preprocess", "images")
 	err = WriteCache(req.Context(), ds, out, req.Workers, p.Update)
 	p.Done()
 	if err != nil {

@@ -6,10 +6,9 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/mlperf-go/inference/accuracy/coco"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openimages"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
@@ -29,35 +28,38 @@ const (
 	SynthSeed    = 1
 )
 
-// Desc is the RetinaNet benchmark as the mlperf command runs it.
-var Descriptor = &benchmark.Benchmark{
+// Descriptor is the RetinaNet benchmark as the mlperf command runs it.
+var Descriptor = &spec.Benchmark{
 	Name:       Name,
 	Summary:    "RetinaNet ResNeXt50-32x4d FPN object detection on the OpenImages MLPerf subset (800x800, mAP)",
 	ConfNames:  []string{Name},
 	CheckerIDs: []string{"retinanet"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.MultiStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "openimages",
-	Model: benchmark.Models{
+	Model: spec.Models{
 		Default: "synthetic",
-		Sizes: []benchmark.Size{
+		Sizes: []spec.Size{
 			{Name: SizeFull, Summary: "ResNeXt50-32x4d FPN, 37.2M weights (150 MB)"},
 			{Name: SizeTiny, Summary: "the same graph with widths / 16, for tests"},
 		},
-		Seed:  ArchSeed,
-		Build: Build,
+		Seed: ArchSeed,
 	},
-	Options: []benchmark.Option{{
+	Options: []spec.Option{{
 		Name:  "annotations",
 		Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + "; the reference's --dataset-list)",
 	}},
-	Check:      checkOptions,
-	Open:       openInstance,
-	Score:      score,
 	Compliance: []string{"TEST01"},
+	Driver:     driver{},
 }
 
+// driver is the retinanet benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder (Build).
+func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
+
 // Dataset is the OpenImages data set's commands.
-var Dataset = &benchmark.Dataset{
+var Dataset = &spec.Dataset{
 	Name:       "openimages",
 	DataWant:   "the OpenImages MLPerf folder (annotations/openimages-mlperf.json and validation/data/*.jpg)",
 	Download:   "models/retinanet/download_dataset.sh",
@@ -65,14 +67,14 @@ var Dataset = &benchmark.Dataset{
 	Synth:      synthCommand,
 	Verify:     verifyCommand,
 	Preprocess: preprocessCommand,
-	Options: []benchmark.Option{
+	Options: []spec.Option{
 		{Name: "annotations", Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + ")"},
 	},
 }
 
 func init() {
-	benchmark.Register(Descriptor)
-	benchmark.RegisterDataset(Dataset)
+	spec.Register(Descriptor)
+	spec.RegisterDataset(Dataset)
 }
 
 // synthMu serialises the writing of the synthetic data set.
@@ -153,21 +155,22 @@ func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer
 	return q, nil
 }
 
-// checkOptions is Descriptor.Check: the model takes one image per call.
-func checkOptions(o *benchmark.Options) error {
+// CheckOptions implements spec.OptionChecker: the model takes one image
+// per call.
+func (driver) CheckOptions(o *spec.RunOptions) error {
 	if o.Batch > 1 {
-		return benchmark.UsageError("retinanet: --batch %d: the RetinaNet model takes one image per call (input images [1 3 800 800], detections without a batch dimension); use --batch 1 and --workers for parallel calls", o.Batch)
+		return spec.UsageError("retinanet: --batch %d: the RetinaNet model takes one image per call (input images [1 3 800 800], detections without a batch dimension); use --batch 1 and --workers for parallel calls", o.Batch)
 	}
 	return nil
 }
 
-// openInstance is Descriptor.Open.
-func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
+// Open implements spec.Driver.
+func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, error) {
 	ds, err := loadData(env.Data, env.Count, env.Extra["annotations"], env.CacheDir, env.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := env.OpenSession(env.ModelPath, nil)
+	sess, err := env.Engine.OpenSession(env.ModelPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: open %s: %w", env.ModelPath, err)
 	}
@@ -179,43 +182,18 @@ func openInstance(ctx context.Context, env *benchmark.Env) (*benchmark.Instance,
 	m, err := New(sess, q.Sample)
 	if err != nil {
 		sess.Close()
-		return nil, fmt.Errorf("%w (model %s)", err, env.ModelDesc())
+		return nil, fmt.Errorf("%w (model %s)", err, env.ModelDesc)
 	}
-	return &benchmark.Instance{
+	return &spec.Instance{
 		Model:    m,
 		QSL:      q,
 		Describe: fmt.Sprintf("retinanet: model %s, %d images of %s, batch 1, %d worker(s), %s", env.ModelPath, ds.Len(), ds.Annotations, env.Workers, env.Backend),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-			return scoreDataset(logPath, ds, env.Stderr)
-		},
-		Raw: func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
-			return raw(ctx, m, q, d)
-		},
-		Close: sess.Close,
+		Close:    sess.Close,
 	}, nil
 }
 
-// raw runs the model back to back on up to 8 loaded samples for about d
-// and returns the images done and the time the calls took.
-func raw(ctx context.Context, m *Model, q *harness.QSL[[]float32], d time.Duration) (int64, time.Duration, error) {
-	batches, unload, err := benchmark.LoadBatches(ctx, q, 1, 8, q.Sample)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer unload()
-	var n int64
-	start := time.Now()
-	for time.Since(start) < d {
-		if _, err := m.Detect(ctx, batches[n%int64(len(batches))][0]); err != nil {
-			return n, time.Since(start), err
-		}
-		n++
-	}
-	return n, time.Since(start), nil
-}
-
-// score is Descriptor.Score: accuracy-openimages.py on the log.
-func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
+// Score implements spec.Driver: accuracy-openimages.py on the log.
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 	stderr := req.Stderr
 	if stderr == nil {
 		stderr = io.Discard
@@ -230,7 +208,7 @@ func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, 
 // scoreDataset scores the log against the images of ds as
 // tools/accuracy-openimages.py does: COCOeval's summarize() lines, then
 // mAP=. Warnings go to stderr.
-func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*benchmark.Score, error) {
+func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*spec.Score, error) {
 	r, err := coco.ScoreOpenImages(logPath, ds.GT, coco.OpenImagesConfig{})
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: %w", err)
@@ -246,12 +224,12 @@ func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*be
 	}
 	fmt.Fprintf(stderr, "retinanet: %d images (%d with no detections), %d detections, %d repeated entries ignored\n", r.Images, r.NoResults, r.Detections, r.Dupes)
 	text := r.Eval.Summary() + r.String() + "\n"
-	return &benchmark.Score{Lines: []string{r.String()}, Text: text}, nil
+	return &spec.Score{Lines: []string{r.String()}, Text: text}, nil
 }
 
-func synthCommand(req *benchmark.DatasetRequest) error {
+func synthCommand(req *spec.DatasetRequest) error {
 	if req.Out == "" {
-		return benchmark.UsageError("openimages: synth: -o DIR is required")
+		return spec.UsageError("openimages: synth: -o DIR is required")
 	}
 	n, seed := req.N, req.Seed
 	if n == 0 {
@@ -267,9 +245,9 @@ func synthCommand(req *benchmark.DatasetRequest) error {
 	return nil
 }
 
-func verifyCommand(req *benchmark.DatasetRequest) error {
+func verifyCommand(req *spec.DatasetRequest) error {
 	if req.Data == "" {
-		return benchmark.UsageError("openimages: verify: --data DIR is required")
+		return spec.UsageError("openimages: verify: --data DIR is required")
 	}
 	expect := openimages.Size
 	if req.NSet {
@@ -290,9 +268,9 @@ func verifyCommand(req *benchmark.DatasetRequest) error {
 	return nil
 }
 
-func preprocessCommand(req *benchmark.DatasetRequest) error {
+func preprocessCommand(req *spec.DatasetRequest) error {
 	if req.Data == "" {
-		return benchmark.UsageError("openimages: preprocess: --data DIR is required")
+		return spec.UsageError("openimages: preprocess: --data DIR is required")
 	}
 	ds, err := openimages.Load(req.Data, openimages.Options{Annotations: req.Extra["annotations"], Count: req.Count, Warn: req.Stderr})
 	if err != nil {
@@ -306,7 +284,7 @@ func preprocessCommand(req *benchmark.DatasetRequest) error {
 	if _, err := openCache(ds, out, func(_ context.Context, i int) ([]float32, error) { return Preprocess(ds.ImagePath(i)) }, req.Stderr); err != nil {
 		return err
 	}
-	p := benchmark.NewProgress(req.Stderr, "preprocessing", "images")
+	p := req.StartProgress("preprocessing", "images")
 	err = WriteCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })
 	p.Done()
 	if err != nil {

@@ -1,4 +1,4 @@
-package benchmark
+package spec
 
 import (
 	"os"
@@ -32,5 +32,19 @@ func TestCheckDeps(t *testing.T) {
 	}
 	if got := DepsPath("bert", "vocab.txt"); got != p {
 		t.Fatalf("DepsPath = %q, want the per-user copy %q", got, p)
+	}
+}
+
+// FileIn names the conventional file inside a folder and leaves a file as
+// it is.
+func TestFileIn(t *testing.T) {
+	dir := t.TempDir()
+	if got := FileIn(dir, "x.json"); got != filepath.Join(dir, "x.json") {
+		t.Errorf("folder: %s", got)
+	}
+	f := filepath.Join(dir, "y.json")
+	os.WriteFile(f, nil, 0o644)
+	if got := FileIn(f, "x.json"); got != f {
+		t.Errorf("file: %s", got)
 	}
 }

@@ -1,4 +1,4 @@
-package benchmark
+package spec
 
 import (
 	"context"
@@ -19,22 +19,23 @@ var (
 )
 
 // Register adds b to the registry. It is meant for init functions: it
-// panics on a descriptor without a name, Open or Score, and on a name
-// (or conf name) registered twice, since both are programming errors.
+// panics on a descriptor without a name, Driver, conf names or
+// scenarios, and on a name (or conf name) registered twice, since all
+// are programming errors.
 func Register(b *Benchmark) {
 	mu.Lock()
 	defer mu.Unlock()
 	switch {
 	case b.Name == "":
-		panic("benchmark: Register of a benchmark without a Name")
-	case b.Open == nil || b.Score == nil:
-		panic("benchmark: " + b.Name + " registered without Open or Score")
+		panic("spec: Register of a benchmark without a Name")
+	case b.Driver == nil:
+		panic("spec: " + b.Name + " registered without a Driver")
 	case len(b.ConfNames) == 0 || len(b.Scenarios) == 0:
-		panic("benchmark: " + b.Name + " registered without ConfNames or Scenarios")
+		panic("spec: " + b.Name + " registered without ConfNames or Scenarios")
 	}
 	for _, n := range append([]string{b.Name}, b.ConfNames...) {
 		if o := lookupLocked(n); o != nil && o != b {
-			panic("benchmark: " + n + " registered twice (" + o.Name + ", " + b.Name + ")")
+			panic("spec: " + n + " registered twice (" + o.Name + ", " + b.Name + ")")
 		}
 	}
 	benchmarks[b.Name] = b
@@ -178,6 +179,8 @@ type DatasetRequest struct {
 	Workers int
 	// Extra holds the values of the data set's Options.
 	Extra Extra
+	// Progress starts a progress line on Stderr (nil: none).
+	Progress func(what, unit string) Progress
 	// Stdout receives the result lines, Stderr progress; never nil.
 	Stdout, Stderr io.Writer
 	// Ctx cancels long work (preprocess); nil means context.Background.
@@ -192,16 +195,31 @@ func (r *DatasetRequest) Context() context.Context {
 	return r.Ctx
 }
 
+// StartProgress starts a progress line through r.Progress, or returns
+// one that prints nothing when r.Progress is nil.
+func (r *DatasetRequest) StartProgress(what, unit string) Progress {
+	if r.Progress == nil {
+		return quiet{}
+	}
+	return r.Progress(what, unit)
+}
+
+// quiet is a Progress that prints nothing.
+type quiet struct{}
+
+func (quiet) Update(int, int) {}
+func (quiet) Done()           {}
+
 // RegisterDataset adds d to the registry; like Register, it is meant for
 // init functions and panics on a duplicate name.
 func RegisterDataset(d *Dataset) {
 	mu.Lock()
 	defer mu.Unlock()
 	if d.Name == "" {
-		panic("benchmark: RegisterDataset without a Name")
+		panic("spec: RegisterDataset without a Name")
 	}
 	if _, dup := datasets[d.Name]; dup {
-		panic("benchmark: dataset " + d.Name + " registered twice")
+		panic("spec: dataset " + d.Name + " registered twice")
 	}
 	datasets[d.Name] = d
 }
