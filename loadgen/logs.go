@@ -479,8 +479,6 @@ func upperHex(buf *[]byte, data []byte) []byte {
 	return b
 }
 
-func (lw *logWriter) resetAccuracyCount() {}
-
 // seriesDone writes the lines LoadGen ends every series of queries with
 // (accuracy sets and performance runs alike): its logger's contention
 // counters, always 0 here, and the power interval, from the first issue
