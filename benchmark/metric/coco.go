@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"io"
 	"os"
 
@@ -31,7 +32,7 @@ func metricCOCO(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *logPath == "" || *ann == "" {
 		return usageError("--log FILE and --annotations FILE are required")
 	}
-	gt, err := coco.ReadGroundTruth(*ann)
+	gt, err := cocojson.ReadGroundTruth(*ann)
 	if err != nil {
 		return err
 	}

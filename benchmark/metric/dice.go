@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/kits19"
 	"io"
 	"os"
 	"path/filepath"
@@ -139,7 +140,7 @@ func kitsVolume(dir, c, kind string) ([]uint8, error) {
 			}
 			v = img.Data
 		}
-		l, err := dice.Labels(v)
+		l, err := kits19.Labels(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, p)
 		}

@@ -1,4 +1,8 @@
-package coco
+// Package cocojson reads COCO-format annotation files (images,
+// annotations, categories), the format the OpenImages MLPerf subset is
+// exported in (openimages-mlperf.json) and that COCO-style detection
+// scoring reads.
+package cocojson
 
 import (
 	"bufio"
@@ -53,7 +57,7 @@ type GroundTruth struct {
 func ReadGroundTruth(path string) (*GroundTruth, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("accuracy: %w", err)
+		return nil, fmt.Errorf("cocojson: %w", err)
 	}
 	defer f.Close()
 	return DecodeGroundTruth(bufio.NewReaderSize(f, 1<<20), path)
@@ -104,7 +108,7 @@ func (t *jsonTruth) UnmarshalJSON(b []byte) error {
 func DecodeGroundTruth(r io.Reader, name string) (*GroundTruth, error) {
 	dec := json.NewDecoder(r)
 	fail := func(format string, a ...any) error {
-		return fmt.Errorf("accuracy: %s: %w: "+format, append([]any{name, ErrMalformed}, a...)...)
+		return fmt.Errorf("cocojson: %s: %w: "+format, append([]any{name, ErrMalformed}, a...)...)
 	}
 	if tok, err := dec.Token(); err != nil {
 		return nil, fail("%v", err)
