@@ -22,8 +22,8 @@
 // # Adding a benchmark
 //
 // A new models/<name> package declares its descriptor and driver and
-// registers them from init; one blank import in cmd/mlperf's benchmark
-// list makes every command (run, perf, accuracy, model build, serve,
+// registers them from init; one blank import in cmd/mlperf/benchmarks.go
+// makes every command (run, perf, accuracy, model build, serve,
 // compliance, submission, list) know it:
 //
 //	func init() { spec.Register(Descriptor) }

@@ -3,7 +3,7 @@ package main
 // The commands that are generic over the benchmark registry: run, perf,
 // accuracy <benchmark>, model build, dataset synth|verify|preprocess and
 // list. A benchmark adds no line here: it registers its descriptor in
-// package benchmark (see benchmark/all).
+// package benchmark/spec (see benchmarks.go).
 
 import (
 	"context"
@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
-	_ "github.com/mlperf-go/inference/benchmark/all"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 	"github.com/mlperf-go/inference/remote/kserve"

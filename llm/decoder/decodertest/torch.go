@@ -1,4 +1,4 @@
-package torchgolden
+package decodertest
 
 import (
 	"context"
@@ -13,16 +13,17 @@ import (
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/kvcache"
 	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/onnx/torchgolden"
 )
 
-// CheckDecoder compares a decoder session (the optimum "with past" I/O of
+// CheckTorchGolden compares a decoder session (the optimum "with past" I/O of
 // llm/generate) with the PyTorch goldens in dir that make_torch_small.py
 // writes for GPT-J and Llama 2: the logits of a prefill of prompts
 // left-padded with pad (positions cumsum(mask) − 1, 1 at padding) and its
 // present.0.key, the logits of one cached step feeding each row's argmax,
 // all to 1e-4 absolute or relative, and the tokens of greedy decoding
 // through llm/generate (greedy.txt, maxNew tokens per prompt, no EOS).
-func CheckDecoder(t testing.TB, s backend.Session, spec generate.Spec, dir string, prompts [][]int32, pad int64, maxNew int) {
+func CheckTorchGolden(t testing.TB, s backend.Session, spec generate.Spec, dir string, prompts [][]int32, pad int64, maxNew int) {
 	t.Helper()
 	S := 0
 	for _, p := range prompts {
@@ -41,7 +42,7 @@ func CheckDecoder(t testing.TB, s backend.Session, spec generate.Spec, dir strin
 		}
 	}
 	want := func(name string) []float32 {
-		_, v, err := ReadNpy(dir, name)
+		_, v, err := torchgolden.ReadNpy(dir, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +53,7 @@ func CheckDecoder(t testing.TB, s backend.Session, spec generate.Spec, dir strin
 		if !ok {
 			t.Fatalf("%s: %T, want float32", what, got.Data)
 		}
-		if bad, first := Diff(g, w, 1e-4, 1e-4); bad > 0 {
+		if bad, first := torchgolden.Diff(g, w, 1e-4, 1e-4); bad > 0 {
 			t.Errorf("%s: %d of %d values differ from PyTorch's: %s", what, bad, len(w), first)
 		}
 	}

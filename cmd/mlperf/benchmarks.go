@@ -1,10 +1,9 @@
-// Package all registers every benchmark of the suite: import it for its
-// side effects (import _ "github.com/mlperf-go/inference/benchmark/all")
-// and the benchmark registry holds them all.
-//
-// A new benchmark adds one blank import here, of the models/<name>
-// package whose init registers its spec.Benchmark with spec.Register (and its data set).
-package all
+package main
+
+// The benchmarks this command runs: each models/<name> package registers
+// its spec.Benchmark (and its data set) with spec.Register from init; a
+// new benchmark adds one blank import here and no other line to the
+// command.
 
 import (
 	_ "github.com/mlperf-go/inference/models/bert"

@@ -1,4 +1,4 @@
-package all_test
+package main
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/benchmark"
-	_ "github.com/mlperf-go/inference/benchmark/all"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
