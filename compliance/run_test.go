@@ -3,6 +3,7 @@ package compliance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
@@ -17,11 +18,11 @@ import (
 
 func init() { spec.Register(benchmarktest.New(64, time.Millisecond)) }
 
-// A run of TEST01 and TEST04 through Main against a benchmark's own
-// accuracy and performance runs: both pass (the model answers the same in
-// both modes and is not faster on a repeated sample), and TEST0X/ holds
-// what the checker reads.
-func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
+// A run of TEST01 and TEST04 against a benchmark's own accuracy and
+// performance runs: both pass (the model answers the same in both modes
+// and is not faster on a repeated sample), and TEST0X/ holds what the
+// checker reads.
+func TestRunVerifiesTEST01AndTEST04(t *testing.T) {
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "user.conf")
@@ -39,7 +40,11 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 	}
 	for _, test := range []string{"test01", "test04"} {
 		var out, errb bytes.Buffer
-		err := Main(context.Background(), []string{test, benchmarktest.Name, "--results", results, "--work", filepath.Join(dir, "work_"+test), "--scenario", "SingleStream", "--user-conf", conf}, &out, &errb)
+		o := benchmark.Options{Scenario: loadgen.SingleStream, Model: "synthetic", Data: "synthetic", Backend: "cpu", UserConf: conf}
+		res, err := Run(context.Background(), b, test, o, results, filepath.Join(dir, "work_"+test), &out, &errb)
+		if err == nil && !res.Pass() {
+			err = errors.New("compliance: " + strings.ToUpper(test) + " failed")
+		}
 		T := strings.ToUpper(test)
 		vp, _ := os.ReadFile(filepath.Join(results, T, "verify_performance.txt"))
 		// The scores of two short runs on a busy machine may differ by
@@ -68,12 +73,8 @@ func TestMainRunsAndVerifiesTEST01AndTEST04(t *testing.T) {
 	if !bytes.Contains(va, []byte("TEST PASS")) {
 		t.Errorf("TEST01 verify_accuracy.txt:\n%s", va)
 	}
-	var out bytes.Buffer
-	if err := Main(context.Background(), []string{"audit-config", "test01", benchmarktest.Name}, &out, &out); err != nil || !strings.Contains(out.String(), "accuracy_log_sampling_target = 4096") {
-		t.Errorf("audit-config: %v\n%s", err, out.String())
-	}
-	if err := Main(context.Background(), []string{"test01", "nosuchbench", "--results", results}, &out, &out); err == nil {
-		t.Error("unknown benchmark: no error")
+	if audit, err := AuditConfig("test01", RefName(b, b.ConfNames[0])); err != nil || !strings.Contains(audit, "accuracy_log_sampling_target = 4096") {
+		t.Errorf("audit-config: %v\n%s", err, audit)
 	}
 }
 
@@ -81,14 +82,17 @@ const auditConfigWarningText = "Found Audit Config file (audit.config). Overridi
 
 // A --results folder that does not exist is refused before the run (which
 // takes minutes), naming the flag.
-func TestMainRefusesMissingResultsBeforeRunning(t *testing.T) {
+func TestRunRefusesMissingResultsBeforeRunning(t *testing.T) {
 	var out, errb bytes.Buffer
 	missing := filepath.Join(t.TempDir(), "results")
-	err := Main(context.Background(), []string{"test01", benchmarktest.Name, "--results", missing}, &out, &errb)
+	work := filepath.Join(t.TempDir(), "work")
+	b, _ := spec.Lookup(benchmarktest.Name)
+	o := benchmark.Options{Scenario: loadgen.SingleStream, Model: "synthetic", Data: "synthetic", Backend: "cpu"}
+	_, err := Run(context.Background(), b, "test01", o, missing, work, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "--results "+missing+" is not a folder") {
 		t.Fatalf("err = %v", err)
 	}
-	if strings.Contains(errb.String(), "run logs in") {
-		t.Fatalf("a run started: %s", errb.String())
+	if _, err := os.Stat(work); err == nil {
+		t.Fatal("a run started: the work folder exists")
 	}
 }

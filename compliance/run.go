@@ -2,7 +2,6 @@ package compliance
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -66,9 +64,26 @@ func RunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, er
 // audit.config into work, runs the benchmark in performance mode there
 // with it (LoadGen applies its "*" lines), and verifies the run against
 // the submission's scenario folder results as run_verification.py does,
-// making results/TEST0X. TEST06 runs the scenario of o.
+// making results/TEST0X. TEST06 runs the scenario of o. With work ""
+// the logs go to a new folder in the system's temporary folder, named on
+// stderr (not beside results: inside a results tree the checker would
+// take a sibling folder for an unknown scenario).
+//
+// A results path that is not a folder is refused before the run, which
+// takes minutes.
 func Run(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Options, results, work string, stdout, stderr io.Writer) (Result, error) {
 	test = strings.ToUpper(test)
+	if st, err := os.Stat(results); err != nil || !st.IsDir() {
+		return Result{Test: test}, fmt.Errorf("compliance: --results %s is not a folder; give the submission's scenario folder, with accuracy/ and performance/run_1/ from earlier runs (mlperf submission writes them)", results)
+	}
+	if work == "" {
+		d, err := os.MkdirTemp("", "mlperf-"+b.Name+"-"+test+"-")
+		if err != nil {
+			return Result{Test: test}, fmt.Errorf("compliance: %w", err)
+		}
+		work = d
+		fmt.Fprintf(stderr, "compliance: %s run logs in %s\n", test, d)
+	}
 	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
 		return Result{Test: test}, err
 	}
@@ -103,7 +118,7 @@ func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Op
 	if name == "" {
 		name = b.ConfNames[0]
 	}
-	audit, err := AuditConfig(test, refName(b, name))
+	audit, err := AuditConfig(test, RefName(b, name))
 	if err != nil {
 		return err
 	}
@@ -147,8 +162,10 @@ func modelMinQueries(audit, model, scenario string) int {
 	return n
 }
 
-// refName maps a benchmark to its folder name under compliance/TEST01.
-func refName(b *spec.Benchmark, confName string) string {
+// RefName maps a benchmark run as confName (one of its ConfNames) to its
+// folder name under the reference's compliance/TEST01, the name its
+// audit.config files are kept under (see AuditConfig).
+func RefName(b *spec.Benchmark, confName string) string {
 	switch {
 	case strings.HasPrefix(confName, "3d-unet"), b.Name == "unet3d":
 		return "3d-unet"
@@ -163,136 +180,4 @@ func refName(b *spec.Benchmark, confName string) string {
 		return b.Name
 	}
 	return confName
-}
-
-// Main is `mlperf compliance`:
-//
-//	mlperf compliance test01|test04|test06 <benchmark> --results DIR [--work DIR] [run flags]
-//	mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR] [--dtype D] [--scenario S] [--eos N]
-//	mlperf compliance audit-config test01|test04|test06 <benchmark>
-//
-// The first runs the test and verifies it into DIR/TEST0X; verify checks
-// existing logs as run_verification.py; audit-config prints the file.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	usage := func() error {
-		fmt.Fprintln(stderr, "usage: mlperf compliance test01|test04|test06 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance audit-config test01|test04|test06 <benchmark>")
-		return errors.New("compliance: missing arguments")
-	}
-	if len(args) == 0 {
-		return usage()
-	}
-	switch strings.ToLower(args[0]) {
-	case "audit-config":
-		if len(args) < 3 {
-			return usage()
-		}
-		name := args[2]
-		if b, ok := spec.Lookup(name); ok {
-			name = refName(b, b.ConfNames[0])
-		}
-		s, err := AuditConfig(args[1], name)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(stdout, s)
-		return nil
-	case "verify":
-		if len(args) < 2 {
-			return usage()
-		}
-		test := strings.ToUpper(args[1])
-		fs := flag.NewFlagSet("compliance verify", flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		results := fs.String("results", "", "the submission's scenario folder (with accuracy/ and performance/run_1/)")
-		comp := fs.String("compliance", "", "the compliance run's log folder")
-		out := fs.String("out", "", "folder to make TEST0X/ in (default: --results)")
-		dtype := fs.String("dtype", "", "TEST01: response element type byte|float32|int32|int64 (default byte); TEST06: int32|int64|... (default int32)")
-		scenario := fs.String("scenario", "", "TEST06: the run's scenario")
-		eos := fs.Int64("eos", 2, "TEST06: end-of-sequence token id")
-		if err := fs.Parse(args[2:]); err != nil {
-			return err
-		}
-		if *results == "" && test != "TEST06" || *comp == "" {
-			return usage()
-		}
-		if *out == "" {
-			*out = *results
-		}
-		res, err := Verify(stdout, test, *results, *comp, *out, *dtype, *scenario, *eos)
-		if err != nil {
-			return err
-		}
-		if !res.Pass() {
-			return fmt.Errorf("compliance: %s failed", test)
-		}
-		return nil
-	case "test01", "test04", "test06":
-		if len(args) < 2 {
-			return usage()
-		}
-		b, ok := spec.Lookup(args[1])
-		if !ok {
-			return spec.Unknown(args[1])
-		}
-		test := strings.ToUpper(args[0])
-		if !containsFold(b.Compliance, test) {
-			fmt.Fprintf(stderr, "compliance: note: %s does not list %s among its compliance tests (%s)\n", b.Name, test, strings.Join(b.Compliance, ", "))
-		}
-		fs := flag.NewFlagSet("compliance "+args[0], flag.ContinueOnError)
-		fs.SetOutput(stderr)
-		results := fs.String("results", "", "the submission's scenario folder (accuracy/ and performance/run_1/ from earlier runs); TEST0X/ is made in it")
-		work := fs.String("work", "", "folder for the compliance run's logs (default: a new folder in the system's temporary folder; TEST0X/ gets copies of what the checker reads)")
-		opts := RunFlags(fs, b)
-		if err := fs.Parse(args[2:]); err != nil {
-			return err
-		}
-		if *results == "" {
-			return usage()
-		}
-		// Checked before the run, which takes minutes, rather than after.
-		if st, err := os.Stat(*results); err != nil || !st.IsDir() {
-			return fmt.Errorf("compliance: --results %s is not a folder; give the submission's scenario folder, with accuracy/ and performance/run_1/ from earlier runs (mlperf submission writes them)", *results)
-		}
-		if *work == "" {
-			// Not beside --results: inside a results tree the checker would
-			// take a sibling folder for an unknown scenario.
-			d, err := os.MkdirTemp("", "mlperf-"+b.Name+"-"+test+"-")
-			if err != nil {
-				return fmt.Errorf("compliance: %w", err)
-			}
-			*work = d
-			fmt.Fprintf(stderr, "compliance: %s run logs in %s\n", test, d)
-		}
-		o, err := opts()
-		if err != nil {
-			return err
-		}
-		start := time.Now()
-		res, err := Run(ctx, b, test, o, *results, *work, stdout, stderr)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, passText(res.Pass()), time.Since(start).Round(time.Second))
-		if !res.Pass() {
-			return fmt.Errorf("compliance: %s failed", test)
-		}
-		return nil
-	}
-	return usage()
-}
-
-func passText(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
