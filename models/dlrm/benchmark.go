@@ -1,21 +1,21 @@
 package dlrm
 
+// The dlrm benchmark as the framework runs it: its descriptor and driver
+// (see package benchmark/spec).
+
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/loadgen"
-	"github.com/mlperf-go/inference/onnx"
 )
 
 // Benchmark facts (mlperf.conf and the submission checker).
@@ -87,168 +87,10 @@ func (driver) ConvertModel(_ context.Context, src, out string, stderr io.Writer)
 	return Convert(src, out, ConvertOptions{Progress: stderr})
 }
 
-// Dataset is the criteo data set's commands.
-var Dataset = &spec.Dataset{
-	Name:     "criteo",
-	DataWant: "the Criteo day-23 folder (day_23_labels.npy, day_23_dense.npy, day_23_sparse_multi_hot.npz)",
-	Download: "datasets/criteo/download_dataset.sh",
-	Summary:  "Criteo 1TB day 23, TorchRec-preprocessed with MLPerf multi-hot ids (DLRMv2)",
-	Synth: func(req *spec.DatasetRequest) error {
-		if err := criteo.Synth(req.Out, criteo.SynthConfig{Rows: req.N, Seed: req.Seed}); err != nil {
-			return err
-		}
-		fmt.Fprintf(req.Stdout, "criteo: synthetic day 23 in %s\n", req.Out)
-		return nil
-	},
-	Verify: func(req *spec.DatasetRequest) error {
-		rows := req.N
-		if !req.NSet {
-			rows = criteo.DayRows
-		}
-		return criteo.Verify(req.Data, rows, req.Stdout)
-	},
-}
-
 func init() {
 	spec.Register(Descriptor)
 	spec.RegisterDataset(Dataset)
 }
-
-// ArchOf is the architecture of a synthetic size.
-func ArchOf(size string) (Arch, error) {
-	switch size {
-	case "full":
-		a := Full
-		a.MaxRows = SyntheticFullMaxRows
-		return a, nil
-	case "tiny":
-		return Tiny, nil
-	}
-	return Arch{}, fmt.Errorf("dlrm: no synthetic size %q (want full or tiny)", size)
-}
-
-// Build writes the synthetic model of a size into path's folder: the
-// dense graph at path and the seeded tables with their manifest beside it.
-func Build(path, size string, seed uint64) error {
-	a, err := ArchOf(size)
-	if err != nil {
-		return err
-	}
-	g, err := DenseGraph(a, seed, nil)
-	if err != nil {
-		return err
-	}
-	if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
-		return fmt.Errorf("dlrm: %w", err)
-	}
-	return writeSyntheticTables(filepath.Dir(path), a, seed)
-}
-
-// SyntheticData writes (once) the synthetic data set of rows rows under
-// cacheDir and returns its folder.
-func SyntheticData(cacheDir string, rows int) (string, error) {
-	if rows < 1 {
-		rows = criteo.SynthRows
-	}
-	dir := filepath.Join(cacheDir, fmt.Sprintf("criteo-synthetic-%d", rows))
-	if _, err := os.Stat(filepath.Join(dir, criteo.SparseFile)); err == nil {
-		return dir, nil
-	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return "", fmt.Errorf("dlrm: %w", err)
-	}
-	tmp, err := os.MkdirTemp(cacheDir, ".criteo-synthetic-*")
-	if err != nil {
-		return "", fmt.Errorf("dlrm: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := criteo.Synth(tmp, criteo.SynthConfig{Rows: rows, Seed: 1}); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, criteo.SparseFile)); serr == nil {
-			return dir, nil
-		}
-		return "", fmt.Errorf("dlrm: %w", err)
-	}
-	return dir, nil
-}
-
-// intOpt reads an integer option ("" is def).
-func intOpt(x spec.Extra, name string, def int) (int, error) {
-	v := x[name]
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("dlrm: --%s %q: want a non-negative integer", name, v)
-	}
-	return n, nil
-}
-
-// TraceFor builds the aggregation trace a run's options ask for over rows
-// rows: --samples-to-aggregate-fix K, else the quantile (the built-in
-// dist_quantile.txt or --samples-to-aggregate-quantile-file) with
-// --numpy-rand-seed.
-func TraceFor(x spec.Extra, rows int) (*criteo.Trace, error) {
-	fix, err := intOpt(x, OptAggregateFix, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fix > 0 {
-		return criteo.FixedTrace(rows, fix)
-	}
-	q := criteo.DistQuantile
-	if p := x[OptQuantileFile]; p != "" {
-		if q, err = criteo.ReadQuantile(p); err != nil {
-			return nil, err
-		}
-	}
-	seed, err := intOpt(x, OptNumpySeed, criteo.DefaultNumpySeed)
-	if err != nil {
-		return nil, err
-	}
-	if seed > 1<<32-1 {
-		return nil, fmt.Errorf("dlrm: --%s %d: numpy seeds are below 2^32", OptNumpySeed, seed)
-	}
-	return criteo.QuantileTrace(rows, q, uint32(seed))
-}
-
-// QSL is the DLRMv2 query sample library: sample j is the rows of the
-// trace's aggregated sample j, read in place from the memory-mapped data
-// set. LoadSamples reads their pages in (untimed); nothing is copied.
-type QSL struct {
-	ds    *criteo.Dataset
-	trace *criteo.Trace
-	sink  atomic.Uint32
-}
-
-// TotalSampleCount implements loadgen.QSL.
-func (q *QSL) TotalSampleCount() int { return q.trace.Len() }
-
-// PerformanceSampleCount implements loadgen.QSL.
-func (q *QSL) PerformanceSampleCount() int { return min(q.trace.Len(), PerformanceSampleCount) }
-
-// LoadSamples implements loadgen.QSL.
-func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
-	var x byte
-	for n, i := range idx {
-		if int(i) >= q.trace.Len() {
-			return fmt.Errorf("dlrm: load sample %d of %d", i, q.trace.Len())
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		s, e := q.trace.Rows(int(i))
-		x ^= q.ds.Touch(s, e)
-	}
-	q.sink.Add(uint32(x))
-	return nil
-}
-
-// UnloadSamples implements loadgen.QSL (the pages stay to the OS).
-func (q *QSL) UnloadSamples(context.Context, []loadgen.SampleIndex) error { return nil }
 
 // Open implements spec.Driver: the data set's aggregation trace (written
 // to the output folder), the embedding tables and the dense graph.

@@ -1,16 +1,16 @@
 package retinanet
 
+// The retinanet benchmark as the framework runs it: its descriptor and driver
+// (see package benchmark/spec).
+
 import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"sync"
 
 	"github.com/mlperf-go/inference/accuracy/coco"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openimages"
-	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -58,101 +58,9 @@ type driver struct{}
 // BuildModel implements spec.ModelBuilder (Build).
 func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
 
-// Dataset is the OpenImages data set's commands.
-var Dataset = &spec.Dataset{
-	Name:       "openimages",
-	DataWant:   "the OpenImages MLPerf folder (annotations/openimages-mlperf.json and validation/data/*.jpg)",
-	Download:   "models/retinanet/download_dataset.sh",
-	Summary:    "OpenImages v6 MLPerf validation subset (24781 images, COCO-format annotations)",
-	Synth:      synthCommand,
-	Verify:     verifyCommand,
-	Preprocess: preprocessCommand,
-	Options: []spec.Option{
-		{Name: "annotations", Usage: "annotation file (default DATA/" + openimages.AnnotationsPath + ")"},
-	},
-}
-
 func init() {
 	spec.Register(Descriptor)
 	spec.RegisterDataset(Dataset)
-}
-
-// synthMu serialises the writing of the synthetic data set.
-var synthMu sync.Mutex
-
-// loadData resolves --data (a folder or "synthetic") and loads it.
-func loadData(data string, count int, annotations, cacheDir string, warn io.Writer) (*openimages.Dataset, error) {
-	dir := data
-	if data == "synthetic" {
-		dir = filepath.Join(cacheDir, "openimages-synthetic")
-		synthMu.Lock()
-		ds, err := openimages.Load(dir, openimages.Options{Warn: io.Discard})
-		if err != nil || ds.Len() != SynthSamples || len(ds.Missing) > 0 {
-			fmt.Fprintf(warn, "retinanet: writing the synthetic OpenImages data set (%d images) into %s\n", SynthSamples, dir)
-			err = openimages.Synth(dir, openimages.SynthConfig{N: SynthSamples, Seed: SynthSeed})
-		}
-		synthMu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("retinanet: %w", err)
-		}
-		annotations = ""
-	}
-	ds, err := openimages.Load(dir, openimages.Options{Annotations: annotations, Count: count, Warn: warn})
-	if err != nil {
-		return nil, fmt.Errorf("retinanet: %w", err)
-	}
-	return ds, nil
-}
-
-// CachePreprocessing describes Preprocess in the fingerprint of a sample
-// cache (harness.CacheStamp); change it whenever cached samples would
-// change.
-var CachePreprocessing = fmt.Sprintf("retinanet openimages resize v1 float32%v", SampleShape)
-
-// openCache binds dir as ds's sample cache (harness.OpenNpyCache: a cache
-// made from another data set or preprocessing is refused) and wraps load
-// in it. warn receives the note on a cache made by another tool (nil:
-// os.Stderr).
-func openCache(ds *openimages.Dataset, dir string, load harness.Loader[[]float32], warn io.Writer) (harness.Loader[[]float32], error) {
-	src, err := harness.SourceFingerprint(ds.Annotations, nil)
-	if err != nil {
-		return nil, fmt.Errorf("retinanet: %w", err)
-	}
-	l, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{
-		Dir: dir, Name: func(i int) string { return ds.GT.Images[i].FileName },
-		Stamp: harness.CacheStamp{Preprocessing: CachePreprocessing, Source: src, SourceName: ds.Annotations},
-		Total: ds.Len(), Shape: SampleShape, Load: load, Warn: warn,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("retinanet: %w", err)
-	}
-	return l, nil
-}
-
-// NewQSL returns an in-memory QSL over ds whose LoadSamples preprocesses
-// the images (Preprocess) or reads them from cacheDir ("" for none; see
-// openCache, which notes a cache made by another tool on warn).
-func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer) (*harness.QSL[[]float32], error) {
-	load, release := harness.PooledFloat32(SampleLen, func(_ context.Context, buf []float32, i int) error {
-		return PreprocessInto(buf, ds.ImagePath(i))
-	})
-	if cacheDir != "" {
-		var err error
-		if load, err = openCache(ds, cacheDir, load, warn); err != nil {
-			return nil, err
-		}
-	}
-	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
-		Total:       ds.Len(),
-		Performance: min(ds.Len(), PerformanceSampleCount),
-		Load:        load,
-		Workers:     workers,
-		Release:     release,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("retinanet: %w", err)
-	}
-	return q, nil
 }
 
 // CheckOptions implements spec.OptionChecker: the model takes one image
@@ -225,71 +133,4 @@ func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*sp
 	fmt.Fprintf(stderr, "retinanet: %d images (%d with no detections), %d detections, %d repeated entries ignored\n", r.Images, r.NoResults, r.Detections, r.Dupes)
 	text := r.Eval.Summary() + r.String() + "\n"
 	return &spec.Score{Lines: []string{r.String()}, Text: text}, nil
-}
-
-func synthCommand(req *spec.DatasetRequest) error {
-	if req.Out == "" {
-		return spec.UsageError("openimages: synth: -o DIR is required")
-	}
-	n, seed := req.N, req.Seed
-	if n == 0 {
-		n = SynthSamples
-	}
-	if seed == 0 {
-		seed = SynthSeed
-	}
-	if err := openimages.Synth(req.Out, openimages.SynthConfig{N: n, Seed: seed}); err != nil {
-		return err
-	}
-	fmt.Fprintf(req.Stdout, "wrote %d images and %s under %s\n", n, openimages.AnnotationsPath, req.Out)
-	return nil
-}
-
-func verifyCommand(req *spec.DatasetRequest) error {
-	if req.Data == "" {
-		return spec.UsageError("openimages: verify: --data DIR is required")
-	}
-	expect := openimages.Size
-	if req.NSet {
-		expect = req.N
-	}
-	r, err := openimages.Verify(req.Data, req.Extra["annotations"], req.Workers)
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(req.Stdout, r.String())
-	if !r.OK(expect) {
-		if expect > 0 && r.Listed != expect {
-			return fmt.Errorf("openimages: %s lists %d images, want %d (-n 0 accepts any count)", r.Annotations, r.Listed, expect)
-		}
-		return fmt.Errorf("openimages: %s does not verify (see above)", req.Data)
-	}
-	fmt.Fprintln(req.Stdout, "OK")
-	return nil
-}
-
-func preprocessCommand(req *spec.DatasetRequest) error {
-	if req.Data == "" {
-		return spec.UsageError("openimages: preprocess: --data DIR is required")
-	}
-	ds, err := openimages.Load(req.Data, openimages.Options{Annotations: req.Extra["annotations"], Count: req.Count, Warn: req.Stderr})
-	if err != nil {
-		return err
-	}
-	out := req.Out
-	if out == "" {
-		// Beside the images, where --cache finds them by file name.
-		out = filepath.Join(req.Data, filepath.FromSlash(openimages.ImagesPath))
-	}
-	if _, err := openCache(ds, out, func(_ context.Context, i int) ([]float32, error) { return Preprocess(ds.ImagePath(i)) }, req.Stderr); err != nil {
-		return err
-	}
-	p := req.StartProgress("preprocessing", "images")
-	err = WriteCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })
-	p.Done()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(req.Stdout, "wrote %d preprocessed images (float32 [3 800 800] .npy, <file_name>.npy) under %s\n", ds.Len(), out)
-	return nil
 }

@@ -1,12 +1,14 @@
 package sdxl
 
+// The sdxl benchmark as the framework runs it: its descriptor and driver
+// (see package benchmark/spec).
+
 import (
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -79,102 +81,9 @@ type driver struct{}
 // BuildModel implements spec.ModelBuilder (Build).
 func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
 
-// Dataset is the coco2014 data set's commands.
-var Dataset = &spec.Dataset{
-	Name:     "coco2014",
-	DataFile: true,
-	DataWant: "the COCO-2014 folder (captions/captions.tsv, latents/latents.npy, statistics/val2014.npz) or its captions file",
-	Download: "datasets/coco2014/download_dataset.sh",
-	Summary:  "COCO-2014 captions for SDXL: captions/captions.tsv, latents/latents.npy, statistics/val2014.npz",
-	Synth: func(req *spec.DatasetRequest) error {
-		if err := coco2014.Synth(req.Out, coco2014.SynthConfig{N: req.N, Seed: req.Seed}); err != nil {
-			return err
-		}
-		fmt.Fprintf(req.Stdout, "wrote a synthetic COCO-2014 captions data set to %s\n", req.Out)
-		return nil
-	},
-	// Preprocess is coco.py's selection: the captions of
-	// annotations_trainval2014.zip (or captions_val2014.json) in --data,
-	// the first --count (default 5000) of the seed-2023 shuffle (-seed),
-	// written as DIR/captions/captions.tsv (-o).
-	Preprocess: func(req *spec.DatasetRequest) error {
-		if req.Data == "" || req.Out == "" {
-			return spec.UsageError("coco2014: preprocess needs --data annotations_trainval2014.zip (or captions_val2014.json) and -o DIR")
-		}
-		max := coco2014.Samples
-		if req.Count > 0 {
-			max = req.Count
-		}
-		seed := uint32(coco2014.SelectSeed)
-		if req.Seed != 0 {
-			seed = uint32(req.Seed)
-		}
-		n, err := coco2014.SelectFile(req.Data, req.Out, max, seed)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(req.Stdout, "wrote %d captions (seed %d) to %s\n", n, seed, filepath.Join(req.Out, coco2014.CaptionsFile))
-		return nil
-	},
-	Verify: func(req *spec.DatasetRequest) error {
-		r := coco2014.Verify(req.Data)
-		for _, l := range r.Lines {
-			fmt.Fprintln(req.Stdout, l)
-		}
-		if !r.OK {
-			return fmt.Errorf("coco2014: %s is not the reference data set (see the FAIL lines)", req.Data)
-		}
-		return nil
-	},
-}
-
 func init() {
 	spec.Register(Descriptor)
 	spec.RegisterDataset(Dataset)
-}
-
-var synthMu sync.Mutex
-
-// dataDir resolves --data: a folder, or the synthetic data set for latents
-// of side latent and FID statistics of dim features, made once in cache.
-func dataDir(data, cache string, latent, dim int64) (string, error) {
-	if data != "synthetic" {
-		return data, nil
-	}
-	dir := filepath.Join(cache, fmt.Sprintf("coco2014-synthetic-%d-%d", latent, dim))
-	synthMu.Lock()
-	defer synthMu.Unlock()
-	if _, err := os.Stat(coco2014.StatsPath(dir)); err == nil {
-		return dir, nil
-	}
-	err := buildOnce(dir, func(tmp string) error {
-		return coco2014.Synth(tmp, coco2014.SynthConfig{N: SynthSamples, LatentSize: int(latent), StatsDim: int(dim)})
-	})
-	return dir, err
-}
-
-// buildOnce writes a cache folder with build into a fresh temporary
-// folder beside it and renames it into place; a folder another process
-// put there first is kept.
-func buildOnce(dir string, build func(tmp string) error) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("sdxl: cache folder: %w", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+"-*")
-	if err != nil {
-		return fmt.Errorf("sdxl: cache folder: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := build(tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(dir); serr == nil {
-			return nil
-		}
-		return fmt.Errorf("sdxl: %w", err)
-	}
-	return nil
 }
 
 // scorerSize is the synthetic scorer size for a model size and data:
