@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/accuracy/coco"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
 
@@ -146,11 +146,11 @@ func TestVerify(t *testing.T) {
 
 // The annotation-file faults pycocotools passes silently are named.
 func TestCheckAnnotationsNamesFaults(t *testing.T) {
-	gt := &coco.GroundTruth{
-		Images: []coco.Image{{ID: 1, FileName: "a.jpg"}, {ID: 1, FileName: "b.jpg"}, {ID: 2, FileName: "a.jpg"}},
-		Categories: []coco.Category{{ID: 0, Name: ClassNames[0]}, {ID: 5, Name: "Zebra"}, {ID: 300, Name: "Spaceship"},
+	gt := &cocojson.GroundTruth{
+		Images: []cocojson.Image{{ID: 1, FileName: "a.jpg"}, {ID: 1, FileName: "b.jpg"}, {ID: 2, FileName: "a.jpg"}},
+		Categories: []cocojson.Category{{ID: 0, Name: ClassNames[0]}, {ID: 5, Name: "Zebra"}, {ID: 300, Name: "Spaceship"},
 			{ID: 0, Name: ClassNames[0]}},
-		Annotations: []coco.Annotation{{ID: 1, ImageID: 1, CategoryID: 0}, {ID: 2, ImageID: 9, CategoryID: 0}, {ID: 3, ImageID: 2, CategoryID: 77}},
+		Annotations: []cocojson.Annotation{{ID: 1, ImageID: 1, CategoryID: 0}, {ID: 2, ImageID: 9, CategoryID: 0}, {ID: 3, ImageID: 2, CategoryID: 77}},
 	}
 	got := strings.Join(CheckAnnotations(gt), "\n")
 	for _, want := range []string{
@@ -166,13 +166,13 @@ func TestCheckAnnotationsNamesFaults(t *testing.T) {
 			t.Errorf("problems lack %q:\n%s", want, got)
 		}
 	}
-	none := &coco.GroundTruth{Images: []coco.Image{{ID: 1, FileName: "a.jpg"}}, Categories: []coco.Category{{ID: 300, Name: "x"}},
-		Annotations: []coco.Annotation{{ID: 1, ImageID: 1, CategoryID: 300}}}
+	none := &cocojson.GroundTruth{Images: []cocojson.Image{{ID: 1, FileName: "a.jpg"}}, Categories: []cocojson.Category{{ID: 300, Name: "x"}},
+		Annotations: []cocojson.Annotation{{ID: 1, ImageID: 1, CategoryID: 300}}}
 	if got := strings.Join(CheckAnnotations(none), "\n"); !strings.Contains(got, "no annotation is of an MLPerf OpenImages class: nothing can be scored") {
 		t.Errorf("no MLPerf class: %s", got)
 	}
-	good := &coco.GroundTruth{Images: []coco.Image{{ID: 1, FileName: "a.jpg"}}, Categories: []coco.Category{{ID: 3, Name: ClassNames[3]}},
-		Annotations: []coco.Annotation{{ID: 1, ImageID: 1, CategoryID: 3}}}
+	good := &cocojson.GroundTruth{Images: []cocojson.Image{{ID: 1, FileName: "a.jpg"}}, Categories: []cocojson.Category{{ID: 3, Name: ClassNames[3]}},
+		Annotations: []cocojson.Annotation{{ID: 1, ImageID: 1, CategoryID: 3}}}
 	if p := CheckAnnotations(good); len(p) != 0 {
 		t.Errorf("a good file: %v", p)
 	}

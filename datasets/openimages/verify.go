@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mlperf-go/inference/accuracy/coco"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -86,7 +86,7 @@ func Verify(dir, annotations string, workers int) (*VerifyReport, error) {
 	if _, err := os.Stat(ann); err != nil {
 		return nil, fmt.Errorf("%w: %s (download the data set with models/retinanet/download_dataset.sh or write one with `mlperf dataset synth openimages`)", ErrNoAnnotations, ann)
 	}
-	gt, err := coco.ReadGroundTruth(ann)
+	gt, err := cocojson.ReadGroundTruth(ann)
 	if err != nil {
 		return nil, fmt.Errorf("openimages: annotation file %s is not a valid COCO annotation file (%w); download it again", ann, err)
 	}
@@ -153,7 +153,7 @@ func Verify(dir, annotations string, workers int) (*VerifyReport, error) {
 // labels would score against the wrong class), annotations of images or
 // categories the file does not list, and no annotation of any MLPerf
 // class at all (every AP is then -1, printed as mAP=-100.000%).
-func CheckAnnotations(gt *coco.GroundTruth) []string {
+func CheckAnnotations(gt *cocojson.GroundTruth) []string {
 	var probs []string
 	images := make(map[int64]string, len(gt.Images))
 	files := make(map[string]int64, len(gt.Images))
