@@ -222,3 +222,28 @@ func TestFindPeakStopsAtTheScheduleBound(t *testing.T) {
 		t.Fatalf("err = %v, want ErrScheduleTooLarge", err)
 	}
 }
+
+// A log that cannot be written (its disk full: the file links to
+// /dev/full) fails the run with an error naming it, for each of the
+// summary, detail, accuracy and trace logs; the run's other logs are
+// still written.
+func TestFullDiskFailsTheRunNamingTheLog(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	for _, name := range []string{"mlperf_log_summary.txt", "mlperf_log_detail.txt", "mlperf_log_accuracy.json", "mlperf_log_trace.json"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Symlink("/dev/full", filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			s := settings(t, loadgen.Offline, loadgen.AccuracyOnly, "")
+			_, err := loadgen.Run(context.Background(), &loadgentest.NullSUT{}, &loadgentest.MemQSL{Total: 64, Performance: 64}, s,
+				loadgen.LogSettings{OutDir: dir, EnableTrace: true})
+			want := "writing " + filepath.Join(dir, name) + ": "
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "is the disk full?") {
+				t.Fatalf("err = %v, want it to name %s", err, name)
+			}
+		})
+	}
+}

@@ -33,8 +33,8 @@ func TestConfFilesMustBeRegular(t *testing.T) {
 		{"user.conf of 2 MiB", []string{"--user-conf", big}, 1, "it is 2097152 bytes, and such a file is at most 1048576", false, nil},
 	})
 	checkBadRuns(t, env, []string{"run", "resnet50", "--model", "synthetic:tiny", "--data", "synthetic", "--out", filepath.Join(dir, "run")}, []badRun{
-		{"run --audit-conf a FIFO", []string{"--audit-conf", fifo}, 1, "audit config " + fifo + " is a named pipe (FIFO)", false, nil},
-		{"run --user-conf /dev/zero", []string{"--user-conf", "/dev/zero"}, 1, "user conf /dev/zero is a character device", false, nil},
+		{"run --audit-conf a FIFO", []string{"--audit-conf", fifo}, 2, "--audit-conf " + fifo + " is a named pipe (FIFO)", false, nil},
+		{"run --user-conf /dev/zero", []string{"--user-conf", "/dev/zero"}, 2, "--user-conf /dev/zero is a character device", false, nil},
 	})
 }
 

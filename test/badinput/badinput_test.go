@@ -469,11 +469,11 @@ func cases() []badCase {
 		badCase{name: "backend: 100000 threads", want: "CPUs", run: func(*testing.T) error { return backend.CheckThreads("--threads", 100000) }},
 		badCase{name: "backend: -1 threads", want: "negative", run: func(*testing.T) error { return backend.CheckThreads("--threads", -1) }},
 		badCase{name: "backend: batch 100000 of ResNet50", want: "at most", run: func(*testing.T) error {
-			_, err := backend.CheckBatchMemory("--batch", 100000, 600<<10*100)
+			_, err := backend.CheckBatchMemory("--batch 100000", 100000, 600<<10*100)
 			return err
 		}},
 		badCase{name: "backend: batch 0", want: "at least one", run: func(*testing.T) error {
-			_, err := backend.CheckBatchMemory("--batch", 0, 1)
+			_, err := backend.CheckBatchMemory("--batch 0", 0, 1)
 			return err
 		}},
 	)
