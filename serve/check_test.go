@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -77,5 +78,15 @@ func TestServeRefusesZeroDimensionModel(t *testing.T) {
 	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0"}, "m", zero, func(string) { t.Error("a zero-dimension model was served") })
 	if err == nil || !strings.Contains(err.Error(), `input "x" has shape [N,0,224]: a dimension of 0 makes every input empty`) {
 		t.Errorf("zero dimension: %v", err)
+	}
+}
+
+// A request memory budget over half the machine's memory is refused
+// before serving, with the arithmetic and the flags to lower.
+func TestServeRefusesABudgetOverTheMachine(t *testing.T) {
+	big := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 1 << 24}}}, Out: []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1}}}}
+	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0", Slots: 64, MaxBatch: 16}, "m", big, func(string) { t.Error("served") })
+	if !errors.Is(err, backend.ErrTooLarge) || !strings.Contains(err.Error(), "lower --max-batch (now 16 samples per request) or --slots") {
+		t.Errorf("64 slots of 16 × 64 MiB: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/internal/argcheck"
+	"github.com/mlperf-go/inference/internal/sysmem"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -85,6 +86,11 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 		if err := srv.Add(name, sess, cfg.Slots); err != nil {
 			ln.Close()
 			return fmt.Errorf("serve: %w", err)
+		}
+		if b, m := srv.MemoryBudget(), int64(sysmem.Budget()); b > m {
+			ln.Close()
+			return fmt.Errorf("serve: %w: the memory for requests in flight, %d × --slots %d × (largest request %s + largest answer) = %s, is over the %s this process may use (half of the machine's memory); lower --max-batch (now %d samples per request) or --slots",
+				backend.ErrTooLarge, kserve.MemoryFactor, max(cfg.Slots, 1), backend.FormatBytes(srv.RequestLimit(name)), backend.FormatBytes(b), backend.FormatBytes(m), srv.MaxBatchOf(name))
 		}
 		if cfg.Notes != nil {
 			fmt.Fprintf(cfg.Notes, "requests to %s: at most %d samples and %d bytes each (--max-batch); request bodies and answers in memory at once: at most %d bytes (%d × --slots %d × (largest request + largest answer))\n",
