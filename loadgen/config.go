@@ -17,9 +17,6 @@ import (
 //go:embed mlperf.conf
 var mlperfConf []byte
 
-// MLPerfConf returns the embedded mlperf.conf (the caller must not modify it).
-func MLPerfConf() []byte { return mlperfConf }
-
 // ConfKind says which kind of file a conf is, which decides the keys it may set.
 type ConfKind int
 

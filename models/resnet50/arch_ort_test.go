@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/onnx"
@@ -36,7 +37,7 @@ func TestArchTinyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = backend.Validate(s,
+	err = backendtest.Validate(s,
 		[]backend.Info{{Name: archInput, DType: backend.Float32, Shape: []int64{-1, 3, archSide, archSide}}},
 		[]backend.Info{
 			{Name: archArgMax, DType: backend.Int64, Shape: []int64{-1}},

@@ -68,18 +68,6 @@ func PreprocessInto(dst []float32, path string) error {
 	return nil
 }
 
-// PreprocessJPEG is Preprocess on JPEG bytes already in memory.
-func PreprocessJPEG(data []byte) ([]float32, error) {
-	img, err := preprocess.Decode(data, preprocess.RGB)
-	if err != nil {
-		return nil, fmt.Errorf("resnet50: %w", err)
-	}
-	out := make([]float32, SampleLen)
-	if err := PreprocessImage(out, img); err != nil {
-		return nil, fmt.Errorf("resnet50: %w", err)
-	}
-	return out, nil
-}
 
 // PreprocessImage runs the steps after decoding on an RGB image (what
 // cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB) returns): resize,
