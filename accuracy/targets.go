@@ -193,4 +193,3 @@ func CheckText(benchmark, text string) ([]Verdict, bool, error) {
 	}
 	return out, all, nil
 }
-

@@ -43,7 +43,6 @@ type CacheStamp struct {
 	SourceName string
 }
 
-
 // SourceFingerprint describes the source files of a data set cheaply: the
 // full contents of the small index file (val_map.txt or similar; "" for
 // none) and the name and size of every source file, in the given order.

@@ -271,7 +271,6 @@ func (e *effective) checkScheduleCost() error {
 		ErrScheduleTooLarge, c.Why, c.Queries, c.Samples, formatBytes(c.Bytes), scheduleBytesPerSample, scheduleBytesPerQuery, formatBytes(limit), from)
 }
 
-
 // formatBytes writes n bytes in binary units.
 func formatBytes(n float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}

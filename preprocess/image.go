@@ -153,7 +153,6 @@ func NormalizeCHWInto(dst []float32, m *Image, mean, std []float32) error {
 	return nil
 }
 
-
 // DivCHWInto writes m as planar CHW into dst (len W*H*C), each value divided
 // by div in float32, like img /= 255. on a float32 NumPy array followed by
 // img.transpose([2, 0, 1]).

@@ -68,7 +68,6 @@ func PreprocessInto(dst []float32, path string) error {
 	return nil
 }
 
-
 // PreprocessImage runs the steps after decoding on an RGB image (what
 // cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB) returns): resize,
 // crop, mean subtraction and CHW layout into dst (SampleLen values).
