@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -175,6 +176,9 @@ func (e *engine) dialKServe() (backend.Session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p, err := kserve.DialPool(ctx, s.o.Endpoints, kserve.Config{Model: s.servedModel(), Timeout: s.remoteTimeout(), Protocol: s.o.Protocol})
+	if errors.Is(err, kserve.ErrModelNotServed) {
+		return nil, fmt.Errorf("%s: %w; name the node's model with --served-model NAME, or serve %s's model there (mlperf serve %s)", s.b.Name, err, s.b.Name, s.b.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
 	}

@@ -120,6 +120,10 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
+// ErrModelNotServed marks a server that does not serve the model asked
+// for (HTTP 404 on its metadata).
+var ErrModelNotServed = errors.New("the server does not serve that model")
+
 // baseURL turns "host:port" or a URL into "scheme://host:port[/path]",
 // without userinfo.
 func baseURL(endpoint string) (string, error) {
@@ -168,6 +172,9 @@ func (s *Session) getJSON(ctx context.Context, u string, v any) error {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return fmt.Errorf("kserve: %s: %w", u, err)
+	}
+	if resp.StatusCode == http.StatusNotFound && v == any(&s.meta) {
+		return fmt.Errorf("kserve: %s: HTTP %d: %s: %w", u, resp.StatusCode, errorText(body), ErrModelNotServed)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("kserve: %s: HTTP %d: %s", u, resp.StatusCode, errorText(body))

@@ -149,6 +149,9 @@ func (n *GRPCNode) check(ctx context.Context) error {
 		return fmt.Errorf("kserve: the gRPC server at %s is not ready (starting, or draining before a shutdown)", n.target)
 	}
 	md, err := n.client.ModelMetadata(ctx, &pb.ModelMetadataRequest{Name: n.cfg.Model, Version: n.cfg.Version})
+	if status.Code(err) == codes.NotFound {
+		return fmt.Errorf("kserve: gRPC ModelMetadata of %s on %s: %w: %w", n.cfg.Model, n.target, err, ErrModelNotServed)
+	}
 	if err != nil {
 		return fmt.Errorf("kserve: gRPC ModelMetadata of %s on %s: %w", n.cfg.Model, n.target, err)
 	}

@@ -127,10 +127,13 @@ func (g grpcService) ModelInfer(ctx context.Context, r *pb.ModelInferRequest) (*
 	if err != nil {
 		return nil, status.Error(codes.NotFound, err.Error())
 	}
-	in, err := decodePB(r.GetInputs(), r.GetRawInputContents())
-	if err == nil {
-		err = m.check(in)
+	ins := r.GetInputs()
+	if err := m.checkDeclared(len(ins), func(i int) (string, string, []int64) {
+		return ins[i].GetName(), ins[i].GetDatatype(), ins[i].GetShape()
+	}); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
+	in, err := decodePB(ins, r.GetRawInputContents())
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}

@@ -241,7 +241,7 @@ func TestGRPCMalformedAnswers(t *testing.T) {
 		{"short data", out("y", "FP32", []int64{2}, make([]byte, 7)), "7 bytes for shape [2]"},
 		{"no data", out("y", "FP32", []int64{2}), "has no data"},
 		{"two raw entries for one tensor", out("y", "FP32", []int64{2}, make([]byte, 8), nil), "2 raw contents for 1 tensors"},
-		{"unknown datatype", out("y", "BF16", []int64{2}, make([]byte, 4)), `unsupported datatype "BF16"`},
+		{"unknown datatype", out("y", "BF16", []int64{2}, make([]byte, 4)), `datatype "BF16" is not one`},
 		{"another output", out("z", "FP32", []int64{2}, make([]byte, 8)), "lacks output y"},
 		{"an error status", func(context.Context, *pb.ModelInferRequest) (*pb.ModelInferResponse, error) {
 			return nil, errors.New("the GPU caught fire")
@@ -261,7 +261,7 @@ func TestGRPCMalformedAnswers(t *testing.T) {
 	// Metadata this client cannot use is refused at dial time.
 	bad := &pb.ModelMetadataResponse{Name: "m", Inputs: []*pb.ModelMetadataResponse_TensorMetadata{{Name: "s", Datatype: "BYTES", Shape: []int64{1}}}}
 	addr := serveFake(t, fake{meta: bad})
-	if _, err := DialGRPC(ctx, Config{Endpoint: addr, Model: "m"}); err == nil || !strings.Contains(err.Error(), `unsupported datatype "BYTES"`) || !strings.Contains(err.Error(), addr) {
+	if _, err := DialGRPC(ctx, Config{Endpoint: addr, Model: "m"}); err == nil || !strings.Contains(err.Error(), `datatype "BYTES" is not one this suite's Open Inference Protocol client and server carry`) || !strings.Contains(err.Error(), addr) {
 		t.Errorf("BYTES input: %v", err)
 	}
 }

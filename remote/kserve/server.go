@@ -328,10 +328,13 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "the request is not Open Inference Protocol JSON: %v", err)
 		return
 	}
-	in, err := decodeTensors(req.Inputs, bin)
-	if err == nil {
-		err = m.check(in)
+	if err := m.checkDeclared(len(req.Inputs), func(i int) (string, string, []int64) {
+		return req.Inputs[i].Name, req.Inputs[i].Datatype, req.Inputs[i].Shape
+	}); err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
+		return
 	}
+	in, err := decodeTensors(req.Inputs, bin)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "%v", err)
 		return

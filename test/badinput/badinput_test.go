@@ -361,8 +361,8 @@ func cases() []badCase {
 		}}
 	}
 	cs = append(cs,
-		sq("question missing", `{"version":"1.1","data":[{"paragraphs":[{"context":"c","qas":[{"id":"1","answers":[]}]}]}]}`, `no "question"`),
-		sq("context missing", `{"version":"1.1","data":[{"paragraphs":[{"qas":[{"id":"1","question":"q","answers":[]}]}]}]}`, `no "context"`),
+		sq("question missing", `{"version":"1.1","data":[{"paragraphs":[{"context":"c","qas":[{"id":"1","answers":[]}]}]}]}`, `empty "question"`),
+		sq("context missing", `{"version":"1.1","data":[{"paragraphs":[{"qas":[{"id":"1","question":"q","answers":[]}]}]}]}`, `empty "context"`),
 		sq("id missing", `{"version":"1.1","data":[{"paragraphs":[{"context":"c","qas":[{"question":"q"}]}]}]}`, `no "id"`),
 		sq("version 2.0", `{"version":"2.0","data":[]}`, "version"),
 		sq("no version", `{"data":[]}`, "version"),
@@ -687,7 +687,7 @@ func cases() []badCase {
 // TestBadInputTable runs every case and requires zero panics, zero hangs
 // and zero silent acceptances.
 func TestBadInputTable(t *testing.T) {
-	cs := append(cases(), hardeningCases()...)
+	cs := append(append(cases(), hardeningCases()...), round3Cases()...)
 	if len(cs) < 100 {
 		t.Fatalf("only %d cases; the table must hold at least 100", len(cs))
 	}
