@@ -13,6 +13,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/internal/redact"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -140,6 +141,16 @@ func OpenLocal(o *Options, path string, outputs []string) (backend.Session, erro
 	})
 }
 
+// shownEndpoints lists the endpoints for messages and logs, each with
+// its password masked.
+func (o *Options) shownEndpoints() string {
+	shown := make([]string, len(o.Endpoints))
+	for i, ep := range o.Endpoints {
+		shown[i] = redact.URL(ep)
+	}
+	return strings.Join(shown, ", ")
+}
+
 // servedModel is the model name on the remote server.
 func (s *setup) servedModel() string {
 	if s.o.ServedModel != "" {
@@ -153,7 +164,7 @@ func (s *setup) servedModel() string {
 func (s *setup) modelDesc() string {
 	if s.o.Remote() {
 		return fmt.Sprintf("%s served at %s: serve %s's model there (mlperf serve %s) or name the right one with --served-model",
-			s.servedModel(), strings.Join(s.o.Endpoints, ", "), s.b.Name, s.b.Name)
+			s.servedModel(), s.o.shownEndpoints(), s.b.Name, s.b.Name)
 	}
 	return s.modelPath
 }

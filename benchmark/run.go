@@ -189,7 +189,7 @@ func newSetup(b *spec.Benchmark, o Options, stdout, stderr io.Writer) (*setup, e
 	s.engine = &engine{s: s}
 	if o.Remote() {
 		// --model is not used: the model is the engine's.
-		s.o.Model = fmt.Sprintf("%s served at %s", s.servedModel(), strings.Join(o.Endpoints, ", "))
+		s.o.Model = fmt.Sprintf("%s served at %s", s.servedModel(), o.shownEndpoints())
 		if o.Protocol == "grpc" {
 			s.o.Model += " over gRPC"
 		}

@@ -260,3 +260,46 @@ func TestRunEndsPromptlyAfterTheCompletionTimeout(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// The vague messages of the audit now say what is wrong, where, and the
+// fix.
+func TestVagueMessagesSayTheFix(t *testing.T) {
+	checkBadRuns(t, nil, []string{"compliance"}, []badRun{
+		{"unknown compliance test", []string{"test99", "resnet50", "--results", t.TempDir()}, 2, `unknown compliance test "test99": this suite runs test01, test04 and test06`, false, nil},
+		{"missing --results", []string{"test01", "resnet50"}, 2, "test01 resnet50: --results DIR is required: the submission's scenario folder", false, nil},
+		{"verify without --compliance", []string{"verify", "test01", "--results", t.TempDir()}, 2, "verify TEST01: --compliance DIR is required", false, nil},
+	})
+	t.Run("served model name", func(t *testing.T) {
+		orttest.Need(t)
+		env := sharedCache()
+		addr := startServeChild(t, env, "resnet50", "--sut", "null", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1")
+		code, out := runMlperf(t, env, "run", "resnet50", "--backend", "kserve", "--endpoint", addr, "--served-model", "resnet", "--out", filepath.Join(t.TempDir(), "o"))
+		if code != 1 || !strings.Contains(out, `model "resnet" is not served here (this node serves resnet50)`) || !strings.Contains(out, "name the node's model with --served-model NAME, or serve resnet50's model there (mlperf serve resnet50)") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
+}
+
+// A password in --endpoint and an API key never reach stderr, stdout or
+// the logs of a run.
+func TestCredentialsStayOutOfMessagesAndLogs(t *testing.T) {
+	orttest.Need(t)
+	env := sharedCache()
+	addr := startServeChild(t, env, "resnet50", "--sut", "null", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1")
+	out := filepath.Join(t.TempDir(), "o")
+	code, log := runMlperf(t, env, "run", "resnet50", "--backend", "kserve", "--endpoint", "http://user:s3cretpw@"+addr,
+		"--mode", "accuracy", "--count", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, log)
+	}
+	if strings.Contains(log, "s3cretpw") || !strings.Contains(log, "user:xxxxx@") {
+		t.Errorf("the password reaches the output:\n%s", log)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		if bytes.Contains(b, []byte("s3cretpw")) {
+			t.Errorf("%s holds the password", e.Name())
+		}
+	}
+}
