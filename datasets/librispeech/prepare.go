@@ -286,4 +286,3 @@ func readChapter(trans string) ([]Utterance, error) {
 	}
 	return utts, nil
 }
-
