@@ -203,7 +203,7 @@ func (b *builder) attend(p, q, k, v, allowed string) string {
 	if allowed != "" {
 		scores = g.Where(allowed, scores, g.Scalar(onnx.Float, -math.MaxFloat32))
 	}
-	out := g.MatMul(g.Softmax(scores, -1), v)                      // [B,H,S,hd]
+	out := g.MatMul(g.Softmax(scores, -1), v)                        // [B,H,S,hd]
 	out = g.ReshapeTo(g.Transpose(out, 0, 2, 1, 3), 0, 0, b.c.Width) // [B,S,d]
 	return b.linear(p+"out_proj", out, b.c.Width, b.c.Width, true)
 }

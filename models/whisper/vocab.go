@@ -3,8 +3,8 @@ package whisper
 import (
 	"bytes"
 	"compress/gzip"
-	"fmt"
 	_ "embed"
+	"fmt"
 	"io"
 )
 
