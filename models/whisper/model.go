@@ -118,8 +118,9 @@ func New(enc, dec, past backend.Session) (*Model, error) {
 func (m *Model) Shape() Shape { return m.shape }
 
 // Generation is the decoding rule: greedy from Prompt until EOT (kept as
-// the last token) or MaxNewTokens new tokens, over the whole vocabulary
-// (vLLM's temperature 0 with the reference's SamplingParams).
+// the last token; a negative EOT never ends decoding) or MaxNewTokens new
+// tokens, over the whole vocabulary (vLLM's temperature 0 with the
+// reference's SamplingParams).
 type Generation struct {
 	Prompt       []int32
 	EOT          int32
@@ -164,18 +165,26 @@ func (m *Model) Transcribe(ctx context.Context, waves [][]float32, gen Generatio
 	if len(waves) == 0 {
 		return nil, nil
 	}
-	if len(gen.Prompt) == 0 || gen.MaxNewTokens < 1 {
-		return nil, fmt.Errorf("whisper: bad generation %+v", gen)
-	}
-	for _, t := range append(slices.Clone(gen.Prompt), gen.EOT) {
-		if t < 0 || int(t) >= m.shape.Vocab {
-			return nil, fmt.Errorf("whisper: token %d outside the model's vocabulary [0, %d) (does the tokenizer match the model?)", t, m.shape.Vocab)
-		}
-	}
-	B := len(waves)
 	feats, err := m.Features(waves)
 	if err != nil {
 		return nil, err
+	}
+	return m.Decode(ctx, feats, len(waves), gen, first)
+}
+
+// Decode is Transcribe from input_features: B spectrograms of [mels,
+// 3000] back to back.
+func (m *Model) Decode(ctx context.Context, feats []float32, B int, gen Generation, first TokenFunc) ([][]int32, error) {
+	if B < 1 || len(feats) != B*m.mel.Size() {
+		return nil, fmt.Errorf("whisper: %d feature values for %d spectrograms of %d × %d", len(feats), B, m.shape.Mels, logmel.NFrames)
+	}
+	if len(gen.Prompt) == 0 || gen.MaxNewTokens < 1 {
+		return nil, fmt.Errorf("whisper: bad generation %+v", gen)
+	}
+	for _, t := range append(slices.Clone(gen.Prompt), max(gen.EOT, 0)) {
+		if t < 0 || int(t) >= m.shape.Vocab {
+			return nil, fmt.Errorf("whisper: token %d outside the model's vocabulary [0, %d) (does the tokenizer match the model?)", t, m.shape.Vocab)
+		}
 	}
 	encOut, err := m.enc.Run(ctx, []backend.Tensor{{Name: InputFeatures, DType: backend.Float32,
 		Shape: []int64{int64(B), int64(m.shape.Mels), logmel.NFrames}, Data: feats}})
