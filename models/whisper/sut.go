@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
@@ -64,6 +65,7 @@ type SUT struct {
 	stop   chan struct{} // closed by Close
 	wg     sync.WaitGroup
 	cancel context.CancelFunc
+	done   atomic.Int64
 }
 
 type job struct {
@@ -195,7 +197,11 @@ func (s *SUT) run(ctx context.Context, b []job) {
 		data, err := EncodeResponse(nil, s.cfg.Tokenizer, ids[i])
 		j.c.Complete(loadgen.Response{ID: j.s.ID, Data: data, Tokens: len(ids[i]), Err: err})
 	}
+	s.done.Add(int64(len(b)))
 }
+
+// Done is the number of samples transcribed so far.
+func (s *SUT) Done() int64 { return s.done.Load() }
 
 // Close stops the workers after the running batches; samples still queued
 // fail with ErrClosed.

@@ -85,6 +85,9 @@ func TestSUTBatchesAndEncodes(t *testing.T) {
 			t.Errorf("sample %d: first token %q %v", i, ft, err)
 		}
 	}
+	if s.Done() != 7 {
+		t.Errorf("Done %d after 7 samples", s.Done())
+	}
 	if len(rec.FirstTokens()) != 7 {
 		t.Errorf("%d first tokens for 7 samples", len(rec.FirstTokens()))
 	}
