@@ -19,11 +19,10 @@ const largeV3Config = `{"d_model": 1280, "decoder_attention_heads": 20, "decoder
 // r2 serves an R2-style bucket of files for the downloader: the .uri
 // metadata, the MD5 list (sums may lie) and the files.
 func r2(t *testing.T, files map[string]string, sums map[string]string) string {
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/metadata/whisper-model.uri":
-			fmt.Fprintf(w, "%s/bucket/whisper-model\n", srv.URL)
+			fmt.Fprintf(w, "http://%s/bucket/whisper-model\n", r.Host)
 		case r.URL.Path == "/metadata/whisper-model.md5":
 			for p, b := range files {
 				sum := scripttest.MD5Hex([]byte(b))
