@@ -157,3 +157,20 @@ func TestTranscribeRefusesBadGenerations(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTranscribeTiny is one batch of 4 clips (features, encoder,
+// 32 greedy steps) on the tiny model, single-threaded (go test -bench
+// TranscribeTiny ./models/whisper).
+func BenchmarkTranscribeTiny(b *testing.B) {
+	m, err := New(tinySessions(b, Configs[SizeTiny]))
+	if err != nil {
+		b.Fatal(err)
+	}
+	waves := testWaves(4)
+	gen := Generation{Prompt: []int32{50258, 50259, 50360, 50364}, EOT: -1, MaxNewTokens: 32}
+	for b.Loop() {
+		if _, err := m.Transcribe(context.Background(), waves, gen, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
