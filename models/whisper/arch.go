@@ -1,7 +1,9 @@
 // Package whisper is the MLPerf Whisper large-v3 benchmark on LibriSpeech
 // (mlcommons/inference speech2text): the synthetic-weights model builder
-// (arch.go), greedy transcription over ONNX Runtime sessions (model.go)
-// and the response encoding the reference's accuracy script reads.
+// (arch.go), greedy transcription over three ONNX sessions (model.go), the
+// batching SUT (sut.go), the response encoding the reference's accuracy
+// script reads (postprocess.go), and the registry's descriptor and driver
+// (benchmark.go, data.go, dataset.go).
 package whisper
 
 import (
