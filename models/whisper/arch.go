@@ -42,8 +42,8 @@ import (
 // logits = LN(x)·proj_out. Attention scales queries by head_dim^-½ after
 // the bias; k_proj has no bias; LayerNorm eps 1e-5; GELU exact (erf).
 
-// Config is the architecture of one Whisper size.
-type Config struct {
+// config is the architecture of one Whisper size.
+type config struct {
 	Mels           int64 // input_features channels (128 for large-v3)
 	Width          int64 // d_model
 	EncoderLayers  int64
@@ -58,44 +58,44 @@ type Config struct {
 }
 
 // HeadDim is Width / Heads.
-func (c Config) HeadDim() int64 { return c.Width / c.Heads }
+func (c config) HeadDim() int64 { return c.Width / c.Heads }
 
 // Model sizes.
 const (
-	// SizeLargeV3 is openai/whisper-large-v3 (config.json): 32 + 32
+	// sizeLargeV3 is openai/whisper-large-v3 (config.json): 32 + 32
 	// layers of width 1280, 20 heads, 51,866 tokens.
-	SizeLargeV3 = "large-v3"
-	// SizeTiny keeps the input, the vocabulary and the positions of
+	sizeLargeV3 = "large-v3"
+	// sizeTiny keeps the input, the vocabulary and the positions of
 	// large-v3 with 2 + 2 layers of width 64 (4 heads), for tests.
-	SizeTiny = "tiny"
+	sizeTiny = "tiny"
 )
 
-// Configs are the sizes Arch builds.
-var Configs = map[string]Config{
-	SizeLargeV3: {Mels: 128, Width: 1280, EncoderLayers: 32, DecoderLayers: 32, Heads: 20, FFN: 5120, Vocab: 51866,
+// configs are the sizes Arch builds.
+var configs = map[string]config{
+	sizeLargeV3: {Mels: 128, Width: 1280, EncoderLayers: 32, DecoderLayers: 32, Heads: 20, FFN: 5120, Vocab: 51866,
 		SourcePos: 1500, TargetPos: 448, LayerNormEps: 1e-5, MaxSourceFrame: logmel.NFrames},
-	SizeTiny: {Mels: 128, Width: 64, EncoderLayers: 2, DecoderLayers: 2, Heads: 4, FFN: 256, Vocab: 51866,
+	sizeTiny: {Mels: 128, Width: 64, EncoderLayers: 2, DecoderLayers: 2, Heads: 4, FFN: 256, Vocab: 51866,
 		SourcePos: 1500, TargetPos: 448, LayerNormEps: 1e-5, MaxSourceFrame: logmel.NFrames},
 }
 
-// ArchSeed is the default weight seed.
-const ArchSeed uint64 = 20231106
+// archSeed is the default weight seed.
+const archSeed uint64 = 20231106
 
-// ConfigOf returns the config of a size name.
-func ConfigOf(size string) (Config, error) {
-	c, ok := Configs[size]
+// configOf returns the config of a size name.
+func configOf(size string) (config, error) {
+	c, ok := configs[size]
 	if !ok {
-		names := make([]string, 0, len(Configs))
-		for n := range Configs {
+		names := make([]string, 0, len(configs))
+		for n := range configs {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return Config{}, fmt.Errorf("whisper: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
+		return config{}, fmt.Errorf("whisper: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
 	}
 	return c, nil
 }
 
-func (c Config) check() error {
+func (c config) check() error {
 	if c.Mels <= 0 || c.Width <= 0 || c.EncoderLayers <= 0 || c.DecoderLayers <= 0 || c.Heads <= 0 || c.FFN <= 0 ||
 		c.Vocab <= 1 || c.SourcePos <= 0 || c.TargetPos <= 0 || c.MaxSourceFrame != 2*c.SourcePos {
 		return fmt.Errorf("whisper: bad config %+v", c)
@@ -108,15 +108,15 @@ func (c Config) check() error {
 
 // File names of the optimum layout, and I/O names.
 const (
-	EncoderFile         = "encoder_model.onnx"
-	DecoderFile         = "decoder_model.onnx"
-	DecoderWithPastFile = "decoder_with_past_model.onnx"
+	encoderFile         = "encoder_model.onnx"
+	decoderFile         = "decoder_model.onnx"
+	decoderWithPastFile = "decoder_with_past_model.onnx"
 
-	InputFeatures       = "input_features"
-	LastHiddenState     = "last_hidden_state"
-	InputIDs            = "input_ids"
-	EncoderHiddenStates = "encoder_hidden_states"
-	Logits              = "logits"
+	inputFeatures       = "input_features"
+	lastHiddenState     = "last_hidden_state"
+	inputIDs            = "input_ids"
+	encoderHiddenStates = "encoder_hidden_states"
+	logitsName          = "logits"
 )
 
 // Dimension names of the graphs' inputs and outputs (optimum's).
@@ -128,15 +128,15 @@ const (
 	dimEncoder = "encoder_sequence_length_out"
 )
 
-// PastNames are the inputs of decoder layer i's cache: self-attention
+// pastNames are the inputs of decoder layer i's cache: self-attention
 // key and value, then cross-attention key and value.
-func PastNames(i int) [4]string {
+func pastNames(i int) [4]string {
 	p := fmt.Sprintf("past_key_values.%d.", i)
 	return [4]string{p + "decoder.key", p + "decoder.value", p + "encoder.key", p + "encoder.value"}
 }
 
-// PresentNames are the matching outputs.
-func PresentNames(i int) [4]string {
+// presentNames are the matching outputs.
+func presentNames(i int) [4]string {
 	p := fmt.Sprintf("present.%d.", i)
 	return [4]string{p + "decoder.key", p + "decoder.value", p + "encoder.key", p + "encoder.value"}
 }
@@ -144,10 +144,10 @@ func PresentNames(i int) [4]string {
 // builder holds one graph and the config.
 type builder struct {
 	g *onnx.Graph
-	c Config
+	c config
 }
 
-func newGraph(name string, c Config, seed uint64) *onnx.Graph {
+func newGraph(name string, c config, seed uint64) *onnx.Graph {
 	return onnx.NewGraph(onnx.Config{
 		Name: name,
 		Seed: seed,
@@ -226,14 +226,14 @@ func sinusoids(length, channels int64) []float32 {
 	return out
 }
 
-// Encoder builds encoder_model.onnx.
-func Encoder(c Config, seed uint64) (*onnx.Graph, error) {
+// encoderGraph builds encoder_model.onnx.
+func encoderGraph(c config, seed uint64) (*onnx.Graph, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
 	g := newGraph("encoder", c, seed)
 	b := &builder{g: g, c: c}
-	x := g.Input(InputFeatures, onnx.Float, onnx.Sym(dimBatch), onnx.Fix(c.Mels), onnx.Fix(c.MaxSourceFrame))
+	x := g.Input(inputFeatures, onnx.Float, onnx.Sym(dimBatch), onnx.Fix(c.Mels), onnx.Fix(c.MaxSourceFrame))
 	conv := func(name, x string, in int64, stride int64) string {
 		a := math.Sqrt(3 / float64(3*in))
 		w := b.param(name+".weight", []int64{c.Width, in, 3}, onnx.Uniform(-a, a))
@@ -253,14 +253,14 @@ func Encoder(c Config, seed uint64) (*onnx.Graph, error) {
 		x = b.mlp(p, x)
 	}
 	x = b.layerNorm("encoder.layer_norm", x)
-	g.Output(g.Rename(x, LastHiddenState), onnx.Float, onnx.Sym(dimBatch), onnx.Fix(c.SourcePos), onnx.Fix(c.Width))
+	g.Output(g.Rename(x, lastHiddenState), onnx.Float, onnx.Sym(dimBatch), onnx.Fix(c.SourcePos), onnx.Fix(c.Width))
 	return g, g.Err()
 }
 
-// Decoder builds decoder_model.onnx (withPast false) or
+// decoderGraph builds decoder_model.onnx (withPast false) or
 // decoder_with_past_model.onnx (withPast true). Both name their weights
 // alike, so with one seed they are the same decoder.
-func Decoder(c Config, seed uint64, withPast bool) (*onnx.Graph, error) {
+func decoderGraph(c config, seed uint64, withPast bool) (*onnx.Graph, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -272,12 +272,12 @@ func Decoder(c Config, seed uint64, withPast bool) (*onnx.Graph, error) {
 	b := &builder{g: g, c: c}
 	B, S := onnx.Sym(dimBatch), onnx.Sym(dimSeq)
 	H, D := onnx.Fix(c.Heads), onnx.Fix(c.HeadDim())
-	ids := g.Input(InputIDs, onnx.Int64, B, S)
+	ids := g.Input(inputIDs, onnx.Int64, B, S)
 	var enc string
 	var past [][4]string
 	if withPast {
 		for l := range c.DecoderLayers {
-			n := PastNames(int(l))
+			n := pastNames(int(l))
 			g.Input(n[0], onnx.Float, B, H, onnx.Sym(dimPast), D)
 			g.Input(n[1], onnx.Float, B, H, onnx.Sym(dimPast), D)
 			g.Input(n[2], onnx.Float, B, H, onnx.Sym(dimEncoder), D)
@@ -285,7 +285,7 @@ func Decoder(c Config, seed uint64, withPast bool) (*onnx.Graph, error) {
 			past = append(past, n)
 		}
 	} else {
-		enc = g.Input(EncoderHiddenStates, onnx.Float, B, onnx.Sym("encoder_sequence_length / 2"), onnx.Fix(c.Width))
+		enc = g.Input(encoderHiddenStates, onnx.Float, B, onnx.Sym("encoder_sequence_length / 2"), onnx.Fix(c.Width))
 	}
 
 	// Positions past..past+S-1 and the causal mask: column ≤ row + past.
@@ -307,7 +307,7 @@ func Decoder(c Config, seed uint64, withPast bool) (*onnx.Graph, error) {
 	var outs []string
 	for l := range c.DecoderLayers {
 		p := fmt.Sprintf("decoder.layers.%d.", l)
-		pres := PresentNames(int(l))
+		pres := presentNames(int(l))
 		// self-attention, cached
 		h := b.layerNorm(p+"self_attn_layer_norm", x)
 		k, v := b.keyValue(p+"self_attn.", h)
@@ -335,7 +335,7 @@ func Decoder(c Config, seed uint64, withPast bool) (*onnx.Graph, error) {
 	x = b.layerNorm("decoder.layer_norm", x)
 	a := math.Sqrt(3 / float64(c.Width))
 	logits := g.MatMul(x, b.param("proj_out.weight", []int64{c.Width, c.Vocab}, onnx.Uniform(-a, a)))
-	g.Output(g.Rename(logits, Logits), onnx.Float, B, S, onnx.Fix(c.Vocab))
+	g.Output(g.Rename(logits, logitsName), onnx.Float, B, S, onnx.Fix(c.Vocab))
 	for _, o := range outs {
 		T := onnx.Sym(dimEncoder)
 		if strings.HasSuffix(o, "decoder.key") || strings.HasSuffix(o, "decoder.value") {
@@ -349,19 +349,19 @@ func Decoder(c Config, seed uint64, withPast bool) (*onnx.Graph, error) {
 	return g, g.Err()
 }
 
-// BuildDir writes the model of the named size into dir: the three ONNX
+// buildDir writes the model of the named size into dir: the three ONNX
 // files of the optimum layout (weights of a file over 2 GiB in a side
 // file beside it) and the tokenizer's vocabulary (multilingual.tiktoken).
-func BuildDir(dir, size string, seed uint64) error {
-	c, err := ConfigOf(size)
+func buildDir(dir, size string, seed uint64) error {
+	c, err := configOf(size)
 	if err != nil {
 		return err
 	}
-	return BuildConfigDir(dir, c, seed)
+	return buildConfigDir(dir, c, seed)
 }
 
-// BuildConfigDir is BuildDir for an explicit config.
-func BuildConfigDir(dir string, c Config, seed uint64) error {
+// buildConfigDir is buildDir for an explicit config.
+func buildConfigDir(dir string, c config, seed uint64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("whisper: %w", err)
 	}
@@ -369,9 +369,9 @@ func BuildConfigDir(dir string, c Config, seed uint64) error {
 		file string
 		make func() (*onnx.Graph, error)
 	}{
-		{EncoderFile, func() (*onnx.Graph, error) { return Encoder(c, seed) }},
-		{DecoderFile, func() (*onnx.Graph, error) { return Decoder(c, seed, false) }},
-		{DecoderWithPastFile, func() (*onnx.Graph, error) { return Decoder(c, seed, true) }},
+		{encoderFile, func() (*onnx.Graph, error) { return encoderGraph(c, seed) }},
+		{decoderFile, func() (*onnx.Graph, error) { return decoderGraph(c, seed, false) }},
+		{decoderWithPastFile, func() (*onnx.Graph, error) { return decoderGraph(c, seed, true) }},
 	}
 	for _, f := range build {
 		g, err := f.make()
@@ -382,7 +382,7 @@ func BuildConfigDir(dir string, c Config, seed uint64) error {
 			return fmt.Errorf("whisper: %w", err)
 		}
 	}
-	vocab, err := Vocabulary()
+	vocab, err := vocabulary()
 	if err != nil {
 		return err
 	}

@@ -21,32 +21,32 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(LibriSpeech)
+	spec.Register(descriptor)
+	spec.RegisterDataset(librispeechData)
 }
 
-// Descriptor is Whisper large-v3 on LibriSpeech (word error rate) as the
+// descriptor is Whisper large-v3 on LibriSpeech (word error rate) as the
 // registry runs it: its own batching SUT over three ONNX sessions.
-var Descriptor = &spec.Benchmark{
-	Name:       Name,
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
 	Summary:    "Whisper large-v3 speech to text (LibriSpeech dev-clean + dev-other, greedy decoding, word error rate)",
-	ConfNames:  []string{Name},
-	CheckerIDs: []string{Name},
+	ConfNames:  []string{benchmarkName},
+	CheckerIDs: []string{benchmarkName},
 	// The rounds allow Offline only (v5.1 to v6.1, datacenter and edge).
 	Scenarios: []loadgen.Scenario{loadgen.Offline},
 	Dataset:   "librispeech",
 	// The full-size synthetic model is 1.55 billion float32 weights (the
 	// two decoder files hold the decoder's twice): about 10 GB.
 	Model: spec.Models{
-		Default: "synthetic:" + SizeTiny,
-		Sizes: []spec.Size{{Name: SizeLargeV3, Summary: "whisper-large-v3's shape: 32 + 32 layers of width 1280, about 10 GB"},
-			{Name: SizeTiny, Summary: "2 + 2 layers of width 64, the real vocabulary and input"}},
-		Seed:      ArchSeed,
-		BuildSize: SizeTiny,
+		Default: "synthetic:" + sizeTiny,
+		Sizes: []spec.Size{{Name: sizeLargeV3, Summary: "whisper-large-v3's shape: 32 + 32 layers of width 1280, about 10 GB"},
+			{Name: sizeTiny, Summary: "2 + 2 layers of width 64, the real vocabulary and input"}},
+		Seed:      archSeed,
+		BuildSize: sizeTiny,
 	},
 	Batch: spec.Batches{loadgen.Offline: {CPU: 4, GPU: 16}},
 	// Responses are int64 label indices of the transcript (possibly none).
-	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 0, MaxValue: float64(len(wer.Labels))},
+	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int64, MinElems: 0, MaxValue: float64(len(wer.Labels))},
 	Compliance: []string{"TEST01"},
 	Driver:     driver{},
 }
@@ -60,16 +60,16 @@ type driver struct{}
 // any of its files is the model.
 func (driver) BuildModel(path, size string, seed uint64) error {
 	dir := filepath.Dir(path)
-	if err := BuildDir(dir, size, seed); err != nil {
+	if err := buildDir(dir, size, seed); err != nil {
 		return err
 	}
-	if filepath.Base(path) == EncoderFile {
+	if filepath.Base(path) == encoderFile {
 		return nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("whisper: %w", err)
 	}
-	if err := os.Symlink(EncoderFile, path); err != nil {
+	if err := os.Symlink(encoderFile, path); err != nil {
 		return fmt.Errorf("whisper: %w", err)
 	}
 	return nil
@@ -88,7 +88,7 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (inst *spec.Instanc
 	if err != nil {
 		return nil, err
 	}
-	files, err := ModelFiles(r.ModelPath)
+	files, err := findModelFiles(r.ModelPath)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (inst *spec.Instanc
 	if err != nil {
 		return nil, err
 	}
-	sut, err := NewSUT(ctx, SUTConfig{Model: m, Tokenizer: tok, MaxBatch: r.Batch, Workers: r.Workers,
+	sut, err := newSUT(ctx, sutConfig{Model: m, Tokenizer: tok, MaxBatch: r.Batch, Workers: r.Workers,
 		Waveform: func(i loadgen.SampleIndex) ([]float32, error) {
 			w, ok := qsl.Sample(i)
 			if !ok {

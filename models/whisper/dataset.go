@@ -11,9 +11,9 @@ import (
 	"github.com/mlperf-go/inference/datasets/librispeech"
 )
 
-// LibriSpeech is the repacked LibriSpeech's commands: synth, verify and
-// preprocess (from an extracted LibriSpeech).
-var LibriSpeech = &spec.Dataset{
+// librispeechData is the repacked librispeechData's commands: synth, verify and
+// preprocess (from an extracted librispeechData).
+var librispeechData = &spec.Dataset{
 	Name:     "librispeech",
 	Summary:  "LibriSpeech dev-clean + dev-other repacked into clips of at most 30 s (dev-all-repack.json)",
 	DataFile: true,

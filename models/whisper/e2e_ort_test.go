@@ -21,7 +21,7 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// TestOfflineAccuracyRunEndToEnd: the tiny model written by BuildDir and
+// TestOfflineAccuracyRunEndToEnd: the tiny model written by buildDir and
 // the synthetic data set, through the loadgen in Offline accuracy mode
 // with whisper's mlperf.conf settings, to the accuracy line
 // accuracy_eval.py prints. Every sample is logged with its token count.
@@ -31,11 +31,11 @@ func TestOfflineAccuracyRunEndToEnd(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	if err := BuildDir(filepath.Join(dir, "model"), SizeTiny, ArchSeed); err != nil {
+	if err := buildDir(filepath.Join(dir, "model"), sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	open := func(f string) backend.Session { return orttest.Open(t, filepath.Join(dir, "model", f)) }
-	m, err := New(open(EncoderFile), open(DecoderFile), open(DecoderWithPastFile))
+	m, err := New(open(encoderFile), open(decoderFile), open(decoderWithPastFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestOfflineAccuracyRunEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sut, err := NewSUT(ctx, SUTConfig{Model: m, Tokenizer: tok, MaxBatch: 2, Workers: 1,
+	sut, err := newSUT(ctx, sutConfig{Model: m, Tokenizer: tok, MaxBatch: 2, Workers: 1,
 		Waveform: func(i loadgen.SampleIndex) ([]float32, error) {
 			w, ok := qsl.Sample(i)
 			if !ok {
@@ -67,7 +67,7 @@ func TestOfflineAccuracyRunEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sut.Close()
-	s, err := loadgen.LoadConfigs(Name, loadgen.Offline, loadgen.AccuracyOnly, "", "", "")
+	s, err := loadgen.LoadConfigs(benchmarkName, loadgen.Offline, loadgen.AccuracyOnly, "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestOfflineAccuracyRunEndToEnd(t *testing.T) {
 			break
 		}
 		n++
-		if !e.HasTokens || e.TokenCount < 1 || e.TokenCount > MaxNewTokens {
+		if !e.HasTokens || e.TokenCount < 1 || e.TokenCount > maxNewTokens {
 			t.Errorf("entry %d: token_count %d (present %v)", n, e.TokenCount, e.HasTokens)
 		}
 	}

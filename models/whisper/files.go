@@ -6,25 +6,25 @@ import (
 	"path/filepath"
 )
 
-// Files are a model's three ONNX files.
-type Files struct {
+// modelFiles are a model's three ONNX files.
+type modelFiles struct {
 	Dir, Encoder, Decoder, DecoderWithPast string
 }
 
-// ModelFiles finds the optimum layout's files from path: a folder holding
+// findModelFiles finds the optimum layout's files from path: a folder holding
 // them, or one of them (its folder is used). A folder with only
 // decoder_model_merged.onnx (optimum's default post-processing) is
 // refused with the export that keeps the two decoders.
-func ModelFiles(path string) (Files, error) {
+func findModelFiles(path string) (modelFiles, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return Files{}, fmt.Errorf("whisper: %w", err)
+		return modelFiles{}, fmt.Errorf("whisper: %w", err)
 	}
 	dir := path
 	if !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	f := Files{Dir: dir, Encoder: filepath.Join(dir, EncoderFile), Decoder: filepath.Join(dir, DecoderFile), DecoderWithPast: filepath.Join(dir, DecoderWithPastFile)}
+	f := modelFiles{Dir: dir, Encoder: filepath.Join(dir, encoderFile), Decoder: filepath.Join(dir, decoderFile), DecoderWithPast: filepath.Join(dir, decoderWithPastFile)}
 	var missing []string
 	for _, p := range []string{f.Encoder, f.Decoder, f.DecoderWithPast} {
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
@@ -38,5 +38,5 @@ func ModelFiles(path string) (Files, error) {
 	if _, err := os.Stat(filepath.Join(dir, "decoder_model_merged.onnx")); err == nil {
 		hint = "only the merged decoder is there; this suite runs decoder_model.onnx and decoder_with_past_model.onnx: export again with optimum-cli's --no-post-process, or keep both files"
 	}
-	return Files{}, fmt.Errorf("whisper: %s lacks %v: %s", dir, missing, hint)
+	return modelFiles{}, fmt.Errorf("whisper: %s lacks %v: %s", dir, missing, hint)
 }

@@ -14,12 +14,12 @@ import (
 // Benchmark facts (mlcommons/inference speech2text reference_SUT.py,
 // QSL.py, mlperf.conf).
 const (
-	// Name is the model name in mlperf.conf.
-	Name = "whisper"
-	// MaxNewTokens is the reference's SamplingParams max_tokens.
-	MaxNewTokens = 200
-	// Language is the prompt's language.
-	Language = "en"
+	// benchmarkName is the model name in mlperf.conf.
+	benchmarkName = "whisper"
+	// maxNewTokens is the reference's SamplingParams max_tokens.
+	maxNewTokens = 200
+	// language is the prompt's language.
+	language = "en"
 )
 
 // Shape is what the decode loop must know of a model, read from its
@@ -46,12 +46,12 @@ func New(enc, dec, past backend.Session) (*Model, error) {
 	}
 	var s Shape
 	for _, in := range enc.Inputs() {
-		if in.Name == InputFeatures && len(in.Shape) == 3 {
+		if in.Name == inputFeatures && len(in.Shape) == 3 {
 			s.Mels = int(in.Shape[1])
 		}
 	}
 	for _, o := range enc.Outputs() {
-		if o.Name == LastHiddenState && len(o.Shape) == 3 {
+		if o.Name == lastHiddenState && len(o.Shape) == 3 {
 			s.SourcePos, s.Width = int(o.Shape[1]), int(o.Shape[2])
 		}
 	}
@@ -60,7 +60,7 @@ func New(enc, dec, past backend.Session) (*Model, error) {
 		pastIns[in.Name] = in
 	}
 	for {
-		in, ok := pastIns[PastNames(s.Layers)[0]]
+		in, ok := pastIns[pastNames(s.Layers)[0]]
 		if !ok {
 			break
 		}
@@ -70,7 +70,7 @@ func New(enc, dec, past backend.Session) (*Model, error) {
 		s.Layers++
 	}
 	for _, o := range dec.Outputs() {
-		if o.Name == Logits && len(o.Shape) == 3 {
+		if o.Name == logitsName && len(o.Shape) == 3 {
 			s.Vocab = int(o.Shape[2])
 		}
 	}
@@ -82,16 +82,16 @@ func New(enc, dec, past backend.Session) (*Model, error) {
 		return nil, fmt.Errorf("%w: whisper: encoder takes %d Mel bins, Whisper uses 80 or 128", backend.ErrContract, s.Mels)
 	}
 	H, D, W := int64(s.Heads), int64(s.HeadDim), int64(s.Width)
-	if err := backend.Validate(enc, []backend.Info{{Name: InputFeatures, DType: backend.Float32, Shape: []int64{-1, int64(s.Mels), logmel.NFrames}}},
-		[]backend.Info{{Name: LastHiddenState, DType: backend.Float32, Shape: []int64{-1, int64(s.SourcePos), W}}}); err != nil {
-		return nil, fmt.Errorf("whisper: %s: %w", EncoderFile, err)
+	if err := backend.Validate(enc, []backend.Info{{Name: inputFeatures, DType: backend.Float32, Shape: []int64{-1, int64(s.Mels), logmel.NFrames}}},
+		[]backend.Info{{Name: lastHiddenState, DType: backend.Float32, Shape: []int64{-1, int64(s.SourcePos), W}}}); err != nil {
+		return nil, fmt.Errorf("whisper: %s: %w", encoderFile, err)
 	}
-	decIn := []backend.Info{{Name: InputIDs, DType: backend.Int64, Shape: []int64{-1, -1}}, {Name: EncoderHiddenStates, DType: backend.Float32, Shape: []int64{-1, -1, W}}}
-	decOut := []backend.Info{{Name: Logits, DType: backend.Float32, Shape: []int64{-1, -1, int64(s.Vocab)}}}
-	pastIn := []backend.Info{{Name: InputIDs, DType: backend.Int64, Shape: []int64{-1, -1}}}
+	decIn := []backend.Info{{Name: inputIDs, DType: backend.Int64, Shape: []int64{-1, -1}}, {Name: encoderHiddenStates, DType: backend.Float32, Shape: []int64{-1, -1, W}}}
+	decOut := []backend.Info{{Name: logitsName, DType: backend.Float32, Shape: []int64{-1, -1, int64(s.Vocab)}}}
+	pastIn := []backend.Info{{Name: inputIDs, DType: backend.Int64, Shape: []int64{-1, -1}}}
 	pastOut := slices.Clone(decOut)
 	for l := range s.Layers {
-		p, q := PastNames(l), PresentNames(l)
+		p, q := pastNames(l), presentNames(l)
 		for i := range 4 {
 			shape := []int64{-1, H, -1, D}
 			pastIn = append(pastIn, backend.Info{Name: p[i], DType: backend.Float32, Shape: shape})
@@ -102,10 +102,10 @@ func New(enc, dec, past backend.Session) (*Model, error) {
 		}
 	}
 	if err := backend.Validate(dec, decIn, decOut); err != nil {
-		return nil, fmt.Errorf("whisper: %s: %w", DecoderFile, err)
+		return nil, fmt.Errorf("whisper: %s: %w", decoderFile, err)
 	}
 	if err := backend.Validate(past, pastIn, pastOut); err != nil {
-		return nil, fmt.Errorf("whisper: %s: %w", DecoderWithPastFile, err)
+		return nil, fmt.Errorf("whisper: %s: %w", decoderWithPastFile, err)
 	}
 	mel, err := logmel.New(s.Mels)
 	if err != nil {
@@ -186,12 +186,12 @@ func (m *Model) Decode(ctx context.Context, feats []float32, B int, gen Generati
 			return nil, fmt.Errorf("whisper: token %d outside the model's vocabulary [0, %d) (does the tokenizer match the model?)", t, m.shape.Vocab)
 		}
 	}
-	encOut, err := m.enc.Run(ctx, []backend.Tensor{{Name: InputFeatures, DType: backend.Float32,
+	encOut, err := m.enc.Run(ctx, []backend.Tensor{{Name: inputFeatures, DType: backend.Float32,
 		Shape: []int64{int64(B), int64(m.shape.Mels), logmel.NFrames}, Data: feats}})
 	if err != nil {
 		return nil, fmt.Errorf("whisper: encoder: %w", err)
 	}
-	hidden, err := byName(encOut, LastHiddenState)
+	hidden, err := byName(encOut, lastHiddenState)
 	if err != nil {
 		return nil, err
 	}
@@ -203,8 +203,8 @@ func (m *Model) Decode(ctx context.Context, feats []float32, B int, gen Generati
 		}
 	}
 	out, err := m.dec.Run(ctx, []backend.Tensor{
-		{Name: InputIDs, DType: backend.Int64, Shape: []int64{int64(B), int64(S)}, Data: ids},
-		{Name: EncoderHiddenStates, DType: backend.Float32, Shape: hidden.Shape, Data: hidden.Data},
+		{Name: inputIDs, DType: backend.Int64, Shape: []int64{int64(B), int64(S)}, Data: ids},
+		{Name: encoderHiddenStates, DType: backend.Float32, Shape: hidden.Shape, Data: hidden.Data},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("whisper: decoder: %w", err)
@@ -213,13 +213,13 @@ func (m *Model) Decode(ctx context.Context, feats []float32, B int, gen Generati
 	// value for the active rows.
 	cache := make([][4]backend.Tensor, m.shape.Layers)
 	for l := range cache {
-		for i, n := range PresentNames(l) {
+		for i, n := range presentNames(l) {
 			if cache[l][i], err = byName(out, n); err != nil {
 				return nil, err
 			}
 		}
 	}
-	logits, err := byName(out, Logits)
+	logits, err := byName(out, logitsName)
 	if err != nil {
 		return nil, err
 	}
@@ -267,9 +267,9 @@ func (m *Model) Decode(ctx context.Context, feats []float32, B int, gen Generati
 			}
 			active = act
 		}
-		in := []backend.Tensor{{Name: InputIDs, DType: backend.Int64, Shape: []int64{int64(len(active)), 1}, Data: next}}
+		in := []backend.Tensor{{Name: inputIDs, DType: backend.Int64, Shape: []int64{int64(len(active)), 1}, Data: next}}
 		for l := range cache {
-			for i, n := range PastNames(l) {
+			for i, n := range pastNames(l) {
 				t := cache[l][i]
 				t.Name = n
 				in = append(in, t)
@@ -279,11 +279,11 @@ func (m *Model) Decode(ctx context.Context, feats []float32, B int, gen Generati
 		if err != nil {
 			return nil, fmt.Errorf("whisper: decoder with past: %w", err)
 		}
-		if logits, err = byName(out, Logits); err != nil {
+		if logits, err = byName(out, logitsName); err != nil {
 			return nil, err
 		}
 		for l := range cache {
-			q := PresentNames(l)
+			q := presentNames(l)
 			for i := range 2 {
 				if cache[l][i], err = byName(out, q[i]); err != nil {
 					return nil, err

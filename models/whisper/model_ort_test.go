@@ -13,7 +13,7 @@ import (
 )
 
 // tinySessions opens the three graphs of a config on ONNX Runtime.
-func tinySessions(t testing.TB, c Config) (enc, dec, past backend.Session) {
+func tinySessions(t testing.TB, c config) (enc, dec, past backend.Session) {
 	t.Helper()
 	open := func(g *onnx.Graph, err error) backend.Session {
 		if err != nil {
@@ -21,7 +21,7 @@ func tinySessions(t testing.TB, c Config) (enc, dec, past backend.Session) {
 		}
 		return orttest.OpenGraph(t, g)
 	}
-	return open(Encoder(c, ArchSeed)), open(Decoder(c, ArchSeed, false)), open(Decoder(c, ArchSeed, true))
+	return open(encoderGraph(c, archSeed)), open(decoderGraph(c, archSeed, false)), open(decoderGraph(c, archSeed, true))
 }
 
 // naive decodes without a cache: decoder_model.onnx on the whole sequence
@@ -33,12 +33,12 @@ func naive(t *testing.T, m *Model, wave []float32, gen Generation) []int32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := m.enc.Run(ctx, []backend.Tensor{{Name: InputFeatures, DType: backend.Float32, Shape: []int64{1, int64(m.shape.Mels), 3000}, Data: feats}})
+	out, err := m.enc.Run(ctx, []backend.Tensor{{Name: inputFeatures, DType: backend.Float32, Shape: []int64{1, int64(m.shape.Mels), 3000}, Data: feats}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hidden, _ := byName(out, LastHiddenState)
-	hidden.Name = EncoderHiddenStates
+	hidden, _ := byName(out, lastHiddenState)
+	hidden.Name = encoderHiddenStates
 	seq := slices.Clone(gen.Prompt)
 	var got []int32
 	for len(got) < gen.MaxNewTokens {
@@ -46,11 +46,11 @@ func naive(t *testing.T, m *Model, wave []float32, gen Generation) []int32 {
 		for i, v := range seq {
 			ids[i] = int64(v)
 		}
-		o, err := m.dec.Run(ctx, []backend.Tensor{{Name: InputIDs, DType: backend.Int64, Shape: []int64{1, int64(len(ids))}, Data: ids}, hidden})
+		o, err := m.dec.Run(ctx, []backend.Tensor{{Name: inputIDs, DType: backend.Int64, Shape: []int64{1, int64(len(ids))}, Data: ids}, hidden})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lg, _ := byName(o, Logits)
+		lg, _ := byName(o, logitsName)
 		V := m.shape.Vocab
 		tok := argmax(lg.Data.([]float32)[(len(seq)-1)*V:])
 		got, seq = append(got, tok), append(seq, tok)
@@ -84,7 +84,7 @@ func testWaves(n int) [][]float32 {
 // of uncached decoding of that row alone, with an EOT chosen so that some
 // rows stop early.
 func TestCachedDecodingEqualsNaive(t *testing.T) {
-	enc, dec, past := tinySessions(t, Configs[SizeTiny])
+	enc, dec, past := tinySessions(t, configs[sizeTiny])
 	m, err := New(enc, dec, past)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestCachedDecodingEqualsNaive(t *testing.T) {
 // TestNewRefusesOtherModels: sessions swapped or of another model are
 // contract errors naming the file.
 func TestNewRefusesOtherModels(t *testing.T) {
-	enc, dec, past := tinySessions(t, Configs[SizeTiny])
+	enc, dec, past := tinySessions(t, configs[sizeTiny])
 	if _, err := New(enc, past, dec); err == nil {
 		t.Error("decoders swapped accepted")
 	}
@@ -142,7 +142,7 @@ func TestNewRefusesOtherModels(t *testing.T) {
 // TestTranscribeRefusesBadGenerations: prompt ids outside the vocabulary
 // (a tokenizer of another model) and empty generations are errors.
 func TestTranscribeRefusesBadGenerations(t *testing.T) {
-	m, err := New(tinySessions(t, Configs[SizeTiny]))
+	m, err := New(tinySessions(t, configs[sizeTiny]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestTranscribeRefusesBadGenerations(t *testing.T) {
 // 32 greedy steps) on the tiny model, single-threaded (go test -bench
 // TranscribeTiny ./models/whisper).
 func BenchmarkTranscribeTiny(b *testing.B) {
-	m, err := New(tinySessions(b, Configs[SizeTiny]))
+	m, err := New(tinySessions(b, configs[sizeTiny]))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -87,25 +87,25 @@ func TestDownloadModelScript(t *testing.T) {
 	}
 }
 
-// TestModelFiles: a folder or one of its files names the three files; a
+// TestModelFiles: findModelFiles: a folder or one of its files names the three files; a
 // folder with only the merged decoder gets the export's fix.
 func TestModelFiles(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{EncoderFile, DecoderFile, DecoderWithPastFile} {
+	for _, f := range []string{encoderFile, decoderFile, decoderWithPastFile} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
-	for _, p := range []string{dir, filepath.Join(dir, EncoderFile)} {
-		f, err := ModelFiles(p)
-		if err != nil || f.DecoderWithPast != filepath.Join(dir, DecoderWithPastFile) {
+	for _, p := range []string{dir, filepath.Join(dir, encoderFile)} {
+		f, err := findModelFiles(p)
+		if err != nil || f.DecoderWithPast != filepath.Join(dir, decoderWithPastFile) {
 			t.Errorf("%s: %+v %v", p, f, err)
 		}
 	}
-	os.Remove(filepath.Join(dir, DecoderWithPastFile))
+	os.Remove(filepath.Join(dir, decoderWithPastFile))
 	os.WriteFile(filepath.Join(dir, "decoder_model_merged.onnx"), nil, 0o644)
-	if _, err := ModelFiles(dir); err == nil || !strings.Contains(err.Error(), "--no-post-process") {
+	if _, err := findModelFiles(dir); err == nil || !strings.Contains(err.Error(), "--no-post-process") {
 		t.Errorf("merged only: %v", err)
 	}
-	if _, err := ModelFiles(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := findModelFiles(filepath.Join(dir, "none")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing: %v", err)
 	}
 }

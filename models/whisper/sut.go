@@ -11,16 +11,16 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// Transcriber turns a batch of waveforms into generated ids: the local
+// transcriber turns a batch of waveforms into generated ids: the local
 // Model, or a served one.
-type Transcriber interface {
+type transcriber interface {
 	Transcribe(ctx context.Context, waves [][]float32, gen Generation, first TokenFunc) ([][]int32, error)
 }
 
-// SUTConfig configures NewSUT.
-type SUTConfig struct {
+// sutConfig configures newSUT.
+type sutConfig struct {
 	// Model transcribes.
-	Model Transcriber
+	Model transcriber
 	// Tokenizer decodes the generated ids.
 	Tokenizer *tokenizer.Whisper
 	// Waveform returns a loaded sample's 16 kHz waveform (not modified).
@@ -30,25 +30,25 @@ type SUTConfig struct {
 	// Workers is the number of batches in flight (at least 1).
 	Workers int
 	// Generation is the decoding rule; the zero value means the
-	// reference's (DefaultGeneration).
+	// reference's (defaultGeneration).
 	Generation Generation
 }
 
-// DefaultGeneration is the reference's decoding: the prompt
+// defaultGeneration is the reference's decoding: the prompt
 // <|startoftranscript|><|en|><|transcribe|><|notimestamps|>, greedy,
 // until <|endoftext|> or 200 new tokens.
-func DefaultGeneration(tok *tokenizer.Whisper) (Generation, error) {
-	p, err := tok.TranscribePrompt(Language)
+func defaultGeneration(tok *tokenizer.Whisper) (Generation, error) {
+	p, err := tok.TranscribePrompt(language)
 	if err != nil {
 		return Generation{}, fmt.Errorf("whisper: %w", err)
 	}
-	return Generation{Prompt: p, EOT: tok.EOT(), MaxNewTokens: MaxNewTokens}, nil
+	return Generation{Prompt: p, EOT: tok.EOT(), MaxNewTokens: maxNewTokens}, nil
 }
 
-// ErrClosed fails the samples issued to a closed SUT.
-var ErrClosed = errors.New("whisper: SUT closed")
+// errClosed fails the samples issued to a closed SUT.
+var errClosed = errors.New("whisper: SUT closed")
 
-// SUT is the Whisper system under test: issued samples queue up and
+// batchSUT is the Whisper system under test: issued samples queue up and
 // workers transcribe them in batches of up to MaxBatch (all that are
 // waiting, so an Offline query runs in full batches). When the loadgen's
 // Completer is a loadgen.TokenCompleter each sample's first token is
@@ -56,8 +56,8 @@ var ErrClosed = errors.New("whisper: SUT closed")
 // response holds the label indices of the transcript and Tokens, the
 // number of generated ids (the end token included, as vLLM counts).
 // IssueQuery never blocks and is safe for concurrent use.
-type SUT struct {
-	cfg    SUTConfig
+type batchSUT struct {
+	cfg    sutConfig
 	mu     sync.Mutex
 	queue  []job
 	closed bool
@@ -73,8 +73,8 @@ type job struct {
 	c loadgen.Completer
 }
 
-// NewSUT starts the workers; ctx bounds their life. Close stops them.
-func NewSUT(ctx context.Context, cfg SUTConfig) (*SUT, error) {
+// newSUT starts the workers; ctx bounds their life. Close stops them.
+func newSUT(ctx context.Context, cfg sutConfig) (*batchSUT, error) {
 	if cfg.Model == nil || cfg.Tokenizer == nil || cfg.Waveform == nil {
 		return nil, fmt.Errorf("whisper: SUT needs a model, a tokenizer and a waveform source")
 	}
@@ -82,14 +82,14 @@ func NewSUT(ctx context.Context, cfg SUTConfig) (*SUT, error) {
 		return nil, fmt.Errorf("whisper: batch %d and workers %d must be at least 1", cfg.MaxBatch, cfg.Workers)
 	}
 	if cfg.Generation.MaxNewTokens == 0 {
-		g, err := DefaultGeneration(cfg.Tokenizer)
+		g, err := defaultGeneration(cfg.Tokenizer)
 		if err != nil {
 			return nil, err
 		}
 		cfg.Generation = g
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &SUT{cfg: cfg, wake: make(chan struct{}, 1), stop: make(chan struct{}), cancel: cancel}
+	s := &batchSUT{cfg: cfg, wake: make(chan struct{}, 1), stop: make(chan struct{}), cancel: cancel}
 	for range cfg.Workers {
 		s.wg.Go(func() { s.work(ctx) })
 	}
@@ -97,12 +97,12 @@ func NewSUT(ctx context.Context, cfg SUTConfig) (*SUT, error) {
 }
 
 // IssueQuery queues the samples.
-func (s *SUT) IssueQuery(_ context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+func (s *batchSUT) IssueQuery(_ context.Context, samples []loadgen.Sample, c loadgen.Completer) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		for _, smp := range samples {
-			c.Complete(loadgen.Response{ID: smp.ID, Err: ErrClosed})
+			c.Complete(loadgen.Response{ID: smp.ID, Err: errClosed})
 		}
 		return
 	}
@@ -113,7 +113,7 @@ func (s *SUT) IssueQuery(_ context.Context, samples []loadgen.Sample, c loadgen.
 	s.signal()
 }
 
-func (s *SUT) signal() {
+func (s *batchSUT) signal() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
@@ -121,7 +121,7 @@ func (s *SUT) signal() {
 }
 
 // take removes up to MaxBatch queued jobs.
-func (s *SUT) take() ([]job, bool) {
+func (s *batchSUT) take() ([]job, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := min(len(s.queue), s.cfg.MaxBatch)
@@ -133,7 +133,7 @@ func (s *SUT) take() ([]job, bool) {
 	return b, s.closed
 }
 
-func (s *SUT) work(ctx context.Context) {
+func (s *batchSUT) work(ctx context.Context) {
 	for {
 		b, closed := s.take()
 		if len(b) > 0 {
@@ -153,7 +153,7 @@ func (s *SUT) work(ctx context.Context) {
 	}
 }
 
-func (s *SUT) failQueued(err error) {
+func (s *batchSUT) failQueued(err error) {
 	s.mu.Lock()
 	q := s.queue
 	s.queue = nil
@@ -164,7 +164,7 @@ func (s *SUT) failQueued(err error) {
 }
 
 // run transcribes one batch and completes its samples.
-func (s *SUT) run(ctx context.Context, b []job) {
+func (s *batchSUT) run(ctx context.Context, b []job) {
 	fail := func(err error) {
 		for _, j := range b {
 			j.c.Complete(loadgen.Response{ID: j.s.ID, Err: err})
@@ -181,7 +181,7 @@ func (s *SUT) run(ctx context.Context, b []job) {
 	}
 	first := func(row int, tok int32) {
 		if tc, ok := b[row].c.(loadgen.TokenCompleter); ok {
-			data, _ := EncodeResponse(nil, s.cfg.Tokenizer, []int32{tok})
+			data, _ := encodeResponse(nil, s.cfg.Tokenizer, []int32{tok})
 			tc.FirstToken(b[row].s.ID, data)
 		}
 	}
@@ -194,18 +194,18 @@ func (s *SUT) run(ctx context.Context, b []job) {
 		return
 	}
 	for i, j := range b {
-		data, err := EncodeResponse(nil, s.cfg.Tokenizer, ids[i])
+		data, err := encodeResponse(nil, s.cfg.Tokenizer, ids[i])
 		j.c.Complete(loadgen.Response{ID: j.s.ID, Data: data, Tokens: len(ids[i]), Err: err})
 	}
 	s.done.Add(int64(len(b)))
 }
 
 // Done is the number of samples transcribed so far.
-func (s *SUT) Done() int64 { return s.done.Load() }
+func (s *batchSUT) Done() int64 { return s.done.Load() }
 
 // Close stops the workers after the running batches; samples still queued
-// fail with ErrClosed.
-func (s *SUT) Close() error {
+// fail with errClosed.
+func (s *batchSUT) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -213,7 +213,7 @@ func (s *SUT) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
-	s.failQueued(ErrClosed)
+	s.failQueued(errClosed)
 	close(s.stop)
 	s.wg.Wait()
 	s.cancel()

@@ -58,7 +58,7 @@ func waveOf(n int) func(loadgen.SampleIndex) ([]float32, error) {
 func TestSUTBatchesAndEncodes(t *testing.T) {
 	tok := realTokenizer(t)
 	m := &fakeModel{}
-	s, err := NewSUT(context.Background(), SUTConfig{Model: m, Tokenizer: tok, Waveform: waveOf(7), MaxBatch: 3, Workers: 1})
+	s, err := newSUT(context.Background(), sutConfig{Model: m, Tokenizer: tok, Waveform: waveOf(7), MaxBatch: 3, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestSUTFailuresAreSampleErrors(t *testing.T) {
 		"missing sample": {&fakeModel{}, 1, 5, "sample 5 not loaded"},
 		"model error":    {&fakeModel{fail: boom}, 9, 0, "boom"},
 	} {
-		s, err := NewSUT(context.Background(), SUTConfig{Model: c.m, Tokenizer: tok, Waveform: waveOf(c.n), MaxBatch: 4, Workers: 2})
+		s, err := newSUT(context.Background(), sutConfig{Model: c.m, Tokenizer: tok, Waveform: waveOf(c.n), MaxBatch: 4, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,11 +125,11 @@ func TestSUTFailuresAreSampleErrors(t *testing.T) {
 		s.Close()
 		rec = loadgentest.NewRecorder()
 		s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 2}}, rec)
-		if r := rec.Wait(1)[2]; !errors.Is(r.Err, ErrClosed) {
+		if r := rec.Wait(1)[2]; !errors.Is(r.Err, errClosed) {
 			t.Errorf("%s: after Close: %v", name, r.Err)
 		}
 	}
-	if _, err := NewSUT(context.Background(), SUTConfig{Model: &fakeModel{}, Tokenizer: tok, Waveform: waveOf(1)}); err == nil {
+	if _, err := newSUT(context.Background(), sutConfig{Model: &fakeModel{}, Tokenizer: tok, Waveform: waveOf(1)}); err == nil {
 		t.Error("batch 0 accepted")
 	}
 }

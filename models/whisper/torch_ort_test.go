@@ -25,7 +25,7 @@ import (
 
 const torchDir = "testdata/torch"
 
-var torchSmall = Config{Mels: 128, Width: 32, EncoderLayers: 2, DecoderLayers: 2, Heads: 4, FFN: 64, Vocab: 97,
+var torchSmall = config{Mels: 128, Width: 32, EncoderLayers: 2, DecoderLayers: 2, Heads: 4, FFN: 64, Vocab: 97,
 	SourcePos: 1500, TargetPos: 448, LayerNormEps: 1e-5, MaxSourceFrame: 3000}
 
 // torchFeatures is make_torch_small.py's input_features.
@@ -81,20 +81,20 @@ func check(t *testing.T, what string, got []float32, file string) {
 // the cache I/O and the decode loop then compute PyTorch's numbers and
 // tokens.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	enc := withTorchWeights(t, func() (*onnx.Graph, error) { return Encoder(torchSmall, ArchSeed) })
-	dec := withTorchWeights(t, func() (*onnx.Graph, error) { return Decoder(torchSmall, ArchSeed, false) })
-	past := withTorchWeights(t, func() (*onnx.Graph, error) { return Decoder(torchSmall, ArchSeed, true) })
+	enc := withTorchWeights(t, func() (*onnx.Graph, error) { return encoderGraph(torchSmall, archSeed) })
+	dec := withTorchWeights(t, func() (*onnx.Graph, error) { return decoderGraph(torchSmall, archSeed, false) })
+	past := withTorchWeights(t, func() (*onnx.Graph, error) { return decoderGraph(torchSmall, archSeed, true) })
 	m, err := New(enc, dec, past)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	feats := torchFeatures()
-	out, err := enc.Run(ctx, []backend.Tensor{{Name: InputFeatures, DType: backend.Float32, Shape: []int64{2, 128, 3000}, Data: feats}})
+	out, err := enc.Run(ctx, []backend.Tensor{{Name: inputFeatures, DType: backend.Float32, Shape: []int64{2, 128, 3000}, Data: feats}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hidden, _ := byName(out, LastHiddenState)
+	hidden, _ := byName(out, lastHiddenState)
 	h := hidden.Data.([]float32)
 	var rows []float32
 	for b := range 2 {
@@ -103,15 +103,15 @@ func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
 	}
 	check(t, "encoder states", rows, "encoder_rows.npy")
 
-	hidden.Name = EncoderHiddenStates
+	hidden.Name = encoderHiddenStates
 	prompt := []int64{1, 5, 17, 33, 1, 5, 17, 33}
-	out, err = dec.Run(ctx, []backend.Tensor{{Name: InputIDs, DType: backend.Int64, Shape: []int64{2, 4}, Data: prompt}, hidden})
+	out, err = dec.Run(ctx, []backend.Tensor{{Name: inputIDs, DType: backend.Int64, Shape: []int64{2, 4}, Data: prompt}, hidden})
 	if err != nil {
 		t.Fatal(err)
 	}
-	logits, _ := byName(out, Logits)
+	logits, _ := byName(out, logitsName)
 	check(t, "prompt logits", logits.Data.([]float32), "prefill_logits.npy")
-	ck, _ := byName(out, PresentNames(0)[2])
+	ck, _ := byName(out, presentNames(0)[2])
 	var ck10 []float32
 	for bh := range 2 * 4 {
 		ck10 = append(ck10, ck.Data.([]float32)[bh*1500*8:bh*1500*8+80]...)
@@ -120,10 +120,10 @@ func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
 
 	lf := logits.Data.([]float32)
 	next := []int64{int64(argmax(lf[3*97 : 4*97])), int64(argmax(lf[7*97 : 8*97]))}
-	in := []backend.Tensor{{Name: InputIDs, DType: backend.Int64, Shape: []int64{2, 1}, Data: next}}
+	in := []backend.Tensor{{Name: inputIDs, DType: backend.Int64, Shape: []int64{2, 1}, Data: next}}
 	for l := range 2 {
-		for i, n := range PastNames(l) {
-			p, _ := byName(out, PresentNames(l)[i])
+		for i, n := range pastNames(l) {
+			p, _ := byName(out, presentNames(l)[i])
 			p.Name = n
 			in = append(in, p)
 		}
@@ -132,7 +132,7 @@ func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, _ := byName(step, Logits)
+	sl, _ := byName(step, logitsName)
 	check(t, "step logits", sl.Data.([]float32), "step_logits.npy")
 
 	got, err := m.Decode(ctx, feats, 2, Generation{Prompt: []int32{1, 5, 17, 33}, EOT: -1, MaxNewTokens: 8}, nil)

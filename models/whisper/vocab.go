@@ -15,12 +15,12 @@ import (
 //go:embed assets/multilingual.tiktoken.gz
 var vocabGz []byte
 
-// VocabularySHA256 is the SHA-256 of openai/whisper's
+// vocabularySHA256 is the SHA-256 of openai/whisper's
 // multilingual.tiktoken (commit c0d2f62).
-const VocabularySHA256 = "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126"
+const vocabularySHA256 = "b34b360dbb493e781e479794586d661700670d65564001f23024971d1f2fa126"
 
-// Vocabulary returns multilingual.tiktoken.
-func Vocabulary() ([]byte, error) {
+// vocabulary returns multilingual.tiktoken.
+func vocabulary() ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(vocabGz))
 	if err != nil {
 		return nil, fmt.Errorf("whisper: embedded vocabulary: %w", err)
