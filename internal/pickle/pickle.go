@@ -256,6 +256,9 @@ func (u *unpickler) step(op byte) error {
 		_, err := u.need(8)
 		return err
 	case '(': // MARK
+		if u.fastAppends() {
+			return nil
+		}
 		u.marks = append(u.marks, len(u.stack))
 	case '0': // POP
 		if len(u.marks) > 0 && len(u.stack) == u.marks[len(u.marks)-1] {
@@ -621,6 +624,42 @@ func (u *unpickler) step(op byte) error {
 		return errors.New("unknown or unsupported opcode")
 	}
 	return nil
+}
+
+// fastAppends handles MARK, ints, APPENDS onto a list (how pickle writes
+// a list of ints, in batches of 1000) without boxing each int: data sets
+// hold millions of token ids. It reports false, consuming nothing, when
+// what follows the MARK is anything else.
+func (u *unpickler) fastAppends() bool {
+	if len(u.stack) == 0 || (len(u.marks) > 0 && len(u.stack) == u.marks[len(u.marks)-1]) {
+		return false
+	}
+	l, ok := u.stack[len(u.stack)-1].(*List)
+	if !ok || l.mixed {
+		return false
+	}
+	b := u.b
+	start := len(l.Ints)
+	for p := u.pos; p < len(b); {
+		var v int64
+		switch {
+		case b[p] == 'K' && p+2 <= len(b):
+			v, p = int64(b[p+1]), p+2
+		case b[p] == 'M' && p+3 <= len(b):
+			v, p = int64(binary.LittleEndian.Uint16(b[p+1:])), p+3
+		case b[p] == 'J' && p+5 <= len(b):
+			v, p = int64(int32(binary.LittleEndian.Uint32(b[p+1:]))), p+5
+		case b[p] == 'e':
+			u.pos = p + 1
+			return true
+		default:
+			l.Ints = l.Ints[:start]
+			return false
+		}
+		l.Ints = append(l.Ints, v)
+	}
+	l.Ints = l.Ints[:start]
+	return false
 }
 
 func latin1(p []byte) string {
