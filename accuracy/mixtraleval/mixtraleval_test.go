@@ -76,7 +76,9 @@ func rougePairs(t *testing.T) [][2]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g struct{ Pairs []struct{ Prediction, Target string } }
+	var g struct {
+		Pairs []struct{ Prediction, Target string }
+	}
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
