@@ -319,3 +319,34 @@ func BenchmarkLoadFullSize(b *testing.B) {
 		}
 	}
 }
+
+// TestTrimOutputMatchesReference: the golden is what dataset.py's own
+// remove_trailing_twos and mbxp_stop made of the same ids
+// (testdata/make_trim_golden.py).
+func TestTrimOutputMatchesReference(t *testing.T) {
+	b, err := os.ReadFile("testdata/trim_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct{ IDs, Other, MBXP []int32 }
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, c := range cases {
+		in := slices.Clone(c.IDs)
+		for _, ds := range []string{OpenOrca, GSM8K} {
+			if got := TrimOutput(ds, in); !slices.Equal(got, c.Other) && !(len(got) == 0 && len(c.Other) == 0) {
+				t.Errorf("%s %v: %v, want %v", ds, c.IDs, got, c.Other)
+			}
+		}
+		if got := TrimOutput(MBXP, in); !slices.Equal(got, c.MBXP) && !(len(got) == 0 && len(c.MBXP) == 0) {
+			t.Errorf("MBXP %v: %v, want %v", c.IDs, got, c.MBXP)
+		}
+		if !slices.Equal(in, c.IDs) && !(len(in) == 0 && len(c.IDs) == 0) {
+			t.Errorf("TrimOutput changed its input %v to %v", c.IDs, in)
+		}
+	}
+}
