@@ -296,3 +296,29 @@ func (a *NDArray) Int64s() ([]int64, error) {
 	}
 	return out, nil
 }
+
+// Float32s returns a float32 array's items.
+func (a *NDArray) Float32s() ([]float32, error) {
+	if a.Dtype.Kind != "f4" {
+		return nil, fmt.Errorf("%w: array of %s, want float32", ErrPickle, a.Dtype.Descr())
+	}
+	out := make([]float32, a.Len())
+	for i := range out {
+		v, _ := a.Value(i)
+		out[i] = float32(v.(float64))
+	}
+	return out, nil
+}
+
+// Float64s returns a float64 array's items.
+func (a *NDArray) Float64s() ([]float64, error) {
+	if a.Dtype.Kind != "f8" {
+		return nil, fmt.Errorf("%w: array of %s, want float64", ErrPickle, a.Dtype.Descr())
+	}
+	out := make([]float64, a.Len())
+	for i := range out {
+		v, _ := a.Value(i)
+		out[i] = v.(float64)
+	}
+	return out, nil
+}
