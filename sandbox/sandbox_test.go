@@ -142,7 +142,11 @@ func TestCanceledContextKillsProgram(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(f.Path(), "started")); err == nil {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case r := <-done:
+			t.Fatalf("ended before it started: %v %q", r.Verdict, r.Stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	cancel()
 	if r := <-done; r.Verdict != Canceled {

@@ -90,7 +90,7 @@ var Required = []string{ColDataset, ColID, ColInput, ColTokInput, ColGtOutput}
 var ErrFormat = errors.New("mixtral: not the Mixtral-8x7B data set")
 
 // fixHint says how to get a good file.
-const fixHint = "download it with datasets/mixtral/download_dataset.sh (or make one with `mlperf dataset synth mixtral`)"
+const fixHint = "download it with datasets/mixtral/download_dataset.sh (or write a synthetic one with mixtral.Synth and WriteFile)"
 
 // Sample is one row.
 type Sample struct {
