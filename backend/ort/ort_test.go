@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/onnx"
 )
@@ -91,7 +90,7 @@ func TestRunLinear(t *testing.T) {
 	defer s.Close()
 	wantIn := []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 4}}}
 	wantOut := []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1, 3}}, {Name: "a", DType: backend.Int64, Shape: []int64{-1}}}
-	if err := backendtest.Validate(s, wantIn, wantOut); err != nil {
+	if err := backend.Validate(s, wantIn, wantOut); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 3, 8} {
@@ -342,14 +341,14 @@ func TestValidate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := backendtest.Validate(s, c.in, c.out)
+			err := backend.Validate(s, c.in, c.out)
 			if c.want == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if !errors.Is(err, backendtest.ErrContract) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, backend.ErrContract) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, c.want)
 			}
 		})

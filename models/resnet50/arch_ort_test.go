@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/backend/backendtest"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/onnx"
@@ -29,7 +28,7 @@ func archInputs(n int, seed uint64) []float32 {
 func TestArchTinyRuns(t *testing.T) {
 	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "tiny.onnx")
-	if err := BuildFile(path, SizeTiny, ArchSeed); err != nil {
+	if err := buildFile(path, sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
@@ -37,7 +36,7 @@ func TestArchTinyRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = backendtest.Validate(s,
+	err = backend.Validate(s,
 		[]backend.Info{{Name: archInput, DType: backend.Float32, Shape: []int64{-1, 3, archSide, archSide}}},
 		[]backend.Info{
 			{Name: archArgMax, DType: backend.Int64, Shape: []int64{-1}},
@@ -87,7 +86,7 @@ func TestArchTinyRuns(t *testing.T) {
 func BenchmarkArchFull(b *testing.B) {
 	orttest.Need(b)
 	path := filepath.Join(b.TempDir(), "full.onnx")
-	if err := BuildFile(path, SizeFull, ArchSeed); err != nil {
+	if err := buildFile(path, sizeFull, archSeed); err != nil {
 		b.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{Outputs: []string{archArgMax}})

@@ -1,20 +1,14 @@
-package backendtest
+package backend
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/mlperf-go/inference/backend"
 )
-
-// This file holds the contract check the tests of the synthetic
-// architectures use: the benchmarks check their own contracts
-// (models/<name>.CheckContract), with their fixed-batch rules.
 
 // ErrContract reports a model whose inputs or outputs do not match what a
 // benchmark needs.
-var ErrContract = errors.New("backendtest: model does not match the contract")
+var ErrContract = errors.New("backend: model does not match the contract")
 
 // Validate checks a session against a benchmark's I/O contract before any
 // run. Every wanted input must exist with the same dtype and rank, and every
@@ -23,7 +17,7 @@ var ErrContract = errors.New("backendtest: model does not match the contract")
 // dimension of -1 (dynamic, e.g. the batch) must be dynamic in the model
 // too; a fixed wanted dimension matches the same size or a dynamic one. All
 // problems are listed in one error wrapping ErrContract.
-func Validate(s backend.Session, inputs, outputs []backend.Info) error {
+func Validate(s Session, inputs, outputs []Info) error {
 	var probs []string
 	probs = append(probs, match("input", s.Inputs(), inputs, true)...)
 	probs = append(probs, match("output", s.Outputs(), outputs, false)...)
@@ -33,9 +27,9 @@ func Validate(s backend.Session, inputs, outputs []backend.Info) error {
 	return fmt.Errorf("%w: %s", ErrContract, strings.Join(probs, "; "))
 }
 
-func match(kind string, have, want []backend.Info, exact bool) []string {
+func match(kind string, have, want []Info, exact bool) []string {
 	var probs []string
-	byName := map[string]backend.Info{}
+	byName := map[string]Info{}
 	for _, h := range have {
 		byName[h.Name] = h
 	}
@@ -51,13 +45,13 @@ func match(kind string, have, want []backend.Info, exact bool) []string {
 			probs = append(probs, fmt.Sprintf("%s %q is %v, want %v", kind, w.Name, h.DType, w.DType))
 		}
 		if !shapeFits(h.Shape, w.Shape) {
-			probs = append(probs, fmt.Sprintf("%s %q has shape %s, want %s", kind, w.Name, backend.FormatShape(h.Shape), backend.FormatShape(w.Shape)))
+			probs = append(probs, fmt.Sprintf("%s %q has shape %s, want %s", kind, w.Name, FormatShape(h.Shape), FormatShape(w.Shape)))
 		}
 	}
 	if exact {
 		for _, h := range have {
 			if !wanted[h.Name] {
-				probs = append(probs, fmt.Sprintf("unexpected %s %q (%v %s)", kind, h.Name, h.DType, backend.FormatShape(h.Shape)))
+				probs = append(probs, fmt.Sprintf("unexpected %s %q (%v %s)", kind, h.Name, h.DType, FormatShape(h.Shape)))
 			}
 		}
 	}
@@ -79,7 +73,7 @@ func shapeFits(have, want []int64) bool {
 	return true
 }
 
-func names(infos []backend.Info) string {
+func names(infos []Info) string {
 	if len(infos) == 0 {
 		return "none"
 	}
@@ -88,4 +82,71 @@ func names(infos []backend.Info) string {
 		n[i] = fmt.Sprintf("%q", in.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// FormatShape formats a shape as [N,3,224,224], writing dynamic dimensions
+// as N (first) or ? (others).
+func FormatShape(s []int64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, d := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case d >= 0:
+			fmt.Fprint(&b, d)
+		case i == 0:
+			b.WriteByte('N')
+		default:
+			b.WriteByte('?')
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// Elements is the number of elements of a fully known shape, or -1 when a
+// dimension is negative.
+func Elements(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		if d < 0 {
+			return -1
+		}
+		n *= d
+	}
+	return n
+}
+
+// DataLen returns the number of elements held by data, a slice of the Go
+// type that holds dt (see Tensor), or -1 when data is not such a slice.
+func DataLen(dt DType, data any) int {
+	switch v := data.(type) {
+	case []float32:
+		if dt == Float32 {
+			return len(v)
+		}
+	case []uint16:
+		if dt == Float16 {
+			return len(v)
+		}
+	case []int64:
+		if dt == Int64 {
+			return len(v)
+		}
+	case []int32:
+		if dt == Int32 {
+			return len(v)
+		}
+	case []uint8:
+		if dt == Uint8 {
+			return len(v)
+		}
+	case []bool:
+		if dt == Bool {
+			return len(v)
+		}
+	}
+	return -1
 }
