@@ -1,0 +1,101 @@
+// Package yolo is the MLPerf Inference YOLOv11 object detection benchmark
+// (yolo-95 / yolo-99: YOLO11-L on the 1,525-image "safe" subset of COCO
+// val2017): the I/O contract of Ultralytics' ONNX export, the reference's
+// preprocessing (Ultralytics' LetterBox), post-processing (Ultralytics'
+// non_max_suppression and scale_boxes) and response encoding, and a
+// synthetic-weights model of the same architecture.
+//
+// The reference (vision/classification_and_detection/yolo/yolo_loadgen.py
+// of mlcommons/inference) calls YOLO(model).predict(path, conf=0.001) per
+// image. Non-maximum suppression is not part of the exported graph
+// (output0 is the raw [1, 84, 8400] prediction), so it runs here, in Go,
+// after the network: see NMS.
+package yolo
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mlperf-go/inference/backend"
+)
+
+// The contract of Ultralytics' ONNX export of a YOLO11 detection model
+// (model.export(format="onnx"), imgsz 640, static shapes).
+const (
+	// InputName is the image input: float32 [1, 3, 640, 640], RGB in
+	// [0, 1], letterboxed.
+	InputName = "images"
+	// OutputName is the raw prediction: float32 [1, 84, 8400], per anchor
+	// the box centre, width and height in input pixels and 80 class
+	// scores (sigmoid).
+	OutputName = "output0"
+	// InputSize is the side of the square network input, pixels.
+	InputSize = 640
+	// NumClasses is the number of classes (COCO's 80).
+	NumClasses = 80
+	// NumAnchors is the number of predictions: 80² + 40² + 20² anchor
+	// points at strides 8, 16 and 32.
+	NumAnchors = 8400
+	// SampleLen is the number of float32 values of one preprocessed
+	// image (3 × 640 × 640, CHW).
+	SampleLen = 3 * InputSize * InputSize
+	// OutputLen is the number of values of one image's output0.
+	OutputLen = (4 + NumClasses) * NumAnchors
+	// RecordSize is the size in bytes of one detection in a response: 7
+	// little-endian float32.
+	RecordSize = 28
+)
+
+// ErrContract is wrapped by errors about a model whose inputs or outputs
+// are not those of the YOLO11 ONNX export.
+var ErrContract = errors.New("yolo: model does not match the YOLO11 ONNX contract")
+
+// CheckContract validates a session's inputs and outputs against the
+// export's contract: one input "images" float32 [1 3 640 640] (a symbolic
+// batch is accepted and run with 1) and an output "output0" float32
+// [1 84 8400] (symbolic dimensions accepted). A model with dynamic height
+// and width (exported with dynamic=True) is refused: Ultralytics would
+// letterbox it to the minimum rectangle instead, which this benchmark does
+// not run.
+func CheckContract(inputs, outputs []backend.Info) error {
+	fix := "give YOLO11-L exported by Ultralytics to ONNX at imgsz 640 without dynamic shapes or NMS (yolo export model=yolo11l.pt format=onnx imgsz=640), or --model synthetic"
+	if len(inputs) != 1 || inputs[0].Name != InputName {
+		return fmt.Errorf("%w: want exactly one input %q, model has %s; %s", ErrContract, InputName, describe(inputs), fix)
+	}
+	in := inputs[0]
+	if in.DType != backend.Float32 || len(in.Shape) != 4 || in.Shape[1] != 3 || in.Shape[2] != InputSize || in.Shape[3] != InputSize || in.Shape[0] > 1 || in.Shape[0] == 0 {
+		return fmt.Errorf("%w: input %q is %s %s, want float32 [1,3,%d,%d] (NCHW, one image); %s", ErrContract, InputName, in.DType, backend.FormatShape(in.Shape), InputSize, InputSize, fix)
+	}
+	var out *backend.Info
+	for i := range outputs {
+		if outputs[i].Name == OutputName {
+			out = &outputs[i]
+		}
+	}
+	if out == nil {
+		return fmt.Errorf("%w: no output %q among %s; %s", ErrContract, OutputName, describe(outputs), fix)
+	}
+	want := []int64{1, 4 + NumClasses, NumAnchors}
+	ok := out.DType == backend.Float32 && len(out.Shape) == 3
+	for i := 0; ok && i < 3; i++ {
+		ok = out.Shape[i] < 0 || out.Shape[i] == want[i]
+	}
+	if !ok {
+		return fmt.Errorf("%w: output %q is %s %s, want float32 [1,%d,%d] (raw predictions, NMS not in the graph); %s", ErrContract, OutputName, out.DType, backend.FormatShape(out.Shape), 4+NumClasses, NumAnchors, fix)
+	}
+	return nil
+}
+
+func describe(infos []backend.Info) string {
+	if len(infos) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, x := range infos {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%q %s %s", x.Name, x.DType, backend.FormatShape(x.Shape))
+	}
+	return s
+}

@@ -1,0 +1,245 @@
+package yolo
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// NMSConfig holds the settings of Ultralytics' non_max_suppression
+// (ultralytics/utils/nms.py) on the single-label path the detection
+// predictor takes.
+type NMSConfig struct {
+	// Conf is the confidence a box's best class score must exceed
+	// (predict's conf: the reference passes 0.001).
+	Conf float32
+	// IoU is the overlap above which a lower-scored box of the same class
+	// is suppressed (predict's iou default, 0.7).
+	IoU float32
+	// MaxDet is the most detections kept per image (max_det, 300).
+	MaxDet int
+	// MaxNMS is the most candidates, by score, that go into NMS (max_nms,
+	// 30000; more than the 8400 anchors, so it only binds in tests).
+	MaxNMS int
+	// MaxWH is the per-class box offset that keeps classes apart (max_wh,
+	// 7680 pixels).
+	MaxWH float32
+	// Agnostic suppresses across classes (agnostic_nms; off for the
+	// reference).
+	Agnostic bool
+}
+
+// ReferenceNMS is what YOLO(model).predict(img, conf=0.001) runs: the
+// reference's conf, and Ultralytics' defaults for the rest.
+var ReferenceNMS = NMSConfig{Conf: 0.001, IoU: 0.7, MaxDet: 300, MaxNMS: 30000, MaxWH: 7680}
+
+// Detection is one kept box.
+type Detection struct {
+	// Box is x1, y1, x2, y2: network-input pixels after NMS, image pixels
+	// after ScaleBoxes.
+	Box   [4]float32
+	Score float32 // the best class's score
+	Class int     // 0..NumClasses−1, the best class (first on ties)
+}
+
+// NMSScratch holds NMS's working memory so that repeated calls do not
+// allocate. The zero value is ready; it is not safe for concurrent use.
+type NMSScratch struct {
+	cand  []candidate
+	order []int32
+	off   [][4]float32
+	area  []float32
+	supp  []bool
+}
+
+type candidate struct {
+	box   [4]float32
+	score float32
+	class int32
+}
+
+// NMS appends to dst the detections Ultralytics' non_max_suppression keeps
+// for one image's raw output pred: (4+nc)×n float32 values, channel-major
+// (output0 [1, 84, 8400] without its batch dimension): rows 0–3 the box
+// centre x, y, width and height in input pixels, rows 4.. the class
+// scores. Step by step, in float32 as PyTorch computes it:
+//
+//   - candidates are the anchors whose highest class score exceeds Conf
+//     (a NaN score drops the anchor); their score and class are that
+//     maximum and its first index (torch.max);
+//   - boxes go from xywh to xyxy (x ± w/2);
+//   - beyond MaxNMS candidates, only the MaxNMS best-scored are kept
+//     (sorted by score, descending);
+//   - each box is offset by class·MaxWH (0 when Agnostic) and torchvision's
+//     nms runs on the offset boxes: in order of decreasing score, a box
+//     suppresses every later box whose IoU with it exceeds IoU, the IoU
+//     being inter / (area_i + area_j − inter);
+//   - the first MaxDet survivors are returned, in that order, with their
+//     boxes without the offset.
+//
+// Equal scores are ordered by anchor (a stable sort); PyTorch's sorts do
+// not promise an order for ties. s may be nil.
+func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratch) ([]Detection, error) {
+	if nc < 1 || n < 0 || len(pred) != (4+nc)*n {
+		return dst, fmt.Errorf("yolo: raw output of %d values is not (4+%d)×%d", len(pred), nc, n)
+	}
+	if s == nil {
+		s = &NMSScratch{}
+	}
+	cand := s.cand[:0]
+	for a := range n {
+		best, cls, ok := pred[4*n+a], 0, true
+		for c := 1; c < nc; c++ {
+			v := pred[(4+c)*n+a]
+			if v != v {
+				ok = false
+				break
+			}
+			if v > best {
+				best, cls = v, c
+			}
+		}
+		if !ok || !(best > cfg.Conf) { // NaN best fails the comparison
+			continue
+		}
+		x, y := pred[a], pred[n+a]
+		hw, hh := pred[2*n+a]/2, pred[3*n+a]/2
+		cand = append(cand, candidate{box: [4]float32{x - hw, y - hh, x + hw, y + hh}, score: best, class: int32(cls)})
+	}
+	s.cand = cand
+	if len(cand) == 0 {
+		return dst, nil
+	}
+	byScore := func(a, b candidate) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	}
+	if cfg.MaxNMS > 0 && len(cand) > cfg.MaxNMS {
+		slices.SortStableFunc(cand, byScore)
+		cand = cand[:cfg.MaxNMS]
+	}
+	m := len(cand)
+	order := grow(s.order, m)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return byScore(cand[a], cand[b]) })
+	off, area, supp := grow(s.off, m), grow(s.area, m), grow(s.supp, m)
+	for i, c := range cand {
+		o := float32(0)
+		if !cfg.Agnostic {
+			o = float32(c.class) * cfg.MaxWH
+		}
+		b := [4]float32{c.box[0] + o, c.box[1] + o, c.box[2] + o, c.box[3] + o}
+		off[i] = b
+		area[i] = float32(b[2]-b[0]) * float32(b[3]-b[1])
+		supp[i] = false
+	}
+	kept := 0
+	for oi, i := range order {
+		if supp[i] {
+			continue
+		}
+		c := cand[i]
+		dst = append(dst, Detection{Box: c.box, Score: c.score, Class: int(c.class)})
+		if kept++; cfg.MaxDet > 0 && kept == cfg.MaxDet {
+			break
+		}
+		bi := off[i]
+		for _, j := range order[oi+1:] {
+			if supp[j] {
+				continue
+			}
+			bj := off[j]
+			w := max(min(bi[2], bj[2])-max(bi[0], bj[0]), 0)
+			h := max(min(bi[3], bj[3])-max(bi[1], bj[1]), 0)
+			inter := float32(w * h)
+			if float32(inter/float32(float32(area[i]+area[j])-inter)) > cfg.IoU {
+				supp[j] = true
+			}
+		}
+	}
+	s.order, s.off, s.area, s.supp = order, off, area, supp
+	return dst, nil
+}
+
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// ScaleBoxes maps boxes from the size×size network input back to a
+// w×h image as Ultralytics' scale_boxes (ultralytics/utils/ops.py) does
+// for an input letterboxed without auto:
+//
+//	gain = min(size/h, size/w)                                  (float64)
+//	pad_x = round((size − w·gain)/2 − 0.1), pad_y likewise       (half to even)
+//	x1, x2 −= pad_x; y1, y2 −= pad_y; every coordinate /= gain  (float32)
+//
+// then clip_boxes: x to [0, w], y to [0, h]. The division is float32 by
+// float32(gain), as PyTorch computes it on the CPU (on CUDA it multiplies
+// by the float32 reciprocal, which can differ by one unit in the last
+// place).
+func ScaleBoxes(dets []Detection, size, w, h int) {
+	gain := math.Min(float64(size)/float64(h), float64(size)/float64(w))
+	padX := float32(math.RoundToEven((float64(size)-float64(w)*gain)/2 - 0.1))
+	padY := float32(math.RoundToEven((float64(size)-float64(h)*gain)/2 - 0.1))
+	g := float32(gain)
+	fw, fh := float32(w), float32(h)
+	for i := range dets {
+		b := &dets[i].Box
+		b[0] = clamp(float32(b[0]-padX)/g, fw)
+		b[1] = clamp(float32(b[1]-padY)/g, fh)
+		b[2] = clamp(float32(b[2]-padX)/g, fw)
+		b[3] = clamp(float32(b[3]-padY)/g, fh)
+	}
+}
+
+// clamp is torch.clamp(v, 0, hi): NaN stays NaN.
+func clamp(v, hi float32) float32 {
+	if v < 0 {
+		return 0
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
+// COCO80To91 maps the model's 80 class indices to COCO category ids
+// (COCO_80_TO_91 of the reference's yolo_loadgen.py; the same table as
+// yolo_ultra_map.py's COCO_MAP).
+var COCO80To91 = [NumClasses]int{
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27, 28, 31, 32, 33, 34,
+	35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
+	64, 65, 67, 70, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 84, 85, 86, 87, 88, 89, 90,
+}
+
+// EncodeResponse appends the reference's response for one image to dst
+// (Runner.enqueue in yolo_loadgen.py): for each detection in order, 7
+// little-endian float32 [qslIdx, y1/h, x1/w, y2/h, x2/w, score, COCO
+// category id], the quotients rounded to float32 (numpy ≥ 2 divides a
+// float32 by a Python int in float32). dets must be in image pixels (after
+// ScaleBoxes) of a w×h image. No detection gives no bytes, which
+// accuracy-coco.py counts as an image with no results.
+func EncodeResponse(dst []byte, qslIdx int, dets []Detection, w, h int) ([]byte, error) {
+	fw, fh := float32(w), float32(h)
+	for _, d := range dets {
+		if d.Class < 0 || d.Class >= NumClasses {
+			return dst, fmt.Errorf("yolo: detection of class %d, outside the %d classes", d.Class, NumClasses)
+		}
+		b := d.Box
+		for _, v := range [7]float32{float32(qslIdx), b[1] / fh, b[0] / fw, b[3] / fh, b[2] / fw, d.Score, float32(COCO80To91[d.Class])} {
+			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(v))
+		}
+	}
+	return dst, nil
+}
