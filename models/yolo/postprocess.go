@@ -50,7 +50,13 @@ type NMSScratch struct {
 	order []int32
 	off   [][4]float32
 	area  []float32
-	supp  []bool
+	best  []float32
+	cls   []int32
+	keys  []uint64
+	keep  []bool
+	// per-class buckets
+	byClass     []int32
+	start, next []int32
 }
 
 type candidate struct {
@@ -84,53 +90,60 @@ func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratc
 	if nc < 1 || n < 0 || len(pred) != (4+nc)*n {
 		return dst, fmt.Errorf("yolo: raw output of %d values is not (4+%d)×%d", len(pred), nc, n)
 	}
+	if !(cfg.Conf >= 0 && cfg.Conf <= 1) || !(cfg.IoU >= 0 && cfg.IoU <= 1) {
+		return dst, fmt.Errorf("yolo: NMS conf %v and IoU %v must lie in [0, 1]", cfg.Conf, cfg.IoU)
+	}
 	if s == nil {
 		s = &NMSScratch{}
 	}
-	cand := s.cand[:0]
-	for a := range n {
-		best, cls, ok := pred[4*n+a], 0, true
-		for c := 1; c < nc; c++ {
-			v := pred[(4+c)*n+a]
-			if v != v {
-				ok = false
-				break
-			}
-			if v > best {
-				best, cls = v, c
+	// The best class per anchor, a row of scores at a time (the output is
+	// channel-major); a NaN score makes the anchor's best NaN, which fails
+	// the threshold.
+	best, cls := grow(s.best, n), grow(s.cls, n)
+	copy(best, pred[4*n:5*n])
+	clear(cls)
+	for c := 1; c < nc; c++ {
+		for a, v := range pred[(4+c)*n : (5+c)*n] {
+			if v > best[a] {
+				best[a], cls[a] = v, int32(c)
+			} else if v != v {
+				best[a] = v
 			}
 		}
-		if !ok || !(best > cfg.Conf) { // NaN best fails the comparison
+	}
+	s.best, s.cls = best, cls
+	cand := s.cand[:0]
+	for a, v := range best {
+		if !(v > cfg.Conf) {
 			continue
 		}
 		x, y := pred[a], pred[n+a]
 		hw, hh := pred[2*n+a]/2, pred[3*n+a]/2
-		cand = append(cand, candidate{box: [4]float32{x - hw, y - hh, x + hw, y + hh}, score: best, class: int32(cls)})
+		cand = append(cand, candidate{box: [4]float32{x - hw, y - hh, x + hw, y + hh}, score: v, class: cls[a]})
 	}
 	s.cand = cand
 	if len(cand) == 0 {
 		return dst, nil
 	}
-	byScore := func(a, b candidate) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
+	// Scores are positive (above Conf ≥ 0), so their bits order as they
+	// do; a key holds the inverted bits and the candidate's index, and
+	// sorting the keys orders by decreasing score, ties by anchor.
+	keys := grow(s.keys, len(cand))
+	for i, c := range cand {
+		keys[i] = uint64(^math.Float32bits(c.score))<<32 | uint64(i)
 	}
-	if cfg.MaxNMS > 0 && len(cand) > cfg.MaxNMS {
-		slices.SortStableFunc(cand, byScore)
-		cand = cand[:cfg.MaxNMS]
+	slices.Sort(keys)
+	if cfg.MaxNMS > 0 && len(keys) > cfg.MaxNMS {
+		keys = keys[:cfg.MaxNMS]
 	}
+	s.keys = keys
 	m := len(cand)
-	order := grow(s.order, m)
-	for i := range order {
-		order[i] = int32(i)
+	order := grow(s.order, len(keys))
+	for i, k := range keys {
+		order[i] = int32(uint32(k))
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return byScore(cand[a], cand[b]) })
-	off, area, supp := grow(s.off, m), grow(s.area, m), grow(s.supp, m)
+	off, area, keep := grow(s.off, m), grow(s.area, m), grow(s.keep, m)
+	lo, hi := cand[0].box[0], cand[0].box[2]
 	for i, c := range cand {
 		o := float32(0)
 		if !cfg.Agnostic {
@@ -139,11 +152,47 @@ func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratc
 		b := [4]float32{c.box[0] + o, c.box[1] + o, c.box[2] + o, c.box[3] + o}
 		off[i] = b
 		area[i] = float32(b[2]-b[0]) * float32(b[3]-b[1])
-		supp[i] = false
+		keep[i] = false
+		lo, hi = min(lo, c.box[0]), max(hi, c.box[2])
+	}
+	s.order, s.off, s.area, s.keep = order, off, area, keep
+	if cfg.Agnostic || !(hi-lo < cfg.MaxWH/2) {
+		// One pass over all boxes in score order.
+		for _, i := range suppress(order, off, area, cfg.IoU, cfg.MaxDet) {
+			c := cand[i]
+			dst = append(dst, Detection{Box: c.box, Score: c.score, Class: int(c.class)})
+		}
+		return dst, nil
+	}
+	// Every box spans less than MaxWH/2 in x, so boxes of different
+	// classes, offset by at least MaxWH, have no intersection (0 IoU) and
+	// never suppress each other: suppressing within each class (in score
+	// order) keeps the same boxes, with far fewer comparisons.
+	byClass := grow(s.byClass, m)
+	start := grow(s.start, nc+1)
+	clear(start)
+	for _, c := range cand {
+		start[c.class+1]++
+	}
+	for k := 1; k <= nc; k++ {
+		start[k] += start[k-1]
+	}
+	next := grow(s.next, nc)
+	copy(next, start[:nc])
+	for _, i := range order {
+		k := cand[i].class
+		byClass[next[k]] = i
+		next[k]++
+	}
+	s.byClass, s.start, s.next = byClass, start, next
+	for k := range nc {
+		for _, i := range suppress(byClass[start[k]:start[k+1]], off, area, cfg.IoU, cfg.MaxDet) {
+			keep[i] = true
+		}
 	}
 	kept := 0
-	for oi, i := range order {
-		if supp[i] {
+	for _, i := range order {
+		if !keep[i] {
 			continue
 		}
 		c := cand[i]
@@ -151,22 +200,36 @@ func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratc
 		if kept++; cfg.MaxDet > 0 && kept == cfg.MaxDet {
 			break
 		}
-		bi := off[i]
-		for _, j := range order[oi+1:] {
-			if supp[j] {
-				continue
-			}
+	}
+	return dst, nil
+}
+
+// suppress runs torchvision's NMS on the boxes rest (indices into off and
+// area, by decreasing score) and returns the kept ones in order, at most
+// maxDet (≤ 0: all). It reorders rest in place: the result is a prefix of
+// it.
+func suppress(rest []int32, off [][4]float32, area []float32, iou float32, maxDet int) []int32 {
+	kept := 0
+	for kept < len(rest) {
+		i := rest[kept]
+		kept++
+		if maxDet > 0 && kept == maxDet {
+			break
+		}
+		bi, ai := off[i], area[i]
+		next := rest[kept:kept]
+		for _, j := range rest[kept:] {
 			bj := off[j]
 			w := max(min(bi[2], bj[2])-max(bi[0], bj[0]), 0)
 			h := max(min(bi[3], bj[3])-max(bi[1], bj[1]), 0)
 			inter := float32(w * h)
-			if float32(inter/float32(float32(area[i]+area[j])-inter)) > cfg.IoU {
-				supp[j] = true
+			if !(float32(inter/float32(float32(ai+area[j])-inter)) > iou) {
+				next = append(next, j)
 			}
 		}
+		rest = rest[:kept+len(next)]
 	}
-	s.order, s.off, s.area, s.supp = order, off, area, supp
-	return dst, nil
+	return rest[:kept]
 }
 
 func grow[T any](b []T, n int) []T {
