@@ -4,8 +4,10 @@ package yolo
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
@@ -91,5 +93,34 @@ func TestArchTinyDecodesAsDetect(t *testing.T) {
 	dets, err := NMS(nil, p, NumClasses, n, ReferenceNMS, nil)
 	if err != nil || len(dets) == 0 {
 		t.Errorf("NMS on the tiny model's output: %d detections, %v", len(dets), err)
+	}
+}
+
+// A model with RetinaNet's contract (images [1,3,800,800] → boxes,
+// scores, labels, as tools/retinanet_pytorch_to_onnx.py exports it) given
+// to yolo is refused by name and shape before anything runs.
+func TestRetinaNetModelRefused(t *testing.T) {
+	orttest.Need(t)
+	g := onnx.NewGraph(onnx.Config{Name: "retinanet_contract"})
+	x := g.Input("images", onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(800), onnx.Fix(800))
+	flat := g.SliceConst(g.ReshapeTo(x, -1, 4), []int64{0}, []int64{10}, []int64{0})
+	g.Node("Identity", []string{flat}, []string{"boxes"})
+	g.Node("Identity", []string{g.ReduceMax(flat, []int64{1}, false)}, []string{"scores"})
+	g.Node("ArgMax", []string{flat}, []string{"labels"}, onnx.IntAttr("axis", 1), onnx.IntAttr("keepdims", 0))
+	g.Output("boxes", onnx.Float, onnx.Sym("K"), onnx.Fix(4))
+	g.Output("scores", onnx.Float, onnx.Sym("K"))
+	g.Output("labels", onnx.Int64, onnx.Sym("K"))
+	path := filepath.Join(t.TempDir(), "retinanet_contract.onnx")
+	if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = New(s, nil)
+	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "[1,3,800,800]") {
+		t.Errorf("RetinaNet model: %v, want ErrContract naming its 800×800 input", err)
 	}
 }

@@ -13,10 +13,13 @@
 package yolo
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/loadgen"
 )
 
 // The contract of Ultralytics' ONNX export of a YOLO11 detection model
@@ -98,4 +101,102 @@ func describe(infos []backend.Info) string {
 		s += fmt.Sprintf("%q %s %s", x.Name, x.DType, backend.FormatShape(x.Shape))
 	}
 	return s
+}
+
+// Samples returns loaded sample i, or false if it is not loaded.
+// harness.QSL's Sample method is one.
+type Samples func(i loadgen.SampleIndex) (Sample, bool)
+
+// Model runs YOLO11 on loaded samples, one image per engine call (the
+// export's batch is 1), and post-processes each image as the reference's
+// predictor does. It implements harness.Model and is safe for concurrent
+// use (as the session is).
+type Model struct {
+	sess    backend.Session
+	samples Samples
+	out     int // position of output0 in the outputs
+	nms     NMSConfig
+	scratch sync.Pool // *NMSScratch
+}
+
+// New wraps a session after checking it against the contract. samples
+// may be nil if only Detect is used. Post-processing uses ReferenceNMS.
+func New(sess backend.Session, samples Samples) (*Model, error) {
+	if sess == nil {
+		return nil, errors.New("yolo: nil session")
+	}
+	if err := CheckContract(sess.Inputs(), sess.Outputs()); err != nil {
+		return nil, err
+	}
+	m := &Model{sess: sess, samples: samples, nms: ReferenceNMS}
+	for i, o := range sess.Outputs() {
+		if o.Name == OutputName {
+			m.out = i
+		}
+	}
+	m.scratch.New = func() any { return new(NMSScratch) }
+	return m, nil
+}
+
+// Raw runs the network on one preprocessed image (SampleLen values, only
+// read) and returns output0 (OutputLen values, channel-major).
+func (m *Model) Raw(ctx context.Context, img []float32) ([]float32, error) {
+	if len(img) != SampleLen {
+		return nil, fmt.Errorf("yolo: image of %d values, want %d (3×%d×%d)", len(img), SampleLen, InputSize, InputSize)
+	}
+	outs, err := m.sess.Run(ctx, []backend.Tensor{{
+		Name: InputName, DType: backend.Float32, Shape: []int64{1, 3, InputSize, InputSize}, Data: img,
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("yolo: %w", err)
+	}
+	if len(outs) <= m.out {
+		return nil, fmt.Errorf("yolo: session returned %d outputs, want %q", len(outs), OutputName)
+	}
+	p, ok := outs[m.out].Data.([]float32)
+	if !ok || len(p) != OutputLen {
+		return nil, fmt.Errorf("yolo: output %q is %T of %d values, want %d float32 (1×%d×%d)", OutputName, outs[m.out].Data, len(p), OutputLen, 4+NumClasses, NumAnchors)
+	}
+	return p, nil
+}
+
+// Detect runs the network on sample s and returns its detections in the
+// pixels of the s.Width×s.Height image, best first: NMS, then ScaleBoxes.
+func (m *Model) Detect(ctx context.Context, s Sample) ([]Detection, error) {
+	p, err := m.Raw(ctx, s.Input)
+	if err != nil {
+		return nil, err
+	}
+	sc := m.scratch.Get().(*NMSScratch)
+	dets, err := NMS(nil, p, NumClasses, NumAnchors, m.nms, sc)
+	m.scratch.Put(sc)
+	if err != nil {
+		return nil, err
+	}
+	ScaleBoxes(dets, InputSize, s.Width, s.Height)
+	return dets, nil
+}
+
+// Predict implements harness.Model: each loaded sample of idx runs alone
+// and its response is EncodeResponse's. A sample that is not loaded
+// fails on its own; an engine error fails the call.
+func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	if m.samples == nil {
+		return errors.New("yolo: model has no sample source")
+	}
+	for i, x := range idx {
+		s, ok := m.samples(x)
+		if !ok || len(s.Input) != SampleLen {
+			out[i].Err = fmt.Errorf("yolo: sample %d not loaded", x)
+			continue
+		}
+		dets, err := m.Detect(ctx, s)
+		if err != nil {
+			return err
+		}
+		if out[i].Data, err = EncodeResponse(nil, int(x), dets, s.Width, s.Height); err != nil {
+			return err
+		}
+	}
+	return nil
 }
