@@ -21,7 +21,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mlperf-go/inference/accuracy/coco"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 )
 
 // Data set facts.
@@ -63,7 +63,7 @@ type Dataset struct {
 	Dir, Annotations string
 	// GT holds the images present on disk (the first Count of them when
 	// Options.Count is set), their annotations and all categories.
-	GT *coco.GroundTruth
+	GT *cocojson.GroundTruth
 	// Listed is the number of images in the annotation file; Missing the
 	// file names of those not on disk, which the reference's loader skips
 	// (so that the QSL indices of later images shift).
@@ -113,7 +113,7 @@ func Load(dir string, o Options) (*Dataset, error) {
 	if _, err := os.Stat(ann); err != nil {
 		return nil, fmt.Errorf("%w: %s (download the data set with models/yolo/download_dataset.sh, or use --data synthetic)", ErrNoAnnotations, ann)
 	}
-	gt, err := coco.ReadGroundTruth(ann)
+	gt, err := cocojson.ReadGroundTruth(ann)
 	if err != nil {
 		return nil, fmt.Errorf("coco2017: annotation file %s is not a valid COCO annotation file (%w); download it again", ann, err)
 	}
@@ -125,7 +125,7 @@ func Load(dir string, o Options) (*Dataset, error) {
 		w = os.Stderr
 	}
 	d := &Dataset{Dir: dir, Annotations: ann, Listed: len(gt.Images)}
-	var keep []coco.Image
+	var keep []cocojson.Image
 	for _, im := range gt.Images {
 		if err := checkName(im.FileName); err != nil {
 			return nil, fmt.Errorf("coco2017: %s: image %d: %w", ann, im.ID, err)
@@ -155,7 +155,7 @@ func Load(dir string, o Options) (*Dataset, error) {
 }
 
 // unknownCategories counts the annotations whose category is not listed.
-func unknownCategories(gt *coco.GroundTruth) int {
+func unknownCategories(gt *cocojson.GroundTruth) int {
 	cats := make(map[int64]bool, len(gt.Categories))
 	for _, c := range gt.Categories {
 		cats[c.ID] = true
@@ -170,7 +170,7 @@ func unknownCategories(gt *coco.GroundTruth) int {
 }
 
 // restrict returns gt with only the images keep and their annotations.
-func restrict(gt *coco.GroundTruth, keep []coco.Image) *coco.GroundTruth {
+func restrict(gt *cocojson.GroundTruth, keep []cocojson.Image) *cocojson.GroundTruth {
 	if len(keep) == len(gt.Images) {
 		return gt
 	}
@@ -178,7 +178,7 @@ func restrict(gt *coco.GroundTruth, keep []coco.Image) *coco.GroundTruth {
 	for _, im := range keep {
 		ids[im.ID] = true
 	}
-	out := &coco.GroundTruth{Images: keep, Categories: gt.Categories}
+	out := &cocojson.GroundTruth{Images: keep, Categories: gt.Categories}
 	for _, a := range gt.Annotations {
 		if ids[a.ImageID] {
 			out.Annotations = append(out.Annotations, a)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/accuracy/coco"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
 
@@ -104,7 +104,7 @@ func TestSynthPrepareLoad(t *testing.T) {
 		t.Errorf("%d categories, %d annotations", len(ds.GT.Categories), len(ds.GT.Annotations))
 	}
 	for _, a := range ds.GT.Annotations {
-		if !slices.ContainsFunc(ds.GT.Images, func(im coco.Image) bool { return im.ID == a.ImageID }) {
+		if !slices.ContainsFunc(ds.GT.Images, func(im cocojson.Image) bool { return im.ID == a.ImageID }) {
 			t.Errorf("annotation %d of an image not in the subset", a.ID)
 		}
 	}
