@@ -81,6 +81,12 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 	if err != nil {
 		return nil, err
 	}
+	if r.Remote {
+		// The reference's predict() runs NMS and rescaling with the
+		// network; over a remote engine they stay on this (LoadGen) node,
+		// which the Network division does not allow of a QDL.
+		fmt.Fprintf(r.Stderr, "yolo: --backend %s runs the network on the server and NMS and box rescaling on this node; the Network division wants the SUT node to return the detections: not a conformant Network division run\n", r.Backend)
+	}
 	sess, err := r.Engine.OpenSession(r.ModelPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("yolo: open %s: %w", r.ModelPath, err)
