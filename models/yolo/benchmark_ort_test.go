@@ -46,7 +46,7 @@ func standIn(t *testing.T) string {
 // and --verbose counts.
 func TestRunAccuracyTinySynthetic(t *testing.T) {
 	orttest.Need(t)
-	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	t.Setenv("MLPERF_CACHE_DIR", testCache)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Count: 4}
@@ -77,7 +77,7 @@ func TestRunAccuracyTinySynthetic(t *testing.T) {
 // scenario.
 func TestRunScenarios(t *testing.T) {
 	orttest.Need(t)
-	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	t.Setenv("MLPERF_CACHE_DIR", testCache)
 	model := standIn(t)
 	for _, sc := range Descriptor.Scenarios {
 		t.Run(sc.String(), func(t *testing.T) {
@@ -101,7 +101,7 @@ func TestRunScenarios(t *testing.T) {
 // another benchmark's shape, are reported or refused.
 func TestAccuracyCommand(t *testing.T) {
 	orttest.Need(t)
-	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	t.Setenv("MLPERF_CACHE_DIR", testCache)
 	ds, err := loadData("synthetic", 0, "", benchmark.CacheDir(), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestAccuracyCommand(t *testing.T) {
 // holding a truncated JPEG fails the run naming the file.
 func TestRunRejectsBadInputs(t *testing.T) {
 	orttest.Need(t)
-	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	t.Setenv("MLPERF_CACHE_DIR", testCache)
 	g := onnx.NewGraph(onnx.Config{Name: "retinanet_contract"})
 	x := g.Input("images", onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(800), onnx.Fix(800))
 	flat := g.SliceConst(g.ReshapeTo(x, -1, 4), []int64{0}, []int64{10}, []int64{0})

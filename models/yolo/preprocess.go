@@ -103,18 +103,23 @@ func (lb Letterbox) CHWInto(dst []float32, rgb *preprocess.Image) error {
 	if err != nil {
 		return err
 	}
+	chw(dst, img)
+	return nil
+}
+
+// chw writes a letterboxed RGB image as channels-first v/255 float32.
+func chw(dst []float32, img *preprocess.Image) {
 	var lut [256]float32
 	for v := range lut {
 		lut[v] = float32(v) / 255
 	}
-	plane := lb.OutW * lb.OutH
+	plane := img.Width * img.Height
 	for i := range plane {
 		p := img.Pix[3*i : 3*i+3]
 		dst[i] = lut[p[0]]
 		dst[plane+i] = lut[p[1]]
 		dst[2*plane+i] = lut[p[2]]
 	}
-	return nil
 }
 
 // Sample is one preprocessed image: the network input and the decoded

@@ -88,12 +88,27 @@ func TestDownloadModelScript(t *testing.T) {
 // TestMain lets the test binary stand in for `mlperf dataset preprocess
 // coco2017` and `mlperf dataset verify coco2017` (the data set's real
 // command bodies) when the scripts tests run it (YOLO_AS_MLPERF=1).
+//
+// Otherwise the tests that run the framework share one cache folder
+// (testCache), so that the synthetic data set and tiny model are made
+// once per test binary.
 func TestMain(m *testing.M) {
 	if os.Getenv("YOLO_AS_MLPERF") == "1" {
 		os.Exit(asMLPerf(os.Args))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "yolo-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testCache = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
+
+// testCache is the MLPERF_CACHE_DIR of the tests that run the framework.
+var testCache string
 
 // asMLPerf runs `dataset preprocess|verify coco2017 [--data D] [-o O]
 // [-n N]` from the arguments after "--".
