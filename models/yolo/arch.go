@@ -34,29 +34,29 @@ import (
 
 // Synthetic model sizes.
 const (
-	// SizeFull is the real architecture: 25,372,160 parameters as
+	// sizeFull is the real architecture: 25,372,160 parameters as
 	// Ultralytics counts them (batch norms unfused).
-	SizeFull = "full"
-	// SizeTiny is the same graph with every width divided by 4 (C2PSA
+	sizeFull = "full"
+	// sizeTiny is the same graph with every width divided by 4 (C2PSA
 	// keeps one attention head; the Detect branches are 64 and 80 wide),
 	// for tests. Input, output, anchors and decoding are the full model's.
-	SizeTiny = "tiny"
+	sizeTiny = "tiny"
 )
 
-// ArchSeed is the default weight seed of the synthetic models.
-const ArchSeed uint64 = 20241030
+// archSeed is the default weight seed of the synthetic models.
+const archSeed uint64 = 20241030
 
-// FullParams is YOLO11-L's parameter count as Ultralytics' model.info()
+// fullParams is YOLO11-L's parameter count as Ultralytics' model.info()
 // reports it (yolo11.yaml, scale l): convolution weights, batch-norm
 // weights and biases, the Detect heads' last biases and the 16 DFL
 // weights.
-const FullParams = 25372160
+const fullParams = 25372160
 
-// RegMax is the number of DFL bins per box side.
-const RegMax = 16
+// regMax is the number of DFL bins per box side.
+const regMax = 16
 
-// Strides are the Detect levels' strides (P3, P4, P5).
-var Strides = [3]int{8, 16, 32}
+// strides are the Detect levels' strides (P3, P4, P5).
+var strides = [3]int{8, 16, 32}
 
 // clsBias is the synthetic class logits' bias (sigmoid(−7.5) ≈ 0.00055,
 // with logits spread by the random weights), chosen so that a random image
@@ -73,18 +73,18 @@ type archBuilder struct {
 	torchParams int64
 }
 
-// Arch builds the YOLO11-L graph of the given size with weights drawn
+// arch builds the YOLO11-L graph of the given size with weights drawn
 // from seed (see onnx.Init). It also returns the parameter count as
 // Ultralytics reports it for the unfused model.
-func Arch(size string, seed uint64) (*onnx.Graph, int64, error) {
+func arch(size string, seed uint64) (*onnx.Graph, int64, error) {
 	var div int64
 	switch size {
-	case SizeFull:
+	case sizeFull:
 		div = 1
-	case SizeTiny:
+	case sizeTiny:
 		div = 4
 	default:
-		return nil, 0, fmt.Errorf("yolo: unknown model size %q (want %s or %s)", size, SizeFull, SizeTiny)
+		return nil, 0, fmt.Errorf("yolo: unknown model size %q (want %s or %s)", size, sizeFull, sizeTiny)
 	}
 	g := onnx.NewGraph(onnx.Config{
 		Name: "yolo11l_" + size,
@@ -93,7 +93,7 @@ func Arch(size string, seed uint64) (*onnx.Graph, int64, error) {
 	})
 	b := &archBuilder{g: g}
 	w := func(c int64) int64 { return c / div }
-	x := g.Input(InputName, onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(InputSize), onnx.Fix(InputSize))
+	x := g.Input(inputName, onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(inputSize), onnx.Fix(inputSize))
 
 	x = b.conv("model.0", x, 3, w(64), 3, 2, 1, true)
 	x = b.conv("model.1", x, w(64), w(128), 3, 2, 1, true)
@@ -222,7 +222,7 @@ func (b *archBuilder) c2psa(name, x string, c1 int64) string {
 // 3×3 Conv of v (positional encoding), then a 1×1 Conv.
 func (b *archBuilder) attention(name, x string, dim, heads int64) string {
 	g := b.g
-	side := int64(InputSize / Strides[2])
+	side := int64(inputSize / strides[2])
 	n := side * side
 	headDim := dim / heads
 	keyDim := headDim / 2
@@ -240,54 +240,54 @@ func (b *archBuilder) attention(name, x string, dim, heads int64) string {
 // output.
 func (b *archBuilder) detect(name string, xs []string, ch []int64) {
 	g := b.g
-	c2 := max(16, ch[0]/4, 4*RegMax)
-	c3 := max(ch[0], min(NumClasses, 100))
+	c2 := max(16, ch[0]/4, 4*regMax)
+	c3 := max(ch[0], min(numClasses, 100))
 	var flat []string
 	for i, x := range xs {
 		bx := b.conv(fmt.Sprintf("%s.cv2.%d.0", name, i), x, ch[i], c2, 3, 1, 1, true)
 		bx = b.conv(fmt.Sprintf("%s.cv2.%d.1", name, i), bx, c2, c2, 3, 1, 1, true)
-		bx = b.conv2d(fmt.Sprintf("%s.cv2.%d.2", name, i), bx, c2, 4*RegMax, 0.5, 1)
+		bx = b.conv2d(fmt.Sprintf("%s.cv2.%d.2", name, i), bx, c2, 4*regMax, 0.5, 1)
 		cl := b.conv(fmt.Sprintf("%s.cv3.%d.0.0", name, i), x, ch[i], ch[i], 3, 1, ch[i], true)
 		cl = b.conv(fmt.Sprintf("%s.cv3.%d.0.1", name, i), cl, ch[i], c3, 1, 1, 1, true)
 		cl = b.conv(fmt.Sprintf("%s.cv3.%d.1.0", name, i), cl, c3, c3, 3, 1, c3, true)
 		cl = b.conv(fmt.Sprintf("%s.cv3.%d.1.1", name, i), cl, c3, c3, 1, 1, 1, true)
-		cl = b.conv2d(fmt.Sprintf("%s.cv3.%d.2", name, i), cl, c3, NumClasses, 4, clsBias)
-		flat = append(flat, g.ReshapeTo(g.Concat(1, bx, cl), 1, 4*RegMax+NumClasses, -1))
+		cl = b.conv2d(fmt.Sprintf("%s.cv3.%d.2", name, i), cl, c3, numClasses, 4, clsBias)
+		flat = append(flat, g.ReshapeTo(g.Concat(1, bx, cl), 1, 4*regMax+numClasses, -1))
 	}
-	parts := g.Split(g.Concat(2, flat...), 1, 4*RegMax, NumClasses)
+	parts := g.Split(g.Concat(2, flat...), 1, 4*regMax, numClasses)
 	// DFL: [1, 64, A] → [1, 4, 16, A] → bins first → softmax → expectation.
-	bins := g.Softmax(g.Transpose(g.ReshapeTo(parts[0], 1, 4, RegMax, NumAnchors), 0, 2, 1, 3), 1)
-	arange := make([]float32, RegMax)
+	bins := g.Softmax(g.Transpose(g.ReshapeTo(parts[0], 1, 4, regMax, numAnchors), 0, 2, 1, 3), 1)
+	arange := make([]float32, regMax)
 	for i := range arange {
 		arange[i] = float32(i)
 	}
-	b.torchParams += RegMax
-	dfl := g.Conv(bins, g.Const(name+".dfl.conv.weight", onnx.Float, []int64{1, RegMax, 1, 1}, arange), "", onnx.ConvOpts{})
-	dist := g.Split(g.ReshapeTo(dfl, 1, 4, NumAnchors), 1, 2, 2)
-	anchors, strides := AnchorPoints()
-	ap := g.Const("anchor_points", onnx.Float, []int64{1, 2, NumAnchors}, anchors)
+	b.torchParams += regMax
+	dfl := g.Conv(bins, g.Const(name+".dfl.conv.weight", onnx.Float, []int64{1, regMax, 1, 1}, arange), "", onnx.ConvOpts{})
+	dist := g.Split(g.ReshapeTo(dfl, 1, 4, numAnchors), 1, 2, 2)
+	anchors, stride := anchorPoints()
+	ap := g.Const("anchor_points", onnx.Float, []int64{1, 2, numAnchors}, anchors)
 	x1y1 := g.Sub(ap, dist[0])
 	x2y2 := g.Add(ap, dist[1])
 	cxy := g.Div(g.Add(x1y1, x2y2), g.Scalar(onnx.Float, 2))
 	wh := g.Sub(x2y2, x1y1)
-	box := g.Mul(g.Concat(1, cxy, wh), g.Const("anchor_strides", onnx.Float, []int64{1, NumAnchors}, strides))
-	g.Node("Concat", []string{box, g.Sigmoid(parts[1])}, []string{OutputName}, onnx.IntAttr("axis", 1))
-	g.Output(OutputName, onnx.Float, onnx.Fix(1), onnx.Fix(4+NumClasses), onnx.Fix(NumAnchors))
+	box := g.Mul(g.Concat(1, cxy, wh), g.Const("anchor_strides", onnx.Float, []int64{1, numAnchors}, stride))
+	g.Node("Concat", []string{box, g.Sigmoid(parts[1])}, []string{outputName}, onnx.IntAttr("axis", 1))
+	g.Output(outputName, onnx.Float, onnx.Fix(1), onnx.Fix(4+numClasses), onnx.Fix(numAnchors))
 }
 
-// AnchorPoints returns Ultralytics' make_anchors for the 640×640 input
+// anchorPoints returns Ultralytics' make_anchors for the 640×640 input
 // (grid offset 0.5), as the export bakes them in: the anchor points'
-// x (first NumAnchors values) and y (next NumAnchors) in grid cells, and
+// x (first numAnchors values) and y (next numAnchors) in grid cells, and
 // each anchor's stride; levels P3, P4, P5 in turn, each row-major.
-func AnchorPoints() (xy, stride []float32) {
-	xy = make([]float32, 2*NumAnchors)
-	stride = make([]float32, 0, NumAnchors)
+func anchorPoints() (xy, stride []float32) {
+	xy = make([]float32, 2*numAnchors)
+	stride = make([]float32, 0, numAnchors)
 	a := 0
-	for _, s := range Strides {
-		side := InputSize / s
+	for _, s := range strides {
+		side := inputSize / s
 		for y := range side {
 			for x := range side {
-				xy[a], xy[NumAnchors+a] = float32(x)+0.5, float32(y)+0.5
+				xy[a], xy[numAnchors+a] = float32(x)+0.5, float32(y)+0.5
 				stride = append(stride, float32(s))
 				a++
 			}
@@ -296,10 +296,10 @@ func AnchorPoints() (xy, stride []float32) {
 	return xy, stride
 }
 
-// Build writes the model of the given size and seed to path atomically.
+// build writes the model of the given size and seed to path atomically.
 // The same arguments always write the same bytes.
-func Build(path, size string, seed uint64) error {
-	g, _, err := Arch(size, seed)
+func build(path, size string, seed uint64) error {
+	g, _, err := arch(size, seed)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func tinySession(t testing.TB) backend.Session {
 	t.Helper()
 	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "yolo_tiny.onnx")
-	if err := Build(path, SizeTiny, ArchSeed); err != nil {
+	if err := build(path, sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
@@ -35,7 +35,7 @@ func tinySession(t testing.TB) backend.Session {
 // archInput is a pseudo-image in [0, 1].
 func archInput(seed uint64) []float32 {
 	rng := onnx.SplitMix64{State: seed}
-	x := make([]float32, SampleLen)
+	x := make([]float32, sampleLen)
 	for i := range x {
 		x[i] = float32(rng.Float64())
 	}
@@ -50,20 +50,20 @@ func archInput(seed uint64) []float32 {
 // the reference's 0.001 threshold.
 func TestArchTinyDecodesAsDetect(t *testing.T) {
 	s := tinySession(t)
-	if err := CheckContract(s.Inputs(), s.Outputs()); err != nil {
+	if err := checkContract(s.Inputs(), s.Outputs()); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.Run(context.Background(), []backend.Tensor{{Name: InputName, DType: backend.Float32,
-		Shape: []int64{1, 3, InputSize, InputSize}, Data: archInput(3)}})
+	out, err := s.Run(context.Background(), []backend.Tensor{{Name: inputName, DType: backend.Float32,
+		Shape: []int64{1, 3, inputSize, inputSize}, Data: archInput(3)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, ok := out[0].Data.([]float32)
-	if !ok || len(p) != OutputLen {
-		t.Fatalf("output0: %T of %d values, want %d float32", out[0].Data, len(p), OutputLen)
+	if !ok || len(p) != outputLen {
+		t.Fatalf("output0: %T of %d values, want %d float32", out[0].Data, len(p), outputLen)
 	}
-	xy, stride := AnchorPoints()
-	const n = NumAnchors
+	xy, stride := anchorPoints()
+	const n = numAnchors
 	above := 0
 	for a := range n {
 		s := stride[a]
@@ -75,22 +75,22 @@ func TestArchTinyDecodesAsDetect(t *testing.T) {
 			t.Fatalf("anchor %d (cell centre %v,%v, stride %v): box %v %v %v %v outside what DFL can decode", a, ax, ay, s, cx, cy, w, h)
 		}
 		best := float32(0)
-		for c := range NumClasses {
+		for c := range numClasses {
 			v := p[(4+c)*n+a]
 			if !(v > 0 && v < 1) {
 				t.Fatalf("anchor %d class %d score %v", a, c, v)
 			}
 			best = max(best, v)
 		}
-		if best > ReferenceNMS.Conf {
+		if best > referenceNMS.Conf {
 			above++
 		}
 	}
-	t.Logf("%d of %d anchors above conf %v", above, n, ReferenceNMS.Conf)
+	t.Logf("%d of %d anchors above conf %v", above, n, referenceNMS.Conf)
 	if above < n/20 || above > n*19/20 {
 		t.Errorf("%d of %d anchors above the 0.001 threshold: the synthetic scores are out of scale", above, n)
 	}
-	dets, err := NMS(nil, p, NumClasses, n, ReferenceNMS, nil)
+	dets, err := nms(nil, p, numClasses, n, referenceNMS, nil)
 	if err != nil || len(dets) == 0 {
 		t.Errorf("NMS on the tiny model's output: %d detections, %v", len(dets), err)
 	}
@@ -120,7 +120,7 @@ func TestRetinaNetModelRefused(t *testing.T) {
 	}
 	defer s.Close()
 	_, err = New(s, nil)
-	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "[1,3,800,800]") {
+	if !errors.Is(err, errContract) || !strings.Contains(err.Error(), "[1,3,800,800]") {
 		t.Errorf("RetinaNet model: %v, want ErrContract naming its 800×800 input", err)
 	}
 }

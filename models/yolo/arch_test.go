@@ -6,22 +6,22 @@ import "testing"
 // (25,372,160: yolo11.yaml, scale l), which pins every layer's shape; the
 // tiny model is about a sixteenth of it.
 func TestArchParameterCount(t *testing.T) {
-	g, n, err := Arch(SizeFull, ArchSeed)
+	g, n, err := arch(sizeFull, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != FullParams {
-		t.Errorf("full: %d parameters as Ultralytics counts them, want %d (off by %d)", n, FullParams, n-FullParams)
+	if n != fullParams {
+		t.Errorf("full: %d parameters as Ultralytics counts them, want %d (off by %d)", n, fullParams, n-fullParams)
 	}
 	t.Logf("full: %d ONNX initializer values", g.ParamCount())
-	_, tiny, err := Arch(SizeTiny, ArchSeed)
+	_, tiny, err := arch(sizeTiny, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tiny > FullParams/10 || tiny < FullParams/30 {
-		t.Errorf("tiny: %d parameters, want about a sixteenth of %d", tiny, FullParams)
+	if tiny > fullParams/10 || tiny < fullParams/30 {
+		t.Errorf("tiny: %d parameters, want about a sixteenth of %d", tiny, fullParams)
 	}
-	if _, _, err := Arch("huge", ArchSeed); err == nil {
+	if _, _, err := arch("huge", archSeed); err == nil {
 		t.Error("size huge: no error")
 	}
 }

@@ -15,53 +15,53 @@ import (
 // Benchmark facts (mlperf.conf and the submission checker's constants for
 // yolo-95 and yolo-99).
 const (
-	// Name is the benchmark's model name in mlperf.conf and user.conf.
-	Name = "yolo"
-	// PerformanceSampleCount is the most samples the QSL reports for
+	// benchmarkName is the benchmark's model name in mlperf.conf and user.conf.
+	benchmarkName = "yolo"
+	// performanceSampleCount is the most samples the QSL reports for
 	// performance runs (the reference's min(count, 500); mlperf.conf's
 	// override for yolo, 64, takes precedence).
-	PerformanceSampleCount = 500
-	// SynthSamples is the size of the data set `--data synthetic`
-	// generates; SynthSeed its seed.
-	SynthSamples = 8
-	SynthSeed    = 1
+	performanceSampleCount = 500
+	// synthSamples is the size of the data set `--data synthetic`
+	// generates; synthSeed its seed.
+	synthSamples = 8
+	synthSeed    = 1
 )
 
-// Descriptor is the YOLO benchmark as the mlperf command runs it.
-var Descriptor = &spec.Benchmark{
-	Name:       Name,
+// descriptor is the YOLO benchmark as the mlperf command runs it.
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
 	Summary:    "YOLOv11-L object detection on the COCO val2017 safe subset (640x640 letterbox, Ultralytics NMS, mAP)",
-	ConfNames:  []string{Name},
+	ConfNames:  []string{benchmarkName},
 	CheckerIDs: []string{"yolo-95", "yolo-99"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.MultiStream, loadgen.Offline},
 	Dataset:    "coco2017",
 	Model: spec.Models{
 		Default: "synthetic",
 		Sizes: []spec.Size{
-			{Name: SizeFull, Summary: "YOLO11-L, 25.4M parameters (101 MB)"},
-			{Name: SizeTiny, Summary: "the same graph with widths / 4, for tests"},
+			{Name: sizeFull, Summary: "YOLO11-L, 25.4M parameters (101 MB)"},
+			{Name: sizeTiny, Summary: "the same graph with widths / 4, for tests"},
 		},
-		Seed: ArchSeed,
+		Seed: archSeed,
 	},
 	Options: []spec.Option{{
 		Name:  "annotations",
 		Usage: "annotation file (default DATA/" + coco2017.AnnotationsPath + "; the reference's --annotation-file)",
 	}},
-	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 0, MaxElems: 7 * 300},
+	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Float32, MinElems: 0, MaxElems: 7 * 300},
 	Compliance: []string{"TEST01"},
 	Driver:     driver{},
 }
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Dataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(dataset)
 }
 
 // driver is the yolo benchmark's spec.Driver.
 type driver struct{}
 
-// BuildModel implements spec.ModelBuilder (Build).
-func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
+// BuildModel implements spec.ModelBuilder (build).
+func (driver) BuildModel(path, size string, seed uint64) error { return build(path, size, seed) }
 
 // CheckOptions implements spec.OptionChecker: the export takes one image
 // per call, and there is no preprocessed cache.
@@ -91,7 +91,7 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 	if err != nil {
 		return nil, fmt.Errorf("yolo: open %s: %w", r.ModelPath, err)
 	}
-	q, err := NewQSL(ds, 0)
+	q, err := newQSL(ds, 0)
 	if err != nil {
 		sess.Close()
 		return nil, err

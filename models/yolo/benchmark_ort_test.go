@@ -29,10 +29,10 @@ import (
 func standIn(t *testing.T) string {
 	t.Helper()
 	g := onnx.NewGraph(onnx.Config{Name: "yolo_stand_in"})
-	x := g.Input(InputName, onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(InputSize), onnx.Fix(InputSize))
-	flat := g.SliceConst(g.ReshapeTo(x, -1), []int64{0}, []int64{OutputLen}, []int64{0})
-	g.Node("Reshape", []string{flat, g.Int64s(1, 4+NumClasses, NumAnchors)}, []string{OutputName})
-	g.Output(OutputName, onnx.Float, onnx.Fix(1), onnx.Fix(4+NumClasses), onnx.Fix(NumAnchors))
+	x := g.Input(inputName, onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(inputSize), onnx.Fix(inputSize))
+	flat := g.SliceConst(g.ReshapeTo(x, -1), []int64{0}, []int64{outputLen}, []int64{0})
+	g.Node("Reshape", []string{flat, g.Int64s(1, 4+numClasses, numAnchors)}, []string{outputName})
+	g.Output(outputName, onnx.Float, onnx.Fix(1), onnx.Fix(4+numClasses), onnx.Fix(numAnchors))
 	path := filepath.Join(t.TempDir(), "stand_in.onnx")
 	if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestRunAccuracyTinySynthetic(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Count: 4}
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
 	s := stdout.String()
@@ -79,12 +79,12 @@ func TestRunScenarios(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", testCache)
 	model := standIn(t)
-	for _, sc := range Descriptor.Scenarios {
+	for _, sc := range descriptor.Scenarios {
 		t.Run(sc.String(), func(t *testing.T) {
 			o := benchmark.Options{Scenario: sc, Mode: loadgen.PerformanceOnly, Model: model, Data: "synthetic", Backend: "cpu",
 				Out: t.TempDir(), Duration: time.Millisecond, MinQueries: 2, QPS: 20}
 			var stdout, stderr bytes.Buffer
-			res, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
+			res, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
@@ -107,21 +107,21 @@ func TestAccuracyCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	classOf := map[int64]int{}
-	for k, id := range COCO80To91 {
+	for k, id := range coco80To91 {
 		classOf[int64(id)] = k
 	}
 	logOf := func(idxShift int) string {
 		var log strings.Builder
 		log.WriteString("[\n")
 		for i, im := range ds.GT.Images {
-			var dets []Detection
+			var dets []detection
 			for _, a := range ds.GT.Annotations {
 				if a.ImageID == im.ID {
 					b := a.BBox
-					dets = append(dets, Detection{Box: [4]float32{float32(b[0]), float32(b[1]), float32(b[0] + b[2]), float32(b[1] + b[3])}, Score: 0.9, Class: classOf[a.CategoryID]})
+					dets = append(dets, detection{Box: [4]float32{float32(b[0]), float32(b[1]), float32(b[0] + b[2]), float32(b[1] + b[3])}, Score: 0.9, Class: classOf[a.CategoryID]})
 				}
 			}
-			data, err := EncodeResponse(nil, i+idxShift, dets, int(im.Width), int(im.Height))
+			data, err := encodeResponse(nil, i+idxShift, dets, int(im.Width), int(im.Height))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +138,7 @@ func TestAccuracyCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "accuracy.txt")
 	var stdout bytes.Buffer
 	req := &benchmark.AccuracyRequest{Log: logOf(0), Data: "synthetic", Out: out}
-	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err != nil {
+	if _, err := benchmark.Accuracy(context.Background(), descriptor, req, &stdout); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	if !strings.Contains(stdout.String(), "mAP=100.000%") {
@@ -150,7 +150,7 @@ func TestAccuracyCommand(t *testing.T) {
 	// Records carrying the next image's index: scored under the entry's
 	// qsl_idx as accuracy-coco.py does, with the mismatch reported.
 	var stderr bytes.Buffer
-	sc, err := Descriptor.Driver.Score(context.Background(), scoreRequest(logOf(1), &stderr))
+	sc, err := descriptor.Driver.Score(context.Background(), scoreRequest(logOf(1), &stderr))
 	if err != nil || !strings.Contains(stderr.String(), "image index other than their qsl_idx") || !strings.Contains(sc.Lines[0], "mAP=100.000%") {
 		t.Errorf("shifted indices: %v, %v\n%s", sc, err, stderr.String())
 	}
@@ -158,7 +158,7 @@ func TestAccuracyCommand(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "mlperf_log_accuracy.json")
 	os.WriteFile(bad, []byte(`[{ "seq_id" : 0, "qsl_idx" : 0, "data" : "0102030405" }]`), 0o644)
 	stdout.Reset()
-	if _, err := benchmark.Accuracy(context.Background(), Descriptor, &benchmark.AccuracyRequest{Log: bad, Data: "synthetic"}, &stdout); err == nil {
+	if _, err := benchmark.Accuracy(context.Background(), descriptor, &benchmark.AccuracyRequest{Log: bad, Data: "synthetic"}, &stdout); err == nil {
 		t.Errorf("a 5-byte response scored:\n%s", stdout.String())
 	}
 }
@@ -185,18 +185,18 @@ func TestRunRejectsBadInputs(t *testing.T) {
 	opts := func(model string) benchmark.Options {
 		return benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: model, Data: "synthetic", Backend: "cpu", Out: t.TempDir()}
 	}
-	_, err := benchmark.Run(context.Background(), Descriptor, opts(retina), io.Discard, io.Discard)
-	if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "yolo export") {
+	_, err := benchmark.Run(context.Background(), descriptor, opts(retina), io.Discard, io.Discard)
+	if !errors.Is(err, errContract) || !strings.Contains(err.Error(), "yolo export") {
 		t.Errorf("RetinaNet model: %v", err)
 	}
 	o := opts(standIn(t))
 	o.Batch = 2
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--batch 1") {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--batch 1") {
 		t.Errorf("--batch 2: %v", err)
 	}
 	o = opts(standIn(t))
 	o.Cache = t.TempDir()
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "no preprocessed cache") {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "no preprocessed cache") {
 		t.Errorf("--cache: %v", err)
 	}
 
@@ -212,7 +212,7 @@ func TestRunRejectsBadInputs(t *testing.T) {
 	os.WriteFile(ds.ImagePath(1), b[:len(b)/2], 0o644)
 	o = opts(standIn(t))
 	o.Data = data
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), ds.ImagePath(1)) {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), ds.ImagePath(1)) {
 		t.Errorf("truncated JPEG: %v", err)
 	}
 }

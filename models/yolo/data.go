@@ -24,9 +24,9 @@ func loadData(data string, count int, annotations, cacheDir string, warn io.Writ
 		dir = filepath.Join(cacheDir, "coco2017-synthetic")
 		synthMu.Lock()
 		ds, err := coco2017.Load(dir, coco2017.Options{Warn: io.Discard})
-		if err != nil || ds.Len() != SynthSamples || len(ds.Missing) > 0 {
-			fmt.Fprintf(warn, "yolo: writing the synthetic COCO safe data set (%d images) into %s\n", SynthSamples, dir)
-			err = coco2017.Synth(dir, coco2017.SynthConfig{N: SynthSamples, Seed: SynthSeed})
+		if err != nil || ds.Len() != synthSamples || len(ds.Missing) > 0 {
+			fmt.Fprintf(warn, "yolo: writing the synthetic COCO safe data set (%d images) into %s\n", synthSamples, dir)
+			err = coco2017.Synth(dir, coco2017.SynthConfig{N: synthSamples, Seed: synthSeed})
 		}
 		synthMu.Unlock()
 		if err != nil {
@@ -41,24 +41,24 @@ func loadData(data string, count int, annotations, cacheDir string, warn io.Writ
 	return ds, nil
 }
 
-// NewQSL returns an in-memory QSL over ds whose LoadSamples decodes and
-// letterboxes the images (PreprocessInto) into pooled buffers.
-func NewQSL(ds *coco2017.Dataset, workers int) (*harness.QSL[Sample], error) {
-	pool := sync.Pool{New: func() any { return make([]float32, SampleLen) }}
-	q, err := harness.NewQSL(harness.QSLConfig[Sample]{
+// newQSL returns an in-memory QSL over ds whose LoadSamples decodes and
+// letterboxes the images (preprocessInto) into pooled buffers.
+func newQSL(ds *coco2017.Dataset, workers int) (*harness.QSL[sample], error) {
+	pool := sync.Pool{New: func() any { return make([]float32, sampleLen) }}
+	q, err := harness.NewQSL(harness.QSLConfig[sample]{
 		Total:       ds.Len(),
-		Performance: min(ds.Len(), PerformanceSampleCount),
-		Load: func(_ context.Context, i int) (Sample, error) {
+		Performance: min(ds.Len(), performanceSampleCount),
+		Load: func(_ context.Context, i int) (sample, error) {
 			buf := pool.Get().([]float32)
-			w, h, err := PreprocessInto(buf, ds.ImagePath(i))
+			w, h, err := preprocessInto(buf, ds.ImagePath(i))
 			if err != nil {
 				pool.Put(buf)
-				return Sample{}, err
+				return sample{}, err
 			}
-			return Sample{Input: buf, Width: w, Height: h}, nil
+			return sample{Input: buf, Width: w, Height: h}, nil
 		},
 		Workers: workers,
-		Release: func(s Sample) { pool.Put(s.Input) },
+		Release: func(s sample) { pool.Put(s.Input) },
 	})
 	if err != nil {
 		return nil, fmt.Errorf("yolo: %w", err)

@@ -11,8 +11,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/coco2017"
 )
 
-// Dataset is the COCO 2017 safe subset's commands.
-var Dataset = &spec.Dataset{
+// dataset is the COCO 2017 safe subset's commands.
+var dataset = &spec.Dataset{
 	Name:       "coco2017",
 	Summary:    "COCO val2017 images with safe licences (1525 images) and their annotations, the YOLO data set",
 	DataWant:   "the YOLO data set folder (val2017_safe/*.jpg and annotations/instances_val2017.json)",
@@ -31,10 +31,10 @@ func synthCommand(req *spec.DatasetRequest) error {
 	}
 	n, seed := req.N, req.Seed
 	if n == 0 {
-		n = SynthSamples
+		n = synthSamples
 	}
 	if seed == 0 {
-		seed = SynthSeed
+		seed = synthSeed
 	}
 	if err := coco2017.Synth(req.Out, coco2017.SynthConfig{N: n, Seed: seed}); err != nil {
 		return err

@@ -8,8 +8,8 @@ import (
 )
 
 // FuzzPreprocessJPEG drives the JPEG entry point of the QSL
-// (preprocesstest.FuzzJPEG with this benchmark's PreprocessImage).
-func FuzzPreprocessJPEG(f *testing.F) { preprocesstest.FuzzJPEG(f, SampleLen, PreprocessImage) }
+// (preprocesstest.FuzzJPEG with this benchmark's preprocessImage).
+func FuzzPreprocessJPEG(f *testing.F) { preprocesstest.FuzzJPEG(f, sampleLen, preprocessImage) }
 
 // FuzzNMS feeds NMS arbitrary raw predictions (any values, NaN and
 // infinities included) for a few anchors: it must not panic, must keep at
@@ -33,8 +33,8 @@ func FuzzNMS(f *testing.F) {
 		}
 		n := len(vals) / (4 + nc)
 		vals = vals[:n*(4+nc)]
-		cfg := NMSConfig{Conf: 0.25, IoU: 0.5, MaxDet: 3, MaxNMS: 4, MaxWH: 7680, Agnostic: agnostic}
-		d, err := NMS(nil, vals, nc, n, cfg, nil)
+		cfg := nmsConfig{Conf: 0.25, IoU: 0.5, MaxDet: 3, MaxNMS: 4, MaxWH: 7680, Agnostic: agnostic}
+		d, err := nms(nil, vals, nc, n, cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,6 +46,6 @@ func FuzzNMS(f *testing.F) {
 				t.Fatalf("detection %d: %+v", i, x)
 			}
 		}
-		ScaleBoxes(d, InputSize, 1+int(ncb), 1+int(ncb)*3)
+		scaleBoxes(d, inputSize, 1+int(ncb), 1+int(ncb)*3)
 	})
 }

@@ -25,66 +25,66 @@ import (
 // The contract of Ultralytics' ONNX export of a YOLO11 detection model
 // (model.export(format="onnx"), imgsz 640, static shapes).
 const (
-	// InputName is the image input: float32 [1, 3, 640, 640], RGB in
+	// inputName is the image input: float32 [1, 3, 640, 640], RGB in
 	// [0, 1], letterboxed.
-	InputName = "images"
-	// OutputName is the raw prediction: float32 [1, 84, 8400], per anchor
+	inputName = "images"
+	// outputName is the raw prediction: float32 [1, 84, 8400], per anchor
 	// the box centre, width and height in input pixels and 80 class
 	// scores (sigmoid).
-	OutputName = "output0"
-	// InputSize is the side of the square network input, pixels.
-	InputSize = 640
-	// NumClasses is the number of classes (COCO's 80).
-	NumClasses = 80
-	// NumAnchors is the number of predictions: 80² + 40² + 20² anchor
+	outputName = "output0"
+	// inputSize is the side of the square network input, pixels.
+	inputSize = 640
+	// numClasses is the number of classes (COCO's 80).
+	numClasses = 80
+	// numAnchors is the number of predictions: 80² + 40² + 20² anchor
 	// points at strides 8, 16 and 32.
-	NumAnchors = 8400
-	// SampleLen is the number of float32 values of one preprocessed
+	numAnchors = 8400
+	// sampleLen is the number of float32 values of one preprocessed
 	// image (3 × 640 × 640, CHW).
-	SampleLen = 3 * InputSize * InputSize
-	// OutputLen is the number of values of one image's output0.
-	OutputLen = (4 + NumClasses) * NumAnchors
-	// RecordSize is the size in bytes of one detection in a response: 7
+	sampleLen = 3 * inputSize * inputSize
+	// outputLen is the number of values of one image's output0.
+	outputLen = (4 + numClasses) * numAnchors
+	// recordSize is the size in bytes of one detection in a response: 7
 	// little-endian float32.
-	RecordSize = 28
+	recordSize = 28
 )
 
-// ErrContract is wrapped by errors about a model whose inputs or outputs
+// errContract is wrapped by errors about a model whose inputs or outputs
 // are not those of the YOLO11 ONNX export.
-var ErrContract = errors.New("yolo: model does not match the YOLO11 ONNX contract")
+var errContract = errors.New("yolo: model does not match the YOLO11 ONNX contract")
 
-// CheckContract validates a session's inputs and outputs against the
+// checkContract validates a session's inputs and outputs against the
 // export's contract: one input "images" float32 [1 3 640 640] (a symbolic
 // batch is accepted and run with 1) and an output "output0" float32
 // [1 84 8400] (symbolic dimensions accepted). A model with dynamic height
 // and width (exported with dynamic=True) is refused: Ultralytics would
 // letterbox it to the minimum rectangle instead, which this benchmark does
 // not run.
-func CheckContract(inputs, outputs []backend.Info) error {
+func checkContract(inputs, outputs []backend.Info) error {
 	fix := "give YOLO11-L exported by Ultralytics to ONNX at imgsz 640 without dynamic shapes or NMS (yolo export model=yolo11l.pt format=onnx imgsz=640), or --model synthetic"
-	if len(inputs) != 1 || inputs[0].Name != InputName {
-		return fmt.Errorf("%w: want exactly one input %q, model has %s; %s", ErrContract, InputName, describe(inputs), fix)
+	if len(inputs) != 1 || inputs[0].Name != inputName {
+		return fmt.Errorf("%w: want exactly one input %q, model has %s; %s", errContract, inputName, describe(inputs), fix)
 	}
 	in := inputs[0]
-	if in.DType != backend.Float32 || len(in.Shape) != 4 || in.Shape[1] != 3 || in.Shape[2] != InputSize || in.Shape[3] != InputSize || in.Shape[0] > 1 || in.Shape[0] == 0 {
-		return fmt.Errorf("%w: input %q is %s %s, want float32 [1,3,%d,%d] (NCHW, one image); %s", ErrContract, InputName, in.DType, backend.FormatShape(in.Shape), InputSize, InputSize, fix)
+	if in.DType != backend.Float32 || len(in.Shape) != 4 || in.Shape[1] != 3 || in.Shape[2] != inputSize || in.Shape[3] != inputSize || in.Shape[0] > 1 || in.Shape[0] == 0 {
+		return fmt.Errorf("%w: input %q is %s %s, want float32 [1,3,%d,%d] (NCHW, one image); %s", errContract, inputName, in.DType, backend.FormatShape(in.Shape), inputSize, inputSize, fix)
 	}
 	var out *backend.Info
 	for i := range outputs {
-		if outputs[i].Name == OutputName {
+		if outputs[i].Name == outputName {
 			out = &outputs[i]
 		}
 	}
 	if out == nil {
-		return fmt.Errorf("%w: no output %q among %s; %s", ErrContract, OutputName, describe(outputs), fix)
+		return fmt.Errorf("%w: no output %q among %s; %s", errContract, outputName, describe(outputs), fix)
 	}
-	want := []int64{1, 4 + NumClasses, NumAnchors}
+	want := []int64{1, 4 + numClasses, numAnchors}
 	ok := out.DType == backend.Float32 && len(out.Shape) == 3
 	for i := 0; ok && i < 3; i++ {
 		ok = out.Shape[i] < 0 || out.Shape[i] == want[i]
 	}
 	if !ok {
-		return fmt.Errorf("%w: output %q is %s %s, want float32 [1,%d,%d] (raw predictions, NMS not in the graph); %s", ErrContract, OutputName, out.DType, backend.FormatShape(out.Shape), 4+NumClasses, NumAnchors, fix)
+		return fmt.Errorf("%w: output %q is %s %s, want float32 [1,%d,%d] (raw predictions, NMS not in the graph); %s", errContract, outputName, out.DType, backend.FormatShape(out.Shape), 4+numClasses, numAnchors, fix)
 	}
 	return nil
 }
@@ -103,9 +103,9 @@ func describe(infos []backend.Info) string {
 	return s
 }
 
-// Samples returns loaded sample i, or false if it is not loaded.
+// sampleFunc returns loaded sample i, or false if it is not loaded.
 // harness.QSL's Sample method is one.
-type Samples func(i loadgen.SampleIndex) (Sample, bool)
+type sampleFunc func(i loadgen.SampleIndex) (sample, bool)
 
 // Model runs YOLO11 on loaded samples, one image per engine call (the
 // export's batch is 1), and post-processes each image as the reference's
@@ -113,72 +113,72 @@ type Samples func(i loadgen.SampleIndex) (Sample, bool)
 // use (as the session is).
 type Model struct {
 	sess    backend.Session
-	samples Samples
+	samples sampleFunc
 	out     int // position of output0 in the outputs
-	nms     NMSConfig
+	cfg     nmsConfig
 	scratch sync.Pool // *NMSScratch
 }
 
 // New wraps a session after checking it against the contract. samples
-// may be nil if only Detect is used. Post-processing uses ReferenceNMS.
-func New(sess backend.Session, samples Samples) (*Model, error) {
+// may be nil if only Detect is used. Post-processing uses referenceNMS.
+func New(sess backend.Session, samples sampleFunc) (*Model, error) {
 	if sess == nil {
 		return nil, errors.New("yolo: nil session")
 	}
-	if err := CheckContract(sess.Inputs(), sess.Outputs()); err != nil {
+	if err := checkContract(sess.Inputs(), sess.Outputs()); err != nil {
 		return nil, err
 	}
-	m := &Model{sess: sess, samples: samples, nms: ReferenceNMS}
+	m := &Model{sess: sess, samples: samples, cfg: referenceNMS}
 	for i, o := range sess.Outputs() {
-		if o.Name == OutputName {
+		if o.Name == outputName {
 			m.out = i
 		}
 	}
-	m.scratch.New = func() any { return new(NMSScratch) }
+	m.scratch.New = func() any { return new(nmsScratch) }
 	return m, nil
 }
 
-// Raw runs the network on one preprocessed image (SampleLen values, only
-// read) and returns output0 (OutputLen values, channel-major).
+// Raw runs the network on one preprocessed image (sampleLen values, only
+// read) and returns output0 (outputLen values, channel-major).
 func (m *Model) Raw(ctx context.Context, img []float32) ([]float32, error) {
-	if len(img) != SampleLen {
-		return nil, fmt.Errorf("yolo: image of %d values, want %d (3×%d×%d)", len(img), SampleLen, InputSize, InputSize)
+	if len(img) != sampleLen {
+		return nil, fmt.Errorf("yolo: image of %d values, want %d (3×%d×%d)", len(img), sampleLen, inputSize, inputSize)
 	}
 	outs, err := m.sess.Run(ctx, []backend.Tensor{{
-		Name: InputName, DType: backend.Float32, Shape: []int64{1, 3, InputSize, InputSize}, Data: img,
+		Name: inputName, DType: backend.Float32, Shape: []int64{1, 3, inputSize, inputSize}, Data: img,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("yolo: %w", err)
 	}
 	if len(outs) <= m.out {
-		return nil, fmt.Errorf("yolo: session returned %d outputs, want %q", len(outs), OutputName)
+		return nil, fmt.Errorf("yolo: session returned %d outputs, want %q", len(outs), outputName)
 	}
 	p, ok := outs[m.out].Data.([]float32)
-	if !ok || len(p) != OutputLen {
-		return nil, fmt.Errorf("yolo: output %q is %T of %d values, want %d float32 (1×%d×%d)", OutputName, outs[m.out].Data, len(p), OutputLen, 4+NumClasses, NumAnchors)
+	if !ok || len(p) != outputLen {
+		return nil, fmt.Errorf("yolo: output %q is %T of %d values, want %d float32 (1×%d×%d)", outputName, outs[m.out].Data, len(p), outputLen, 4+numClasses, numAnchors)
 	}
 	return p, nil
 }
 
 // Detect runs the network on sample s and returns its detections in the
-// pixels of the s.Width×s.Height image, best first: NMS, then ScaleBoxes.
-func (m *Model) Detect(ctx context.Context, s Sample) ([]Detection, error) {
+// pixels of the s.Width×s.Height image, best first: NMS, then scaleBoxes.
+func (m *Model) Detect(ctx context.Context, s sample) ([]detection, error) {
 	p, err := m.Raw(ctx, s.Input)
 	if err != nil {
 		return nil, err
 	}
-	sc := m.scratch.Get().(*NMSScratch)
-	dets, err := NMS(nil, p, NumClasses, NumAnchors, m.nms, sc)
+	sc := m.scratch.Get().(*nmsScratch)
+	dets, err := nms(nil, p, numClasses, numAnchors, m.cfg, sc)
 	m.scratch.Put(sc)
 	if err != nil {
 		return nil, err
 	}
-	ScaleBoxes(dets, InputSize, s.Width, s.Height)
+	scaleBoxes(dets, inputSize, s.Width, s.Height)
 	return dets, nil
 }
 
 // Predict implements harness.Model: each loaded sample of idx runs alone
-// and its response is EncodeResponse's. A sample that is not loaded
+// and its response is encodeResponse's. A sample that is not loaded
 // fails on its own; an engine error fails the call.
 func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
 	if m.samples == nil {
@@ -186,7 +186,7 @@ func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []lo
 	}
 	for i, x := range idx {
 		s, ok := m.samples(x)
-		if !ok || len(s.Input) != SampleLen {
+		if !ok || len(s.Input) != sampleLen {
 			out[i].Err = fmt.Errorf("yolo: sample %d not loaded", x)
 			continue
 		}
@@ -194,7 +194,7 @@ func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []lo
 		if err != nil {
 			return err
 		}
-		if out[i].Data, err = EncodeResponse(nil, int(x), dets, s.Width, s.Height); err != nil {
+		if out[i].Data, err = encodeResponse(nil, int(x), dets, s.Width, s.Height); err != nil {
 			return err
 		}
 	}

@@ -12,12 +12,12 @@ import (
 )
 
 var (
-	exportIn  = backend.Info{Name: InputName, DType: backend.Float32, Shape: []int64{1, 3, InputSize, InputSize}}
-	exportOut = backend.Info{Name: OutputName, DType: backend.Float32, Shape: []int64{1, 84, 8400}}
+	exportIn  = backend.Info{Name: inputName, DType: backend.Float32, Shape: []int64{1, 3, inputSize, inputSize}}
+	exportOut = backend.Info{Name: outputName, DType: backend.Float32, Shape: []int64{1, 84, 8400}}
 )
 
 // The export's contract is accepted (also with symbolic batch and output
-// dimensions); other models are refused with ErrContract and a message
+// dimensions); other models are refused with errContract and a message
 // naming what differs: RetinaNet's, a dynamic-size export, batch 2, an
 // end-to-end export with NMS in the graph, float16.
 func TestCheckContract(t *testing.T) {
@@ -36,18 +36,18 @@ func TestCheckContract(t *testing.T) {
 		{"batch 2", []backend.Info{sym(exportIn, 2, 3, 640, 640)}, []backend.Info{exportOut}, "one image"},
 		{"nms in graph", []backend.Info{exportIn}, []backend.Info{sym(exportOut, 1, 300, 6)}, "NMS not in the graph"},
 		{"renamed output", []backend.Info{exportIn}, []backend.Info{{Name: "output", DType: backend.Float32, Shape: []int64{1, 84, 8400}}}, `no output "output0"`},
-		{"float16", []backend.Info{{Name: InputName, DType: backend.Float16, Shape: exportIn.Shape}}, []backend.Info{exportOut}, "float16"},
+		{"float16", []backend.Info{{Name: inputName, DType: backend.Float16, Shape: exportIn.Shape}}, []backend.Info{exportOut}, "float16"},
 		{"two inputs", []backend.Info{exportIn, exportIn}, []backend.Info{exportOut}, "exactly one input"},
 	}
 	for _, c := range cases {
-		err := CheckContract(c.in, c.out)
+		err := checkContract(c.in, c.out)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.name, err)
 			}
 			continue
 		}
-		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, errContract) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrContract mentioning %q", c.name, err, c.want)
 		}
 	}
@@ -64,13 +64,13 @@ func TestPredictMatchesReferenceResponse(t *testing.T) {
 	sc := c.Scaled[0] // 773×512
 	sess := &backendtest.Session{In: []backend.Info{exportIn}, Out: []backend.Info{exportOut},
 		RunFunc: func(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
-			return []backend.Tensor{{Name: OutputName, DType: backend.Float32, Shape: []int64{1, 84, 8400}, Data: raw}}, nil
+			return []backend.Tensor{{Name: outputName, DType: backend.Float32, Shape: []int64{1, 84, 8400}, Data: raw}}, nil
 		}}
-	samples := func(i loadgen.SampleIndex) (Sample, bool) {
+	samples := func(i loadgen.SampleIndex) (sample, bool) {
 		if i != 7 {
-			return Sample{}, false
+			return sample{}, false
 		}
-		return Sample{Input: make([]float32, SampleLen), Width: sc.W, Height: sc.H}, true
+		return sample{Input: make([]float32, sampleLen), Width: sc.W, Height: sc.H}, true
 	}
 	m, err := New(sess, samples)
 	if err != nil {
@@ -93,12 +93,12 @@ func TestPredictMatchesReferenceResponse(t *testing.T) {
 	}
 	sess.Err = nil
 	sess.RunFunc = func(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
-		return []backend.Tensor{{Name: OutputName, DType: backend.Float32, Data: raw[:100]}}, nil
+		return []backend.Tensor{{Name: outputName, DType: backend.Float32, Data: raw[:100]}}, nil
 	}
 	if err := m.Predict(context.Background(), []loadgen.SampleIndex{7}, out[:1]); err == nil || !strings.Contains(err.Error(), "want 705600 float32") {
 		t.Errorf("short output: %v", err)
 	}
-	if _, err := New(&backendtest.Session{In: []backend.Info{exportIn}}, nil); !errors.Is(err, ErrContract) {
+	if _, err := New(&backendtest.Session{In: []backend.Info{exportIn}}, nil); !errors.Is(err, errContract) {
 		t.Errorf("session without outputs: %v", err)
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"slices"
 )
 
-// NMSConfig holds the settings of Ultralytics' non_max_suppression
+// nmsConfig holds the settings of Ultralytics' non_max_suppression
 // (ultralytics/utils/nms.py) on the single-label path the detection
 // predictor takes.
-type NMSConfig struct {
+type nmsConfig struct {
 	// Conf is the confidence a box's best class score must exceed
 	// (predict's conf: the reference passes 0.001).
 	Conf float32
@@ -30,22 +30,22 @@ type NMSConfig struct {
 	Agnostic bool
 }
 
-// ReferenceNMS is what YOLO(model).predict(img, conf=0.001) runs: the
+// referenceNMS is what YOLO(model).predict(img, conf=0.001) runs: the
 // reference's conf, and Ultralytics' defaults for the rest.
-var ReferenceNMS = NMSConfig{Conf: 0.001, IoU: 0.7, MaxDet: 300, MaxNMS: 30000, MaxWH: 7680}
+var referenceNMS = nmsConfig{Conf: 0.001, IoU: 0.7, MaxDet: 300, MaxNMS: 30000, MaxWH: 7680}
 
-// Detection is one kept box.
-type Detection struct {
+// detection is one kept box.
+type detection struct {
 	// Box is x1, y1, x2, y2: network-input pixels after NMS, image pixels
-	// after ScaleBoxes.
+	// after scaleBoxes.
 	Box   [4]float32
 	Score float32 // the best class's score
 	Class int     // 0..NumClasses−1, the best class (first on ties)
 }
 
-// NMSScratch holds NMS's working memory so that repeated calls do not
+// nmsScratch holds NMS's working memory so that repeated calls do not
 // allocate. The zero value is ready; it is not safe for concurrent use.
-type NMSScratch struct {
+type nmsScratch struct {
 	cand  []candidate
 	order []int32
 	off   [][4]float32
@@ -65,7 +65,7 @@ type candidate struct {
 	class int32
 }
 
-// NMS appends to dst the detections Ultralytics' non_max_suppression keeps
+// nms appends to dst the detections Ultralytics' non_max_suppression keeps
 // for one image's raw output pred: (4+nc)×n float32 values, channel-major
 // (output0 [1, 84, 8400] without its batch dimension): rows 0–3 the box
 // centre x, y, width and height in input pixels, rows 4.. the class
@@ -86,7 +86,7 @@ type candidate struct {
 //
 // Equal scores are ordered by anchor (a stable sort); PyTorch's sorts do
 // not promise an order for ties. s may be nil.
-func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratch) ([]Detection, error) {
+func nms(dst []detection, pred []float32, nc, n int, cfg nmsConfig, s *nmsScratch) ([]detection, error) {
 	if nc < 1 || n < 0 || len(pred) != (4+nc)*n {
 		return dst, fmt.Errorf("yolo: raw output of %d values is not (4+%d)×%d", len(pred), nc, n)
 	}
@@ -94,7 +94,7 @@ func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratc
 		return dst, fmt.Errorf("yolo: NMS conf %v and IoU %v must lie in [0, 1]", cfg.Conf, cfg.IoU)
 	}
 	if s == nil {
-		s = &NMSScratch{}
+		s = &nmsScratch{}
 	}
 	// The best class per anchor, a row of scores at a time (the output is
 	// channel-major); a NaN score makes the anchor's best NaN, which fails
@@ -160,7 +160,7 @@ func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratc
 		// One pass over all boxes in score order.
 		for _, i := range suppress(order, off, area, cfg.IoU, cfg.MaxDet) {
 			c := cand[i]
-			dst = append(dst, Detection{Box: c.box, Score: c.score, Class: int(c.class)})
+			dst = append(dst, detection{Box: c.box, Score: c.score, Class: int(c.class)})
 		}
 		return dst, nil
 	}
@@ -196,7 +196,7 @@ func NMS(dst []Detection, pred []float32, nc, n int, cfg NMSConfig, s *NMSScratc
 			continue
 		}
 		c := cand[i]
-		dst = append(dst, Detection{Box: c.box, Score: c.score, Class: int(c.class)})
+		dst = append(dst, detection{Box: c.box, Score: c.score, Class: int(c.class)})
 		if kept++; cfg.MaxDet > 0 && kept == cfg.MaxDet {
 			break
 		}
@@ -239,7 +239,7 @@ func grow[T any](b []T, n int) []T {
 	return b[:n]
 }
 
-// ScaleBoxes maps boxes from the size×size network input back to a
+// scaleBoxes maps boxes from the size×size network input back to a
 // w×h image as Ultralytics' scale_boxes (ultralytics/utils/ops.py) does
 // for an input letterboxed without auto:
 //
@@ -251,7 +251,7 @@ func grow[T any](b []T, n int) []T {
 // float32(gain), as PyTorch computes it on the CPU (on CUDA it multiplies
 // by the float32 reciprocal, which can differ by one unit in the last
 // place).
-func ScaleBoxes(dets []Detection, size, w, h int) {
+func scaleBoxes(dets []detection, size, w, h int) {
 	gain := math.Min(float64(size)/float64(h), float64(size)/float64(w))
 	padX := float32(math.RoundToEven((float64(size)-float64(w)*gain)/2 - 0.1))
 	padY := float32(math.RoundToEven((float64(size)-float64(h)*gain)/2 - 0.1))
@@ -277,30 +277,30 @@ func clamp(v, hi float32) float32 {
 	return v
 }
 
-// COCO80To91 maps the model's 80 class indices to COCO category ids
+// coco80To91 maps the model's 80 class indices to COCO category ids
 // (COCO_80_TO_91 of the reference's yolo_loadgen.py; the same table as
 // yolo_ultra_map.py's COCO_MAP).
-var COCO80To91 = [NumClasses]int{
+var coco80To91 = [numClasses]int{
 	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27, 28, 31, 32, 33, 34,
 	35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63,
 	64, 65, 67, 70, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 84, 85, 86, 87, 88, 89, 90,
 }
 
-// EncodeResponse appends the reference's response for one image to dst
+// encodeResponse appends the reference's response for one image to dst
 // (Runner.enqueue in yolo_loadgen.py): for each detection in order, 7
 // little-endian float32 [qslIdx, y1/h, x1/w, y2/h, x2/w, score, COCO
 // category id], the quotients rounded to float32 (numpy ≥ 2 divides a
 // float32 by a Python int in float32). dets must be in image pixels (after
-// ScaleBoxes) of a w×h image. No detection gives no bytes, which
+// scaleBoxes) of a w×h image. No detection gives no bytes, which
 // accuracy-coco.py counts as an image with no results.
-func EncodeResponse(dst []byte, qslIdx int, dets []Detection, w, h int) ([]byte, error) {
+func encodeResponse(dst []byte, qslIdx int, dets []detection, w, h int) ([]byte, error) {
 	fw, fh := float32(w), float32(h)
 	for _, d := range dets {
-		if d.Class < 0 || d.Class >= NumClasses {
-			return dst, fmt.Errorf("yolo: detection of class %d, outside the %d classes", d.Class, NumClasses)
+		if d.Class < 0 || d.Class >= numClasses {
+			return dst, fmt.Errorf("yolo: detection of class %d, outside the %d classes", d.Class, numClasses)
 		}
 		b := d.Box
-		for _, v := range [7]float32{float32(qslIdx), b[1] / fh, b[0] / fw, b[3] / fh, b[2] / fw, d.Score, float32(COCO80To91[d.Class])} {
+		for _, v := range [7]float32{float32(qslIdx), b[1] / fh, b[0] / fw, b[3] / fh, b[2] / fw, d.Score, float32(coco80To91[d.Class])} {
 			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(v))
 		}
 	}

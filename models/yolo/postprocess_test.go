@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// NMS, ScaleBoxes and EncodeResponse give exactly what the numpy
+// NMS, scaleBoxes and encodeResponse give exactly what the numpy
 // re-computation of Ultralytics' non_max_suppression, scale_boxes and
 // yolo_loadgen.py's packing gives on the golden raw predictions: the
 // reference settings on 8400 anchors, binding max_nms and max_det caps,
@@ -16,14 +16,14 @@ func TestNMSMatchesUltralytics(t *testing.T) {
 	if len(g.NMSCases) < 4 {
 		t.Fatalf("only %d NMS goldens", len(g.NMSCases))
 	}
-	var s NMSScratch
+	var s nmsScratch
 	for _, c := range g.NMSCases {
 		pred := rawPrediction(c.Seed, c.NC, c.N, c.Objects)
 		if got := float32sSHA(pred); got != c.Raw {
 			t.Fatalf("%s: raw prediction differs from gen_goldens.py's", c.Name)
 		}
-		cfg := NMSConfig{Conf: c.Conf, IoU: c.IoU, MaxDet: c.MaxDet, MaxNMS: c.MaxNMS, MaxWH: c.MaxWH, Agnostic: c.Agnostic}
-		dets, err := NMS(nil, pred, c.NC, c.N, cfg, &s)
+		cfg := nmsConfig{Conf: c.Conf, IoU: c.IoU, MaxDet: c.MaxDet, MaxNMS: c.MaxNMS, MaxWH: c.MaxWH, Agnostic: c.Agnostic}
+		dets, err := nms(nil, pred, c.NC, c.N, cfg, &s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,8 +43,8 @@ func TestNMSMatchesUltralytics(t *testing.T) {
 			}
 		}
 		for _, sc := range c.Scaled {
-			scaled := append([]Detection(nil), dets...)
-			ScaleBoxes(scaled, InputSize, sc.W, sc.H)
+			scaled := append([]detection(nil), dets...)
+			scaleBoxes(scaled, inputSize, sc.W, sc.H)
 			flat := make([]float32, 0, 4*len(scaled))
 			for _, d := range scaled {
 				flat = append(flat, d.Box[:]...)
@@ -52,10 +52,10 @@ func TestNMSMatchesUltralytics(t *testing.T) {
 			if float32sSHA(flat) != sc.Boxes {
 				t.Errorf("%s: boxes scaled to %dx%d differ from scale_boxes'", c.Name, sc.W, sc.H)
 			}
-			if c.NC != NumClasses {
+			if c.NC != numClasses {
 				continue
 			}
-			resp, err := EncodeResponse(nil, 7, scaled, sc.W, sc.H)
+			resp, err := encodeResponse(nil, 7, scaled, sc.W, sc.H)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,10 +89,10 @@ func rawFromBoxes(nc int, boxes [][4]float32, scores [][]float32) []float32 {
 // unless agnostic.
 func TestNMSRules(t *testing.T) {
 	nan := float32(math.NaN())
-	cfg := NMSConfig{Conf: 0.25, IoU: 0.5, MaxDet: 300, MaxNMS: 30000, MaxWH: 7680}
-	run := func(t *testing.T, cfg NMSConfig, nc int, boxes [][4]float32, scores [][]float32) []Detection {
+	cfg := nmsConfig{Conf: 0.25, IoU: 0.5, MaxDet: 300, MaxNMS: 30000, MaxWH: 7680}
+	run := func(t *testing.T, cfg nmsConfig, nc int, boxes [][4]float32, scores [][]float32) []detection {
 		t.Helper()
-		d, err := NMS(nil, rawFromBoxes(nc, boxes, scores), nc, len(boxes), cfg, nil)
+		d, err := nms(nil, rawFromBoxes(nc, boxes, scores), nc, len(boxes), cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,42 +164,42 @@ func TestNMSRules(t *testing.T) {
 		}
 	})
 	t.Run("bad shape", func(t *testing.T) {
-		if _, err := NMS(nil, make([]float32, 83), 80, 1, cfg, nil); err == nil {
+		if _, err := nms(nil, make([]float32, 83), 80, 1, cfg, nil); err == nil {
 			t.Error("83 values as 84×1: no error")
 		}
 	})
 }
 
-// ScaleBoxes undoes the letterbox's padding and gain and clips to the
-// image; EncodeResponse writes [idx, y1/h, x1/w, y2/h, x2/w, score, COCO
+// scaleBoxes undoes the letterbox's padding and gain and clips to the
+// image; encodeResponse writes [idx, y1/h, x1/w, y2/h, x2/w, score, COCO
 // id] and refuses a class outside the 80.
 func TestScaleAndEncode(t *testing.T) {
 	// 1280×960 → gain 0.5, 640×480, pad_y 80.
-	d := []Detection{{Box: [4]float32{100, 180, 300, 380}, Score: 0.75, Class: 79}, {Box: [4]float32{-20, 70, 700, 600}, Score: 0.5, Class: 0}}
-	ScaleBoxes(d, InputSize, 1280, 960)
+	d := []detection{{Box: [4]float32{100, 180, 300, 380}, Score: 0.75, Class: 79}, {Box: [4]float32{-20, 70, 700, 600}, Score: 0.5, Class: 0}}
+	scaleBoxes(d, inputSize, 1280, 960)
 	if d[0].Box != [4]float32{200, 200, 600, 600} {
 		t.Errorf("box 0 scaled to %v, want [200 200 600 600]", d[0].Box)
 	}
 	if d[1].Box != [4]float32{0, 0, 1280, 960} {
 		t.Errorf("box 1 scaled to %v, want clipped to [0 0 1280 960]", d[1].Box)
 	}
-	resp, err := EncodeResponse(nil, 3, d[:1], 1280, 960)
+	resp, err := encodeResponse(nil, 3, d[:1], 1280, 960)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []float32{3, float32(200) / 960, float32(200) / 1280, float32(600) / 960, float32(600) / 1280, 0.75, 90}
-	if len(resp) != RecordSize {
-		t.Fatalf("%d bytes, want %d", len(resp), RecordSize)
+	if len(resp) != recordSize {
+		t.Fatalf("%d bytes, want %d", len(resp), recordSize)
 	}
 	for i, w := range want {
 		if got := math.Float32frombits(binary.LittleEndian.Uint32(resp[4*i:])); got != w {
 			t.Errorf("field %d = %v, want %v", i, got, w)
 		}
 	}
-	if r, err := EncodeResponse(nil, 0, nil, 10, 10); err != nil || len(r) != 0 {
+	if r, err := encodeResponse(nil, 0, nil, 10, 10); err != nil || len(r) != 0 {
 		t.Errorf("no detections: %d bytes, %v; want none", len(r), err)
 	}
-	if _, err := EncodeResponse(nil, 0, []Detection{{Class: 80}}, 10, 10); err == nil {
+	if _, err := encodeResponse(nil, 0, []detection{{Class: 80}}, 10, 10); err == nil {
 		t.Error("class 80: no error")
 	}
 }
@@ -209,7 +209,7 @@ func TestScaleAndEncode(t *testing.T) {
 func TestCOCO80To91(t *testing.T) {
 	unused := map[int]bool{12: true, 26: true, 29: true, 30: true, 45: true, 66: true, 68: true, 69: true, 71: true, 83: true}
 	next := 1
-	for i, id := range COCO80To91 {
+	for i, id := range coco80To91 {
 		for unused[next] {
 			next++
 		}
@@ -218,7 +218,7 @@ func TestCOCO80To91(t *testing.T) {
 		}
 		next++
 	}
-	if COCO80To91[0] != 1 || COCO80To91[79] != 90 {
-		t.Errorf("ends %d, %d", COCO80To91[0], COCO80To91[79])
+	if coco80To91[0] != 1 || coco80To91[79] != 90 {
+		t.Errorf("ends %d, %d", coco80To91[0], coco80To91[79])
 	}
 }

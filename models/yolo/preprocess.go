@@ -7,18 +7,18 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-// PadValue is the grey Ultralytics' LetterBox pads with (padding_value).
-const PadValue = 114
+// padValue is the grey Ultralytics' LetterBox pads with (padding_value).
+const padValue = 114
 
-// Stride is the network's largest stride, which LetterBox pads to in its
+// maxStride is the network's largest stride, which LetterBox pads to in its
 // minimum-rectangle (auto) mode.
-const Stride = 32
+const maxStride = 32
 
-// Letterbox is how one image is fitted into the network input: scaled by
+// letterbox is how one image is fitted into the network input: scaled by
 // Gain to NewW×NewH, then padded by Left, Top, Right and Bottom pixels of
-// PadValue grey to OutW×OutH. It is a value; the zero value is not
-// meaningful (see NewLetterbox).
-type Letterbox struct {
+// padValue grey to OutW×OutH. It is a value; the zero value is not
+// meaningful (see newLetterbox).
+type letterbox struct {
 	SrcW, SrcH    int     // decoded image size
 	Gain          float64 // min(OutH/SrcH, OutW/SrcW) (LetterBox's r)
 	NewW, NewH    int     // scaled size (new_unpad)
@@ -28,7 +28,7 @@ type Letterbox struct {
 	Resized       bool    // whether cv2.resize runs (NewW×NewH ≠ SrcW×SrcH)
 }
 
-// NewLetterbox computes the geometry of Ultralytics' LetterBox
+// newLetterbox computes the geometry of Ultralytics' LetterBox
 // (ultralytics/data/augment.py) for a srcW×srcH image and a size×size
 // target, with scaleup on and the image centred, as the predictor uses it:
 //
@@ -44,19 +44,19 @@ type Letterbox struct {
 // export runs with auto off, so that every input is size×size. An image
 // that would scale to less than one pixel on a side is an error (OpenCV's
 // resize asserts on it).
-func NewLetterbox(srcW, srcH, size int, auto bool) (Letterbox, error) {
+func newLetterbox(srcW, srcH, size int, auto bool) (letterbox, error) {
 	if srcW <= 0 || srcH <= 0 || size <= 0 {
-		return Letterbox{}, fmt.Errorf("yolo: letterbox of a %dx%d image to %d", srcW, srcH, size)
+		return letterbox{}, fmt.Errorf("yolo: letterbox of a %dx%d image to %d", srcW, srcH, size)
 	}
 	r := math.Min(float64(size)/float64(srcH), float64(size)/float64(srcW))
-	lb := Letterbox{SrcW: srcW, SrcH: srcH, Gain: r,
+	lb := letterbox{SrcW: srcW, SrcH: srcH, Gain: r,
 		NewW: int(math.RoundToEven(float64(srcW) * r)), NewH: int(math.RoundToEven(float64(srcH) * r))}
 	if lb.NewW < 1 || lb.NewH < 1 {
-		return Letterbox{}, fmt.Errorf("yolo: a %dx%d image scales to %dx%d at gain %g, under one pixel: it cannot be letterboxed (OpenCV refuses the resize too)", srcW, srcH, lb.NewW, lb.NewH, r)
+		return letterbox{}, fmt.Errorf("yolo: a %dx%d image scales to %dx%d at gain %g, under one pixel: it cannot be letterboxed (OpenCV refuses the resize too)", srcW, srcH, lb.NewW, lb.NewH, r)
 	}
 	dw, dh := size-lb.NewW, size-lb.NewH
 	if auto {
-		dw, dh = dw%Stride, dh%Stride // both ≥ 0: the scaled image fits
+		dw, dh = dw%maxStride, dh%maxStride // both ≥ 0: the scaled image fits
 	}
 	hw, hh := float64(dw)/2, float64(dh)/2
 	lb.Top, lb.Bottom = int(math.RoundToEven(hh-0.1)), int(math.RoundToEven(hh+0.1))
@@ -66,10 +66,10 @@ func NewLetterbox(srcW, srcH, size int, auto bool) (Letterbox, error) {
 	return lb, nil
 }
 
-// Apply returns the letterboxed uint8 image of m (any channel order, 3
+// apply returns the letterboxed uint8 image of m (any channel order, 3
 // channels): cv2.resize INTER_LINEAR to NewW×NewH when Resized, then
-// cv2.copyMakeBorder with the constant PadValue.
-func (lb Letterbox) Apply(m *preprocess.Image) (*preprocess.Image, error) {
+// cv2.copyMakeBorder with the constant padValue.
+func (lb letterbox) apply(m *preprocess.Image) (*preprocess.Image, error) {
 	if m == nil || m.Channels != 3 || m.Width != lb.SrcW || m.Height != lb.SrcH {
 		return nil, fmt.Errorf("yolo: letterbox for %dx%d applied to another image", lb.SrcW, lb.SrcH)
 	}
@@ -82,7 +82,7 @@ func (lb Letterbox) Apply(m *preprocess.Image) (*preprocess.Image, error) {
 	}
 	out := preprocess.NewImage(lb.OutW, lb.OutH, 3)
 	for i := range out.Pix {
-		out.Pix[i] = PadValue
+		out.Pix[i] = padValue
 	}
 	row := lb.NewW * 3
 	for y := range lb.NewH {
@@ -91,15 +91,15 @@ func (lb Letterbox) Apply(m *preprocess.Image) (*preprocess.Image, error) {
 	return out, nil
 }
 
-// CHWInto writes the letterboxed image lb.Apply(rgb) as the network input:
+// chwInto writes the letterboxed image lb.apply(rgb) as the network input:
 // channels-first float32 in [0, 1], each value v/255 rounded to float32 as
 // the predictor's im.float() / 255 computes it. rgb must be in RGB order
 // (the predictor flips OpenCV's BGR); dst must hold 3·OutW·OutH values.
-func (lb Letterbox) CHWInto(dst []float32, rgb *preprocess.Image) error {
+func (lb letterbox) chwInto(dst []float32, rgb *preprocess.Image) error {
 	if len(dst) != 3*lb.OutW*lb.OutH {
 		return fmt.Errorf("yolo: input buffer of %d values, want %d (3×%d×%d)", len(dst), 3*lb.OutW*lb.OutH, lb.OutH, lb.OutW)
 	}
-	img, err := lb.Apply(rgb)
+	img, err := lb.apply(rgb)
 	if err != nil {
 		return err
 	}
@@ -122,42 +122,42 @@ func chw(dst []float32, img *preprocess.Image) {
 	}
 }
 
-// Sample is one preprocessed image: the network input and the decoded
+// sample is one preprocessed image: the network input and the decoded
 // image's size, which the boxes are scaled back to and normalised by.
-type Sample struct {
-	// Input is 3×InputSize×InputSize float32, RGB, CHW, in [0, 1].
+type sample struct {
+	// Input is 3×inputSize×inputSize float32, RGB, CHW, in [0, 1].
 	Input []float32
 	// Width and Height are the decoded image's (results.orig_shape).
 	Width, Height int
 }
 
-// PreprocessInto reads the JPEG at path as Ultralytics' predictor does
+// preprocessInto reads the JPEG at path as Ultralytics' predictor does
 // (cv2.imdecode with IMREAD_COLOR: libjpeg-turbo, grey expanded to three
 // channels, CMYK converted, EXIF orientation applied; see
-// preprocess.ReadFile) and writes its letterboxed InputSize×InputSize
-// input into dst (SampleLen values). It returns the decoded size. Errors
+// preprocess.ReadFile) and writes its letterboxed inputSize×inputSize
+// input into dst (sampleLen values). It returns the decoded size. Errors
 // name the file; a truncated or corrupt JPEG is an error (OpenCV would
 // return the image with its missing part grey).
-func PreprocessInto(dst []float32, path string) (w, h int, err error) {
+func preprocessInto(dst []float32, path string) (w, h int, err error) {
 	img, err := preprocess.ReadFile(path, preprocess.RGB)
 	if err != nil {
 		return 0, 0, fmt.Errorf("yolo: %w", err)
 	}
-	if err := PreprocessImage(dst, img); err != nil {
+	if err := preprocessImage(dst, img); err != nil {
 		return 0, 0, fmt.Errorf("yolo: %s: %w", path, err)
 	}
 	return img.Width, img.Height, nil
 }
 
-// PreprocessImage letterboxes a decoded RGB image to InputSize×InputSize
-// (auto off, as for a fixed-size ONNX model) into dst (SampleLen values).
-func PreprocessImage(dst []float32, rgb *preprocess.Image) error {
+// preprocessImage letterboxes a decoded RGB image to inputSize×inputSize
+// (auto off, as for a fixed-size ONNX model) into dst (sampleLen values).
+func preprocessImage(dst []float32, rgb *preprocess.Image) error {
 	if rgb == nil || rgb.Channels != 3 {
 		return fmt.Errorf("want a 3-channel RGB image")
 	}
-	lb, err := NewLetterbox(rgb.Width, rgb.Height, InputSize, false)
+	lb, err := newLetterbox(rgb.Width, rgb.Height, inputSize, false)
 	if err != nil {
 		return err
 	}
-	return lb.CHWInto(dst, rgb)
+	return lb.chwInto(dst, rgb)
 }

@@ -20,7 +20,7 @@ func TestLetterboxGeometryMatchesUltralytics(t *testing.T) {
 		t.Fatalf("only %d geometry goldens", len(g.Geometry))
 	}
 	for _, c := range g.Geometry {
-		lb, err := NewLetterbox(c.W, c.H, InputSize, c.Auto)
+		lb, err := newLetterbox(c.W, c.H, inputSize, c.Auto)
 		if c.Error {
 			if err == nil {
 				t.Errorf("%dx%d auto=%v: no error, want one (scales to under a pixel)", c.W, c.H, c.Auto)
@@ -37,8 +37,8 @@ func TestLetterboxGeometryMatchesUltralytics(t *testing.T) {
 			t.Errorf("%dx%d auto=%v: new %dx%d pads t%d b%d l%d r%d, want new %dx%d pads t%d b%d l%d r%d",
 				c.W, c.H, c.Auto, got[0], got[1], got[2], got[3], got[4], got[5], want[0], want[1], want[2], want[3], want[4], want[5])
 		}
-		if !c.Auto && (lb.OutW != InputSize || lb.OutH != InputSize) {
-			t.Errorf("%dx%d: output %dx%d, want %d square", c.W, c.H, lb.OutW, lb.OutH, InputSize)
+		if !c.Auto && (lb.OutW != inputSize || lb.OutH != inputSize) {
+			t.Errorf("%dx%d: output %dx%d, want %d square", c.W, c.H, lb.OutW, lb.OutH, inputSize)
 		}
 	}
 }
@@ -63,7 +63,7 @@ func TestLetterboxImagesMatchOpenCV(t *testing.T) {
 			t.Errorf("%s: decoded %dx%d, OpenCV %dx%d", c.File, rgb.Width, rgb.Height, c.Width, c.Height)
 			continue
 		}
-		lb, err := NewLetterbox(rgb.Width, rgb.Height, InputSize, c.Auto)
+		lb, err := newLetterbox(rgb.Width, rgb.Height, inputSize, c.Auto)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestLetterboxImagesMatchOpenCV(t *testing.T) {
 			t.Errorf("%s auto=%v: output %dx%d, want %dx%d", c.File, c.Auto, lb.OutW, lb.OutH, c.OutW, c.OutH)
 			continue
 		}
-		boxed, err := lb.Apply(rgb)
+		boxed, err := lb.apply(rgb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,8 +87,8 @@ func TestLetterboxImagesMatchOpenCV(t *testing.T) {
 		// The QSL's entry point, once: file to network input.
 		if !c.Auto && !checkedEntry {
 			checkedEntry = true
-			dst := make([]float32, SampleLen)
-			w, h, err := PreprocessInto(dst, path)
+			dst := make([]float32, sampleLen)
+			w, h, err := preprocessInto(dst, path)
 			if err != nil || w != c.Width || h != c.Height || float32sSHA(dst) != c.Input {
 				t.Errorf("%s: PreprocessInto gives %dx%d, %v, input equal %v", c.File, w, h, err, float32sSHA(dst) == c.Input)
 			}
@@ -118,37 +118,37 @@ func TestPreprocessBadFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dst := make([]float32, SampleLen)
+	dst := make([]float32, sampleLen)
 	for _, name := range []string{"truncated.jpg", "png.jpg", "empty.jpg", "missing.jpg"} {
 		p := filepath.Join(dir, name)
-		_, _, err := PreprocessInto(dst, p)
+		_, _, err := preprocessInto(dst, p)
 		if err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: error %v, want one naming the file", name, err)
 		}
 	}
-	_, _, err = PreprocessInto(dst, filepath.Join(dir, "truncated.jpg"))
+	_, _, err = preprocessInto(dst, filepath.Join(dir, "truncated.jpg"))
 	if !errors.Is(err, preprocess.ErrCorrupt) {
 		t.Errorf("truncated JPEG: %v, want ErrCorrupt", err)
 	}
 }
 
-// Apply and CHWInto refuse an image other than the one the geometry was
+// apply and chwInto refuse an image other than the one the geometry was
 // computed for, and a wrong-sized buffer.
 func TestLetterboxRefusesMismatch(t *testing.T) {
-	lb, err := NewLetterbox(100, 50, InputSize, false)
+	lb, err := newLetterbox(100, 50, inputSize, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lb.Apply(preprocess.NewImage(50, 100, 3)); err == nil {
-		t.Error("Apply on a 50x100 image with a 100x50 letterbox: no error")
+	if _, err := lb.apply(preprocess.NewImage(50, 100, 3)); err == nil {
+		t.Error("apply on a 50x100 image with a 100x50 letterbox: no error")
 	}
-	if _, err := lb.Apply(preprocess.NewImage(100, 50, 1)); err == nil {
-		t.Error("Apply on a 1-channel image: no error")
+	if _, err := lb.apply(preprocess.NewImage(100, 50, 1)); err == nil {
+		t.Error("apply on a 1-channel image: no error")
 	}
-	if err := lb.CHWInto(make([]float32, SampleLen-1), preprocess.NewImage(100, 50, 3)); err == nil {
+	if err := lb.chwInto(make([]float32, sampleLen-1), preprocess.NewImage(100, 50, 3)); err == nil {
 		t.Error("CHWInto with a short buffer: no error")
 	}
-	if _, err := NewLetterbox(0, 5, InputSize, false); err == nil {
+	if _, err := newLetterbox(0, 5, inputSize, false); err == nil {
 		t.Error("a 0x5 image: no error")
 	}
 }

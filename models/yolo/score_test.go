@@ -28,7 +28,7 @@ func TestResponsesScoreAsAccuracyCOCO(t *testing.T) {
 		t.Fatal(err)
 	}
 	classOf := map[int64]int{}
-	for k, id := range COCO80To91 {
+	for k, id := range coco80To91 {
 		classOf[int64(id)] = k
 	}
 	for _, c := range coco2017.Categories {
@@ -40,16 +40,16 @@ func TestResponsesScoreAsAccuracyCOCO(t *testing.T) {
 		var b strings.Builder
 		b.WriteString("[\n")
 		for i, im := range ds.GT.Images {
-			var dets []Detection
+			var dets []detection
 			if keep(i) {
 				for _, a := range ds.GT.Annotations {
 					if a.ImageID == im.ID {
 						bb := a.BBox
-						dets = append(dets, Detection{Box: [4]float32{float32(bb[0]), float32(bb[1]), float32(bb[0] + bb[2]), float32(bb[1] + bb[3])}, Score: 0.9, Class: classOf[a.CategoryID]})
+						dets = append(dets, detection{Box: [4]float32{float32(bb[0]), float32(bb[1]), float32(bb[0] + bb[2]), float32(bb[1] + bb[3])}, Score: 0.9, Class: classOf[a.CategoryID]})
 					}
 				}
 			}
-			resp, err := EncodeResponse(nil, i, dets, int(im.Width), int(im.Height))
+			resp, err := encodeResponse(nil, i, dets, int(im.Width), int(im.Height))
 			if err != nil {
 				t.Fatal(err)
 			}

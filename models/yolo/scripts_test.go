@@ -138,9 +138,9 @@ func asMLPerf(args []string) int {
 	var err error
 	switch args[1] {
 	case "preprocess":
-		err = Dataset.Preprocess(req)
+		err = dataset.Preprocess(req)
 	case "verify":
-		err = Dataset.Verify(req)
+		err = dataset.Verify(req)
 	default:
 		err = fmt.Errorf("stand-in mlperf: no dataset command %q", args[1])
 	}
