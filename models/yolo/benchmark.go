@@ -38,7 +38,7 @@ var descriptor = &spec.Benchmark{
 	Model: spec.Models{
 		Default: "synthetic",
 		Sizes: []spec.Size{
-			{Name: sizeFull, Summary: "YOLO11-L, 25.4M parameters (101 MB)"},
+			{Name: sizeFull, Summary: "YOLO11-L, 25,372,160 parameters as Ultralytics counts them (101 MB)"},
 			{Name: sizeTiny, Summary: "the same graph with widths / 4, for tests"},
 		},
 		Seed: archSeed,
