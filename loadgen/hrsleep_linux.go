@@ -3,46 +3,53 @@
 package loadgen
 
 import (
-	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// hrSleeper sleeps with the kernel's high-resolution timers: a timerfd
-// read through the runtime's network poller. time.Sleep cannot do this
-// below a millisecond: an idle Go scheduler blocks in epoll_wait, whose
-// timeout is in whole milliseconds, so a 100 µs sleep lasts about 1 ms.
-// A timerfd wakes the poller when it fires (tens of µs late), and the
-// waiting goroutine holds neither a P nor a thread meanwhile. It is used
-// by one goroutine at a time.
+// hrSleeper sleeps the calling goroutine's thread with clock_nanosleep
+// at 1 ns timer slack. time.Sleep cannot wait less than about a
+// millisecond (an idle Go scheduler blocks in epoll_wait, whose timeout
+// is in whole milliseconds), and a timerfd read through the netpoller
+// costs a park, an epoll wake-up and the scheduler's search for work per
+// sleep: several times the CPU of a plain nanosleep, and it ends later on
+// a busy machine. A thread's default timer slack (50 µs) would make
+// every nanosleep end up to 50 µs late, so the sleeper locks the
+// goroutine to its thread and sets that thread's slack to 1 ns until
+// close. The thread blocks in an ordinary system call meanwhile, so the
+// runtime hands its P to other goroutines when they need one.
+//
+// newHRSleeper and close must be called from the same goroutine, the
+// only one that uses the sleeper.
 type hrSleeper struct {
-	fd  int
-	f   *os.File
-	buf [8]byte
+	slack int // the thread's timer slack before, to restore
 }
 
-// newHRSleeper returns a sleeper, or nil where no timerfd can be made
-// (the caller then uses time.Sleep).
+// newHRSleeper returns a sleeper (never nil on Linux).
 func newHRSleeper() *hrSleeper {
-	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-	if err != nil {
-		return nil
+	runtime.LockOSThread()
+	s := &hrSleeper{slack: -1}
+	if old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0); err == nil {
+		if unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) == nil {
+			s.slack = old
+		}
 	}
-	return &hrSleeper{fd: fd, f: os.NewFile(uintptr(fd), "loadgen-timerfd")}
+	return s
 }
 
-// sleep waits about d (d > 0).
-func (s *hrSleeper) sleep(d time.Duration) {
-	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	if unix.TimerfdSettime(s.fd, 0, &spec, nil) != nil {
-		time.Sleep(d)
-		return
-	}
-	if _, err := s.f.Read(s.buf[:]); err != nil {
-		time.Sleep(d)
-	}
+// sleep waits about d (d > 0). It reports false when a signal (such as
+// the runtime's preemption signal) ended it early.
+func (s *hrSleeper) sleep(d time.Duration) bool {
+	ts := unix.NsecToTimespec(int64(d))
+	return unix.ClockNanosleep(unix.CLOCK_MONOTONIC, 0, &ts, nil) == nil
 }
 
-// close releases the timerfd.
-func (s *hrSleeper) close() { s.f.Close() }
+// close restores the thread's timer slack and unlocks the goroutine.
+func (s *hrSleeper) close() {
+	if s.slack >= 0 {
+		unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(s.slack), 0, 0, 0)
+	}
+	runtime.UnlockOSThread()
+}

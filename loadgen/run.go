@@ -300,7 +300,7 @@ type runState struct {
 	extra      atomic.Int64 // completions of unknown or already completed IDs
 	waitQ      atomic.Int64 // query the issuer is waiting for
 	wake       chan struct{}
-	hr         *hrSleeper // the issuer's sleeper, made on first use; nil if none can be made
+	hr         *hrSleeper // the issuer's sleeper, made on first use (it locks the issuer to its thread)
 	hrTried    bool
 	errMu      sync.Mutex
 	errMsgs    []string
@@ -518,7 +518,11 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	return res, nil
 }
 
-// issueServer issues queries at their Poisson-scheduled times.
+// issueServer issues queries at their Poisson-scheduled times: it waits
+// for each due time as the pacer decides (pace.go) and issues queries
+// already due at once, one IssueQuery call each unless
+// server_coalesce_queries joins them. It reads the clock once per query
+// (twice with an OnIssue hook) outside the waits.
 func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, samples []Sample, nq int, maxDur int64) (int, string) {
 	e, spq := r.e, r.spq
 	defer func() {
@@ -531,32 +535,34 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 		r.sched[qi] = r.start + r.q.Scheduled[qi]
 	}
 	r.lag = make([]int64, nq)
+	// An Instant is ns since origin; r's times are ns since base, plus 1.
+	toInstant := InstantOf(r.base) - 1
+	hook := r.lw.settings.OnIssue
+	coalesce := e.req.ServerCoalesceQueries
+	done := ctx.Done()
+	p := newPacer()
 	issued := 0
 	for issued < nq {
-		if ctx.Err() != nil {
+		select {
+		case <-done:
+			return issued, "Ending early: interrupted."
+		default:
+		}
+		now, ok := r.waitFor(ctx, &p, r.sched[issued])
+		if !ok {
 			return issued, "Ending early: interrupted."
 		}
-		target := r.sched[issued]
-		if !r.sleepUntil(ctx, target) {
-			return issued, "Ending early: interrupted."
-		}
-		end := issued + 1
-		r.lastIssued = r.now()
-		if e.req.ServerCoalesceQueries {
-			now := r.lastIssued
-			for end < nq && r.sched[end] <= now {
-				end++
-			}
-		}
-		if hook := r.lw.settings.OnIssue; hook != nil {
+		end := dueRun(r.sched, issued, now, coalesce)
+		r.lastIssued = now
+		if hook != nil {
 			for q := issued; q < end; q++ {
 				hook(q, r.sched[q]-r.start, samples[q*spq:(q+1)*spq])
 			}
+			now = r.now()
 		}
-		now := r.now()
 		for q := issued; q < end; q++ {
 			r.lag[q] = now - r.sched[q]
-			due := r.base.Add(time.Duration(r.sched[q] - 1)) // now() counts from base+1
+			due := toInstant + Instant(r.sched[q])
 			for k := q * spq; k < (q+1)*spq; k++ {
 				samples[k].Scheduled = due
 			}
@@ -572,56 +578,48 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 		if e.maxQueryCount > 0 && uint64(issued) >= e.maxQueryCount {
 			return issued, endMaxQueries(issued)
 		}
-		if maxDur > 0 && r.now()-r.start >= maxDur {
-			return issued, endMaxDuration(r.now() - r.start)
+		if maxDur > 0 && r.lastIssued-r.start >= maxDur {
+			return issued, endMaxDuration(r.lastIssued - r.start)
 		}
 	}
 	return issued, "" // LoadGen logs no end line for a Server series that issued every query
 }
 
-// Issue timing of sleepUntil, in ns: waits longer than hrSleepMin sleep
-// until spinWindow before the target (a high-resolution sleep wakes tens
-// of µs late), then yield-spin the rest, so queries go out within a few
-// µs of their schedule while the issuer burns little CPU between them.
-const (
-	hrSleepMin = 100_000
-	spinWindow = 70_000
-)
-
-// sleepUntil waits for the time t (ns since base): it sleeps while far
-// away (a timer that watches ctx above 50 ms, a high-resolution sleep
-// below) and spins the last stretch, as OS sleeps are too coarse for
-// Server schedules of hundreds of thousands of queries per second. It
-// returns false, early, when ctx is cancelled during a long sleep. One
-// goroutine calls it at a time.
-func (r *runState) sleepUntil(ctx context.Context, t int64) bool {
+// waitFor waits, as the pacer p decides, until the clock reaches due (ns
+// since base) and returns the clock then; a query already due returns at
+// once. It returns false, early, when ctx is cancelled during a long
+// wait. One goroutine calls it at a time.
+func (r *runState) waitFor(ctx context.Context, p *pacer, due int64) (int64, bool) {
+	now, woke := r.now(), false
 	for {
-		d := t - r.now()
-		if d <= 0 {
-			return true
-		}
-		if d > 50_000_000 { // long waits watch ctx
-			tm := time.NewTimer(time.Duration(d - 100_000))
+		kind, until := p.plan(now, due, woke)
+		switch kind {
+		case waitNone:
+			return now, true
+		case waitSpin:
+			for now < due {
+				now = r.now()
+			}
+			return now, true
+		case waitLong:
+			tm := time.NewTimer(time.Duration(until - now))
 			select {
 			case <-ctx.Done():
 				tm.Stop()
-				return false
+				return now, false
 			case <-tm.C:
 			}
-			continue
-		}
-		if d > hrSleepMin {
+			now = r.now()
+		case waitSleep:
 			if !r.hrTried {
 				r.hr, r.hrTried = newHRSleeper(), true
 			}
-			if r.hr != nil {
-				r.hr.sleep(time.Duration(d - spinWindow))
-			} else {
-				time.Sleep(time.Duration(d - spinWindow))
+			full := r.hr.sleep(time.Duration(until - now))
+			now, woke = r.now(), true
+			if full {
+				p.observe(until, now)
 			}
-			continue
 		}
-		runtime.Gosched()
 	}
 }
 
