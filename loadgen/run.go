@@ -548,7 +548,7 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			return issued, "Ending early: interrupted."
 		default:
 		}
-		now, ok := r.waitFor(ctx, &p, r.sched[issued])
+		now, ok := r.waitFor(ctx, &p, issued)
 		if !ok {
 			return issued, "Ending early: interrupted."
 		}
@@ -585,14 +585,15 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 	return issued, "" // LoadGen logs no end line for a Server series that issued every query
 }
 
-// waitFor waits, as the pacer p decides, until the clock reaches due (ns
-// since base) and returns the clock then; a query already due returns at
-// once. It returns false, early, when ctx is cancelled during a long
-// wait. One goroutine calls it at a time.
-func (r *runState) waitFor(ctx context.Context, p *pacer, due int64) (int64, bool) {
+// waitFor waits, as the pacer p decides, until the clock reaches the due
+// time of query i (r.sched, ns since base) and returns the clock then; a
+// query already due returns at once. It returns false, early, when ctx
+// is cancelled during a long wait. One goroutine calls it at a time.
+func (r *runState) waitFor(ctx context.Context, p *pacer, i int) (int64, bool) {
+	due := r.sched[i]
 	now, woke := r.now(), false
 	for {
-		kind, until := p.plan(now, due, woke)
+		kind, until := p.plan(now, r.sched, i, woke)
 		switch kind {
 		case waitNone:
 			return now, true
