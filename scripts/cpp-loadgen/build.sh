@@ -58,16 +58,22 @@ cp "$src"/bindings/c_api.* "$out/src/bindings/"
 } > "$out/src/mlperf_conf.h"
 
 # version_generated.cc: what version_generator.py writes. The git fields
-# describe the checkout; its status is the difference between the copied
-# files and the checkout's commit (LoadGen logs error_uncommitted_loadgen_changes
-# when it is not empty).
+# describe the checkout; its status lists the loadgen/ files that differ
+# from the checkout's commit, compared by content (LoadGen logs
+# error_uncommitted_loadgen_changes when it is not empty), so a checkout
+# whose index is in an odd state but whose files are the commit's builds
+# clean.
 raw() { printf 'R"LGVG_RSLD(%s)LGVG_RSLD"' "$1"; }
 fn() { printf 'const std::string& Loadgen%s() {\n  static const std::string str = %s;\n  return str;\n}\n\n' "$1" "$2"; }
 g() { git -C "$src/.." "$@" 2>/dev/null; }
 if g rev-parse --git-dir >/dev/null; then
 	rev="\"$(g rev-parse --short=10 HEAD)\""
 	cdate="\"$(g log --format=%cI -n 1)\""
-	status=$(raw "$(g diff --name-status HEAD -- loadgen)")
+	status=$(raw "$(g ls-tree -r HEAD loadgen | while read -r _ _ blob path; do
+		f=$src/..//$path
+		if [ ! -f "$f" ]; then echo " D $path"
+		elif [ "$(git hash-object "$f")" != "$blob" ]; then echo " M $path"; fi
+	done)")
 	glog=$(raw "$(g log --pretty=oneline -n 16 --no-decorate | LC_ALL=C tr -cd '\11\12\15\40-\176')")
 else
 	rev='"NA"' cdate='"NA"' status='"NA"' glog='"NA"'
@@ -93,7 +99,8 @@ for f in bindings/c_api.cc early_stopping.cc issue_query_controller.cc loadgen.c
 	test_settings_internal.cc utils.cc results.cc version.cc version_generated.cc; do
 	o="$out/obj/${f//\//_}.o"
 	mkdir -p "$out/obj"
-	g++ "${flags[@]}" -I "$out/src" -c "$out/src/$f" -o "$o" &
+	# LoadGen's own warnings go to a log beside the object
+	(g++ "${flags[@]}" -I "$out/src" -c "$out/src/$f" -o "$o" 2> "$o.log" || { cat "$o.log" >&2; exit 1; }) &
 	objs+=("$o") pids+=($!)
 	# two at a time: the machine has 2 cores
 	if [ "$(jobs -rp | wc -l)" -ge 2 ]; then wait -n; fi
