@@ -301,7 +301,6 @@ type runState struct {
 	waitQ      atomic.Int64 // query the issuer is waiting for
 	wake       chan struct{}
 	hr         *hrSleeper // the issuer's sleeper, made on first use (it locks the issuer to its thread)
-	hrTried    bool
 	errMu      sync.Mutex
 	errMsgs    []string
 	failMsg    string // the first failed sample's error, for the summary
@@ -528,7 +527,7 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 	defer func() {
 		if r.hr != nil {
 			r.hr.close()
-			r.hr, r.hrTried = nil, false
+			r.hr = nil
 		}
 	}()
 	for qi := 0; qi < nq; qi++ {
@@ -612,8 +611,8 @@ func (r *runState) waitFor(ctx context.Context, p *pacer, i int) (int64, bool) {
 			}
 			now = r.now()
 		case waitSleep:
-			if !r.hrTried {
-				r.hr, r.hrTried = newHRSleeper(), true
+			if r.hr == nil {
+				r.hr = newHRSleeper()
 			}
 			full := r.hr.sleep(time.Duration(until - now))
 			now, woke = r.now(), true
