@@ -301,6 +301,7 @@ type runState struct {
 	waitQ      atomic.Int64 // query the issuer is waiting for
 	wake       chan struct{}
 	hr         *hrSleeper // the issuer's sleeper, made on first use (it locks the issuer to its thread)
+	yielded    int64      // when the issuer last yielded to the scheduler (ns since base)
 	errMu      sync.Mutex
 	errMsgs    []string
 	failMsg    string // the first failed sample's error, for the summary
@@ -584,6 +585,10 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 	return issued, "" // LoadGen logs no end line for a Server series that issued every query
 }
 
+// yieldEvery is how often, at most, the sleeping issuer yields to the
+// scheduler (ns): well within the runtime's 10 ms preemption period.
+const yieldEvery = 5_000_000
+
 // waitFor waits, as the pacer p decides, until the clock reaches the due
 // time of query i (r.sched, ns since base) and returns the clock then; a
 // query already due returns at once. It returns false, early, when ctx
@@ -613,6 +618,16 @@ func (r *runState) waitFor(ctx context.Context, p *pacer, i int) (int64, bool) {
 		case waitSleep:
 			if r.hr == nil {
 				r.hr = newHRSleeper()
+			}
+			if now-r.yielded >= yieldEvery {
+				// Pass through the scheduler now and then: the runtime
+				// takes the P away from a goroutine that has not been
+				// rescheduled for 10 ms whenever it enters a system call,
+				// and the issuer's sleeps are system calls; losing the P on
+				// every sleep costs a thread hand-off each time and keeps
+				// the runtime's monitor thread polling every 20 µs.
+				runtime.Gosched()
+				r.yielded = now
 			}
 			full := r.hr.sleep(time.Duration(until - now))
 			now, woke = r.now(), true
