@@ -585,8 +585,10 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 }
 
 // yieldEvery is how often, at most, the sleeping issuer yields to the
-// scheduler (ns): well within the runtime's 10 ms preemption period.
-const yieldEvery = 5_000_000
+// scheduler (ns): within the runtime's 10 ms preemption period. A
+// yield of a goroutine locked to its thread hands the thread off twice,
+// so it is kept rare.
+const yieldEvery = 8_000_000
 
 // waitFor waits, as the pacer p decides, until the clock reaches the due
 // time of query i (r.sched, ns since base) and returns the clock then; a
