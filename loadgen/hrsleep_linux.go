@@ -12,25 +12,26 @@ import (
 // hrSleeper sleeps the calling goroutine's thread with clock_nanosleep
 // at 1 ns timer slack. time.Sleep cannot wait less than about a
 // millisecond (an idle Go scheduler blocks in epoll_wait, whose timeout
-// is in whole milliseconds), and a timerfd read through the netpoller
-// costs a park, an epoll wake-up and the scheduler's search for work per
-// sleep: several times the CPU of a plain nanosleep, and it ends later on
-// a busy machine. A thread's default timer slack (50 µs) would make
-// every nanosleep end up to 50 µs late, so the sleeper locks the
-// goroutine to its thread and sets that thread's slack to 1 ns until
-// close. The thread blocks in an ordinary system call meanwhile, so the
-// runtime hands its P to other goroutines when they need one.
-//
-// newHRSleeper and close must be called from the same goroutine, the
-// only one that uses the sleeper.
+// is in whole milliseconds). A timerfd read through the netpoller (the
+// issuer's earlier sleeper) costs about the same CPU per sleep, but its
+// wake-up comes through whichever thread polls the network, and when
+// every P is busy the woken goroutine waits in a run queue; a thread
+// asleep in clock_nanosleep keeps its P (the runtime takes it only when
+// other goroutines wait for one) and runs on at once. A thread's default
+// timer slack (50 µs) would make every nanosleep end up to 50 µs late,
+// so the sleeper locks the goroutine to its thread and sets that
+// thread's slack to 1 ns until close.
 //
 // The sleeper also asks the scheduler for a short time slice for the
 // thread (sched_setattr's sched_runtime, which Linux 6.12 and later
 // honour for ordinary tasks, unprivileged): EEVDF then lets the thread
 // preempt a running task as soon as it wakes instead of waiting for that
-// task's slice (3 ms by default) to end, so queries still go out on time
+// task's slice (up to a few ms) to end, so queries still go out on time
 // when other processes keep every core busy. The issuer runs only a few
 // µs per wake-up, well within such a slice. Older kernels ignore it.
+//
+// newHRSleeper and close must be called from the same goroutine, the
+// only one that uses the sleeper.
 type hrSleeper struct {
 	slack int             // the thread's timer slack before, to restore
 	sched *unix.SchedAttr // the thread's scheduling attributes before; nil if unchanged
