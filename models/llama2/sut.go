@@ -11,31 +11,31 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// Benchmark is a loadgen SUT for one scenario: the continuous-batching SUT
+// benchmark is a loadgen SUT for one scenario: the continuous-batching SUT
 // of NewSUT, with FirstToken withheld in Offline (LoadGen needs it only in
 // the other scenarios) and a count of completed samples and tokens.
 // IssueQuery is safe for concurrent use.
-type Benchmark struct {
+type benchmark struct {
 	sut     closingSUT
 	offline bool
 	samples atomic.Int64
 	tokens  atomic.Int64
 }
 
-// BenchmarkConfig configures NewBenchmark.
-type BenchmarkConfig struct {
-	SUTConfig
+// benchmarkConfig configures NewBenchmark.
+type benchmarkConfig struct {
+	sutConfig
 	// Offline withholds FirstToken (the Offline scenario).
 	Offline bool
 }
 
-// NewBenchmark starts the SUT on m; Close it after the run.
-func NewBenchmark(ctx context.Context, m *generate.Model, cfg BenchmarkConfig) (*Benchmark, error) {
-	s, err := NewSUT(ctx, m, cfg.SUTConfig)
+// newBenchmark starts the SUT on m; Close it after the run.
+func newBenchmark(ctx context.Context, m *generate.Model, cfg benchmarkConfig) (*benchmark, error) {
+	s, err := newSUT(ctx, m, cfg.sutConfig)
 	if err != nil {
 		return nil, err
 	}
-	return &Benchmark{sut: s, offline: cfg.Offline}, nil
+	return &benchmark{sut: s, offline: cfg.Offline}, nil
 }
 
 // closingSUT is a SUT that is closed after the run: the local decoder's or
@@ -49,7 +49,7 @@ type closingSUT interface {
 // only when tc is set.
 type counting struct {
 	c loadgen.Completer
-	b *Benchmark
+	b *benchmark
 }
 
 func (c counting) Complete(rs ...loadgen.Response) {
@@ -70,7 +70,7 @@ type countingTokens struct {
 func (c countingTokens) FirstToken(id loadgen.ResponseID, data []byte) { c.tc.FirstToken(id, data) }
 
 // IssueQuery implements loadgen.SUT.
-func (b *Benchmark) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+func (b *benchmark) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
 	cc := counting{c: c, b: b}
 	if tc, ok := c.(loadgen.TokenCompleter); ok && !b.offline {
 		b.sut.IssueQuery(ctx, samples, countingTokens{cc, tc})
@@ -80,7 +80,7 @@ func (b *Benchmark) IssueQuery(ctx context.Context, samples []loadgen.Sample, c 
 }
 
 // Done returns the samples and generated tokens completed so far.
-func (b *Benchmark) Done() (samples, tokens int64) { return b.samples.Load(), b.tokens.Load() }
+func (b *benchmark) Done() (samples, tokens int64) { return b.samples.Load(), b.tokens.Load() }
 
 // Close stops the SUT once every issued sample is done.
-func (b *Benchmark) Close() error { return b.sut.Close() }
+func (b *benchmark) Close() error { return b.sut.Close() }
