@@ -100,12 +100,16 @@ func TestCheckRefusesBadConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := map[string]func(*Config){
-		"odd head":         func(c *Config) { c.Hidden = 36; c.Heads = 4 },
-		"kv not divisor":   func(c *Config) { c.KVHeads = 3 },
-		"no layers":        func(c *Config) { c.Layers = 0 },
-		"theta 1":          func(c *Config) { c.RopeTheta = 1 },
-		"factor below 1":   func(c *Config) { c.RopeScaling = &RopeScaling{Factor: 0.5, LowFreqFactor: 1, HighFreqFactor: 4, OriginalMaxPositions: 8192} },
-		"high not above":   func(c *Config) { c.RopeScaling = &RopeScaling{Factor: 8, LowFreqFactor: 4, HighFreqFactor: 4, OriginalMaxPositions: 8192} },
+		"odd head":       func(c *Config) { c.Hidden = 36; c.Heads = 4 },
+		"kv not divisor": func(c *Config) { c.KVHeads = 3 },
+		"no layers":      func(c *Config) { c.Layers = 0 },
+		"theta 1":        func(c *Config) { c.RopeTheta = 1 },
+		"factor below 1": func(c *Config) {
+			c.RopeScaling = &RopeScaling{Factor: 0.5, LowFreqFactor: 1, HighFreqFactor: 4, OriginalMaxPositions: 8192}
+		},
+		"high not above": func(c *Config) {
+			c.RopeScaling = &RopeScaling{Factor: 8, LowFreqFactor: 4, HighFreqFactor: 4, OriginalMaxPositions: 8192}
+		},
 		"no original size": func(c *Config) { c.RopeScaling = &RopeScaling{Factor: 8, LowFreqFactor: 1, HighFreqFactor: 4} },
 	}
 	for name, f := range bad {
