@@ -93,7 +93,7 @@ type SUTConfig struct {
 // token included, with Tokens set (n_tokens = length, TEST06's checks).
 // Close it after the run.
 func NewSUT(ctx context.Context, m *generate.Model, cfg SUTConfig) (*generate.SUT, error) {
-	if cfg.Generation == (sample.GreedyConfig{}) {
+	if cfg.Generation.IsZero() {
 		cfg.Generation = Generation()
 	}
 	s, err := m.NewSUT(ctx, generate.SUTConfig{
