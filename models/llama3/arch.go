@@ -1,0 +1,90 @@
+// Package llama3 is the MLPerf Llama 3.1 8B benchmark (datacenter, edge
+// and interactive) on CNN-DailyMail: the synthetic-weights model of
+// llm/llama at Llama-3.1-8B-Instruct's shape, greedy decoding of 128 new
+// tokens by llm/generate, and the reference's ROUGE evaluation.
+package llama3
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/llama"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/onnx"
+)
+
+// Model sizes.
+const (
+	// Size8B is Meta-Llama-3.1-8B-Instruct's config.json: 32 layers,
+	// hidden 4096, 32 query and 8 key/value heads, MLP 14336, vocabulary
+	// 128256, RoPE theta 500000 with the llama3 rescaling, 131072
+	// positions; 8,030,261,248 weights (32 GB of float32).
+	Size8B = "8b"
+	// SizeTiny keeps the vocabulary, GQA and the rope rescaling with 2
+	// layers of width 64, for tests.
+	SizeTiny = "tiny"
+)
+
+// ArchSeed is the default weight seed.
+const ArchSeed uint64 = 20240723
+
+// Configs are the sizes Arch builds.
+var Configs = map[string]llama.Config{
+	Size8B: {Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, Intermediate: 14336, Vocab: tokenizer.Llama3VocabSize,
+		MaxPositions: 131072, RopeTheta: 500000, RMSEps: 1e-5, RopeScaling: llama31Scaling()},
+	SizeTiny: {Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, Intermediate: 224, Vocab: tokenizer.Llama3VocabSize,
+		MaxPositions: 131072, RopeTheta: 500000, RMSEps: 1e-5, RopeScaling: llama31Scaling()},
+}
+
+func llama31Scaling() *llama.RopeScaling { s := llama.Llama31Scaling; return &s }
+
+// ConfigOf returns the config of a size name.
+func ConfigOf(size string) (llama.Config, error) {
+	c, ok := Configs[size]
+	if !ok {
+		names := make([]string, 0, len(Configs))
+		for n := range Configs {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return llama.Config{}, fmt.Errorf("llama3: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
+	}
+	return c, nil
+}
+
+// Spec is the decode-loop spec of a model of config c (padding with
+// <|eot_id|>).
+func Spec(c llama.Config) generate.Spec { return c.Spec(tokenizer.Llama3EOTID) }
+
+// Arch builds the Llama 3.1 graph of config c with weights drawn from
+// seed.
+func Arch(c llama.Config, seed uint64) (*onnx.Graph, error) {
+	g, err := llama.Build(c, seed, llama.Options{
+		Name: "llama3.1",
+		Doc: fmt.Sprintf("Llama 3.1 (%d layers, hidden %d, %d/%d heads, vocabulary %d), synthetic weights, seed %d: performance only, accuracy not meaningful",
+			c.Layers, c.Hidden, c.Heads, c.KVHeads, c.Vocab, seed),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llama3: %w", err)
+	}
+	return g, nil
+}
+
+// BuildFile writes the model of the named size to path, streaming the
+// weights to path+".data" when the model exceeds the 2 GiB protobuf limit.
+func BuildFile(path, size string, seed uint64) error {
+	c, err := ConfigOf(size)
+	if err != nil {
+		return err
+	}
+	g, err := Arch(c, seed)
+	if err != nil {
+		return err
+	}
+	if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
+		return fmt.Errorf("llama3: %w", err)
+	}
+	return nil
+}
