@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/gguf"
 	"github.com/mlperf-go/inference/llm/llama"
+	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/onnx"
 )
 
@@ -108,3 +110,37 @@ func BuildConfigFile(path string, c Config, seed uint64) error {
 
 // Params is the number of weights of a config, as Arch writes them.
 func (c Config) Params() int64 { return llama.Config(c).DenseParams() }
+
+// GGUF returns the model of config c with weights drawn from seed (the
+// same weights as Arch's ONNX graph) as a float32 llama.cpp GGUF with the
+// Llama 2 vocabulary of tok, for llama.cpp-based engines (ollama).
+func GGUF(c Config, seed uint64, tok *tokenizer.Llama) (*gguf.File, error) {
+	if tok.VocabSize() != int(c.Vocab) {
+		return nil, fmt.Errorf("llama2: the tokenizer has %d ids, the model %d rows", tok.VocabSize(), c.Vocab)
+	}
+	g, err := Arch(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	f, err := llama.GGUF(g, llama.Config(c), llama.GGUFConfig{
+		Name:  fmt.Sprintf("mlperf-go Llama 2 %d layers × %d (synthetic weights, seed %d)", c.Layers, c.Hidden, seed),
+		Vocab: func(f *gguf.File) error { gguf.SentencePieceVocab(f, tok); return nil },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llama2: %w", err)
+	}
+	return f, nil
+}
+
+// BuildGGUFFile writes the GGUF of the named size to path.
+func BuildGGUFFile(path, size string, seed uint64, tok *tokenizer.Llama) error {
+	c, err := ConfigOf(size)
+	if err != nil {
+		return err
+	}
+	f, err := GGUF(c, seed, tok)
+	if err != nil {
+		return err
+	}
+	return gguf.WriteFile(path, f)
+}

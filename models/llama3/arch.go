@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/gguf"
 	"github.com/mlperf-go/inference/llm/llama"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/onnx"
@@ -87,4 +88,38 @@ func BuildFile(path, size string, seed uint64) error {
 		return fmt.Errorf("llama3: %w", err)
 	}
 	return nil
+}
+
+// GGUF returns the model of config c with weights drawn from seed (the
+// same weights as Arch's ONNX graph) as a float32 llama.cpp GGUF with the
+// Llama 3.1 vocabulary of tok, for llama.cpp-based engines (ollama).
+func GGUF(c llama.Config, seed uint64, tok *tokenizer.Llama3) (*gguf.File, error) {
+	if tok.VocabSize() != int(c.Vocab) {
+		return nil, fmt.Errorf("llama3: the tokenizer has %d ids, the model %d rows", tok.VocabSize(), c.Vocab)
+	}
+	g, err := Arch(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	f, err := llama.GGUF(g, c, llama.GGUFConfig{
+		Name:  fmt.Sprintf("mlperf-go Llama 3.1 %d layers × %d (synthetic weights, seed %d)", c.Layers, c.Hidden, seed),
+		Vocab: func(f *gguf.File) error { return gguf.BPEVocab(f, tok, tokenizer.Llama3EOTID) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("llama3: %w", err)
+	}
+	return f, nil
+}
+
+// BuildGGUFFile writes the GGUF of the named size to path.
+func BuildGGUFFile(path, size string, seed uint64, tok *tokenizer.Llama3) error {
+	c, err := ConfigOf(size)
+	if err != nil {
+		return err
+	}
+	f, err := GGUF(c, seed, tok)
+	if err != nil {
+		return err
+	}
+	return gguf.WriteFile(path, f)
 }
