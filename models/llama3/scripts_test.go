@@ -115,3 +115,52 @@ func TestVerifyDatasetChecksMD5List(t *testing.T) {
 		t.Errorf("missing file:\n%s", out)
 	}
 }
+
+func TestDownloadModel(t *testing.T) {
+	scripttest.NeedDownloader(t)
+	const name = "llama3-1-8b-instruct"
+	config := `{
+  "architectures": ["LlamaForCausalLM"],
+  "hidden_size": 4096,
+  "intermediate_size": 14336,
+  "max_position_embeddings": 131072,
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+  "rope_theta": 500000.0,
+  "vocab_size": 128256
+}`
+	files := map[string][]byte{
+		"config.json":                      []byte(config),
+		"model-00001-of-00004.safetensors": []byte("weights 1"),
+		"tokenizer.json":                   []byte("{}"),
+	}
+	srv, hits := r2Bucket(t, map[string]map[string][]byte{name: files}, nil)
+	env := []string{"LLAMA3_MODEL_METADATA_URL=" + srv.URL + "/metadata/" + name + ".uri"}
+	dir := filepath.Join(t.TempDir(), "Llama-3.1-8B-Instruct")
+	out, ok := runScript(t, "download_model.sh", env, "-d", dir)
+	if !ok || !strings.Contains(out, "describes Llama-3.1-8B") || !strings.Contains(out, "llama3-1.mlcommons.org") {
+		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+	out, ok = runScript(t, "download_model.sh", env, "-d", dir, "-c")
+	if !ok || !strings.Contains(out, "match "+name+".md5") || hits.Load() != int64(len(files)) {
+		t.Fatalf("check: ok=%v, hits %d:\n%s", ok, hits.Load(), out)
+	}
+	os.Remove(filepath.Join(dir, name+".md5"))
+	for what, cfg := range map[string]string{
+		"Llama 3 (no llama3 rope)": strings.Replace(config, `"rope_type": "llama3"`, `"rope_type": "default"`, 1),
+		"Llama 2 vocabulary":       strings.Replace(config, `"vocab_size": 128256`, `"vocab_size": 32000`, 1),
+		"70B":                      strings.Replace(config, `"num_hidden_layers": 32`, `"num_hidden_layers": 80`, 1),
+	} {
+		os.WriteFile(filepath.Join(dir, "config.json"), []byte(cfg), 0o644)
+		if out, ok := runScript(t, "download_model.sh", env, "-d", dir, "-c"); ok || !strings.Contains(out, "is not Llama-3.1-8B's") {
+			t.Errorf("%s accepted:\n%s", what, out)
+		}
+	}
+	for _, args := range [][]string{{"-s", "kaggle"}, {"-d", filepath.Join(t.TempDir(), "none"), "-c"}} {
+		if out, ok := runScript(t, "download_model.sh", env, args...); ok {
+			t.Errorf("%v succeeded:\n%s", args, out)
+		}
+	}
+}
