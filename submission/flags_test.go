@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/internal/fakebench"
+	"github.com/mlperf-go/inference/benchmark/benchmarktest"
 )
 
 // Flags a new user might get wrong are refused before any run, naming the
@@ -21,7 +21,7 @@ func TestMainRefusesOddFlagsBeforeRunning(t *testing.T) {
 	os.WriteFile(file, []byte("x"), 0o644)
 	runs := filepath.Join(dir, "runs")
 	os.Mkdir(runs, 0o755)
-	base := []string{"--benchmark", fakebench.Name, "--submitter", "Tester", "--system-name", "box"}
+	base := []string{"--benchmark", benchmarktest.Name, "--submitter", "Tester", "--system-name", "box"}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -29,7 +29,7 @@ func TestMainRefusesOddFlagsBeforeRunning(t *testing.T) {
 		{[]string{"--out", file}, "--out " + file + " is a file"},
 		{[]string{"--out", filepath.Join(dir, "o"), "--work", file}, "--work " + file + " is a file"},
 		{[]string{"--out", filepath.Join(dir, "o"), "--from", file}, "--from " + file + " is a file"},
-		{[]string{"--out", filepath.Join(dir, "o"), "--from", runs, "--scenarios", "Bogus"}, `"Bogus" is not a scenario of ` + fakebench.Name},
+		{[]string{"--out", filepath.Join(dir, "o"), "--from", runs, "--scenarios", "Bogus"}, `"Bogus" is not a scenario of ` + benchmarktest.Name},
 		{[]string{"--out", filepath.Join(dir, "o"), "--from", runs, "--scenarios", "Offline,"}, `"" is not a scenario`},
 		{[]string{"--out", filepath.Join(dir, "o"), "--from", runs, "--scenarios", "Offline,Offline"}, "listed twice"},
 		{[]string{"--out", filepath.Join(dir, "o"), "--from", runs, "extra"}, `unexpected argument "extra"`},

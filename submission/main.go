@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"io/fs"
 	"os"
@@ -69,9 +70,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return errors.New("submission: --benchmark is required")
 	}
-	b, ok := benchmark.Lookup(name)
+	b, ok := spec.Lookup(name)
 	if !ok {
-		return benchmark.Unknown(name)
+		return spec.Unknown(name)
 	}
 	fs := flag.NewFlagSet("submission", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -240,7 +241,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // runScenario runs the accuracy and performance runs and the compliance
 // runs of one scenario into work, and records them in sc.
-func runScenario(ctx context.Context, b *benchmark.Benchmark, o benchmark.Options, scName string, tests []string, work string, sc *Scenario, stderr io.Writer) error {
+func runScenario(ctx context.Context, b *spec.Benchmark, o benchmark.Options, scName string, tests []string, work string, sc *Scenario, stderr io.Writer) error {
 	lgName := scName
 	if scName == "Interactive" {
 		lgName = "Server"
@@ -351,7 +352,7 @@ func checkSystemType(t string) error {
 
 // parseScenarios splits a --scenarios list and checks each name against
 // b's scenarios (Interactive is Server's LLM variant).
-func parseScenarios(b *benchmark.Benchmark, list string) ([]string, error) {
+func parseScenarios(b *spec.Benchmark, list string) ([]string, error) {
 	var names []string
 	for _, sc := range b.Scenarios {
 		names = append(names, sc.String())

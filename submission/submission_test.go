@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,12 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/benchmarktest"
 	"github.com/mlperf-go/inference/check"
-	"github.com/mlperf-go/inference/internal/fakebench"
 )
 
-func init() { benchmark.Register(fakebench.New(256, 200*time.Microsecond)) }
+func init() { spec.Register(benchmarktest.New(256, 200*time.Microsecond)) }
 
 // gates are the checks a short run on a test benchmark cannot pass: the
 // 600 s minimum duration, the data set size and sample counts of the real
@@ -31,7 +31,7 @@ func TestMainRunsAndWritesATreeTheCheckerAccepts(t *testing.T) {
 	os.WriteFile(conf, []byte("*.*.min_duration = 100\n*.*.min_query_count = 64\n*.SingleStream.target_latency = 0.2\n*.MultiStream.target_latency = 0.2\n*.Offline.target_qps = 4000\n"), 0o644)
 	out := filepath.Join(dir, "tree")
 	var stdout, stderr bytes.Buffer
-	err := Main(context.Background(), []string{"--benchmark", fakebench.Name, "--out", out, "--user-conf", conf, "--submitter", "Tester", "--system-name", "box", "--test01-dtype", "int32"}, &stdout, &stderr)
+	err := Main(context.Background(), []string{"--benchmark", benchmarktest.Name, "--out", out, "--user-conf", conf, "--submitter", "Tester", "--system-name", "box", "--test01-dtype", "int32"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
@@ -45,7 +45,7 @@ func TestMainRunsAndWritesATreeTheCheckerAccepts(t *testing.T) {
 			}
 		}
 		readme, _ := os.ReadFile(filepath.Join(sc, s, "README.md"))
-		if !strings.Contains(string(readme), "mlperf submission --benchmark "+fakebench.Name) || !strings.Contains(string(readme), "mlperf run "+fakebench.Name+" --scenario "+s) || !strings.Contains(string(readme), "LoadGen 6.0.17") {
+		if !strings.Contains(string(readme), "mlperf submission --benchmark "+benchmarktest.Name) || !strings.Contains(string(readme), "mlperf run "+benchmarktest.Name+" --scenario "+s) || !strings.Contains(string(readme), "LoadGen 6.0.17") {
 			t.Errorf("%s README.md:\n%s", s, readme)
 		}
 		acc, _ := os.ReadFile(filepath.Join(sc, s, "accuracy/accuracy.txt"))
@@ -77,7 +77,7 @@ func TestMainRunsAndWritesATreeTheCheckerAccepts(t *testing.T) {
 	// --from collects the same runs into a second tree.
 	out2 := filepath.Join(dir, "tree2")
 	stdout.Reset()
-	err = Main(context.Background(), []string{"--benchmark", fakebench.Name, "--out", out2, "--from", out + "-runs", "--submitter", "Tester", "--system-name", "box", "--test01-dtype", "int32"}, &stdout, &stderr)
+	err = Main(context.Background(), []string{"--benchmark", benchmarktest.Name, "--out", out2, "--from", out + "-runs", "--submitter", "Tester", "--system-name", "box", "--test01-dtype", "int32"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("--from: %v\n%s", err, stderr.String())
 	}
@@ -126,7 +126,7 @@ func TestMainFromMissingFolder(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	missing := filepath.Join(dir, "runs")
-	err := Main(context.Background(), []string{"--benchmark", fakebench.Name, "--out", filepath.Join(dir, "out"), "--from", missing, "--submitter", "Tester", "--system-name", "box"}, &stdout, &stderr)
+	err := Main(context.Background(), []string{"--benchmark", benchmarktest.Name, "--out", filepath.Join(dir, "out"), "--from", missing, "--submitter", "Tester", "--system-name", "box"}, &stdout, &stderr)
 	if !errors.Is(err, ErrNoRuns) || !strings.Contains(err.Error(), "--from "+missing+" does not exist") {
 		t.Fatalf("err = %v", err)
 	}

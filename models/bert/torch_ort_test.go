@@ -9,7 +9,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/internal/torchgolden"
+	"github.com/mlperf-go/inference/onnx/torchgolden"
 )
 
 // The goldens in testdata/torch come from PyTorch 1.13 (Debian's

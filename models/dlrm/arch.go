@@ -10,6 +10,7 @@ package dlrm
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/onnx"
@@ -146,4 +147,34 @@ func DenseGraph(a Arch, seed uint64, w Weights) (*onnx.Graph, error) {
 		return nil, werr
 	}
 	return g, g.Err()
+}
+
+// ArchOf is the architecture of a synthetic size.
+func ArchOf(size string) (Arch, error) {
+	switch size {
+	case "full":
+		a := Full
+		a.MaxRows = SyntheticFullMaxRows
+		return a, nil
+	case "tiny":
+		return Tiny, nil
+	}
+	return Arch{}, fmt.Errorf("dlrm: no synthetic size %q (want full or tiny)", size)
+}
+
+// Build writes the synthetic model of a size into path's folder: the
+// dense graph at path and the seeded tables with their manifest beside it.
+func Build(path, size string, seed uint64) error {
+	a, err := ArchOf(size)
+	if err != nil {
+		return err
+	}
+	g, err := DenseGraph(a, seed, nil)
+	if err != nil {
+		return err
+	}
+	if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
+		return fmt.Errorf("dlrm: %w", err)
+	}
+	return writeSyntheticTables(filepath.Dir(path), a, seed)
 }

@@ -3,6 +3,7 @@ package dlrm
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,7 +31,7 @@ func TestRunTinyAccuracy(t *testing.T) {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: sc, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out,
-			Batch: 3, Extra: benchmark.Extra{OptRowBudget: "500"}}
+			Batch: 3, Extra: spec.Extra{OptRowBudget: "500"}}
 		if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
 			t.Fatalf("%v: Run: %v\n%s", sc, err, stderr.String())
 		}
@@ -57,7 +58,7 @@ func TestRunTinyAccuracy(t *testing.T) {
 }
 
 func TestTraceForOptions(t *testing.T) {
-	tr, err := TraceFor(benchmark.Extra{OptAggregateFix: "300"}, 1000)
+	tr, err := TraceFor(spec.Extra{OptAggregateFix: "300"}, 1000)
 	if err != nil || tr.Len() != 4 || tr.Offsets[3] != 900 {
 		t.Errorf("fix 300 over 1000 rows: %v, %v", tr, err)
 	}
@@ -67,10 +68,10 @@ func TestTraceForOptions(t *testing.T) {
 	}
 	q := filepath.Join(t.TempDir(), "q.txt")
 	os.WriteFile(q, []byte("5, 5\n"), 0o644)
-	if tr, err = TraceFor(benchmark.Extra{OptQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
+	if tr, err = TraceFor(spec.Extra{OptQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
 		t.Errorf("quantile file of fives: %v, %v", tr, err)
 	}
-	for _, x := range []benchmark.Extra{{OptAggregateFix: "x"}, {OptNumpySeed: "-1"}, {OptNumpySeed: "4294967296"}, {OptQuantileFile: filepath.Join(t.TempDir(), "none")}} {
+	for _, x := range []spec.Extra{{OptAggregateFix: "x"}, {OptNumpySeed: "-1"}, {OptNumpySeed: "4294967296"}, {OptQuantileFile: filepath.Join(t.TempDir(), "none")}} {
 		if _, err := TraceFor(x, 100); err == nil {
 			t.Errorf("TraceFor(%v) accepted it", x)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"math"
 	"os"
 	"path/filepath"
@@ -167,7 +168,7 @@ func TestConvertRoundTrip(t *testing.T) {
 	out := t.TempDir()
 	var progress bytes.Buffer
 	// Through the descriptor's hook, as `mlperf model convert dlrm` calls it.
-	if err := Descriptor.Model.Convert(context.Background(), snap, out, &progress); err != nil {
+	if err := Descriptor.Driver.(spec.ModelConverter).ConvertModel(context.Background(), snap, out, &progress); err != nil {
 		t.Fatal(err)
 	}
 	// The dense graph built from the same weights, transposed by hand.

@@ -97,3 +97,14 @@ func NewSUT(ctx context.Context, m *generate.Model, cfg SUTConfig) (*generate.SU
 	}
 	return s, nil
 }
+
+// SpecFromSession returns the decode-loop spec of a model file's session:
+// the layer count from its past_key_values.N.key inputs, the kv heads and
+// head dimension from their shape, the vocabulary from the logits' last
+// dimension; a dimension the export leaves symbolic takes the 70B value.
+// MaxPositions is 4096 and PadID the EOS, as Llama 2. The full contract is
+// checked by New.
+func SpecFromSession(s backend.Session) generate.Spec {
+	spec, _ := generate.SpecFrom(s, Configs[Size70B].Spec())
+	return spec
+}

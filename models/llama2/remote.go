@@ -14,10 +14,11 @@ import (
 	"sync/atomic"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/openai"
 )
 
 // TextQSL is the query sample library of a remote run: sample i is row
@@ -144,7 +145,7 @@ func StreamedIDs(t *tokenizer.Llama) func(string) []int32 {
 // the --endpoint server with greedy settings and max_tokens from
 // --max-new-tokens; the generated text is tokenized with the Llama 2
 // tokenizer (no BOS) for the accuracy log and the token counts.
-func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err error) {
+func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err error) {
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)
 	t, err := tok()
@@ -169,7 +170,7 @@ func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err e
 		return nil, err
 	}
 	encode := func(s string) []int32 { return t.Encode(s, false) }
-	sut, err := env.OpenAISUT(qsl.Prompt, encode, StreamedIDs(t), maxNew)
+	sut, err := env.Engine.OpenCompletions(openai.Config{Prompt: qsl.Prompt, Encode: encode, Chunk: StreamedIDs(t), MaxTokens: maxNew})
 	if err != nil {
 		return nil, err
 	}
@@ -177,19 +178,12 @@ func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err e
 		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, MaxNewTokens)
 	}
 	bench := &Benchmark{sut: sut, offline: env.Scenario == loadgen.Offline}
-	return &benchmark.Instance{
+	return &spec.Instance{
 		SUT:  bench,
 		QSL:  qsl,
 		Done: func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-			r, err := Score(logPath, ds, t, accuracy.Int32)
-			if err != nil {
-				return nil, err
-			}
-			return &benchmark.Score{Lines: []string{r.Llama2String()}}, nil
-		},
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
 			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens (Llama 2 ids of the streamed text)\n", samples, tokens)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -106,9 +106,9 @@ func (g *Generator) Close() error {
 	return <-g.done
 }
 
-// openGenerator is the descriptor's Generator: the run's model as a
+// OpenGenerator implements spec.GeneratorOpener: the run's model as a
 // text generator, batching --batch sequences.
-func openGenerator(ctx context.Context, env *benchmark.Env) (openai.Generator, func() error, error) {
+func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
 	maxNew, err := maxNewTokens(env.Extra)
 	if err != nil {
 		return nil, nil, err

@@ -3,6 +3,8 @@ package llama2
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -124,4 +126,30 @@ func CheckTEST06(path, scenario string, dtype accuracy.DType, eos int64) (TEST06
 		}
 	}
 	return res, nil
+}
+
+// WriteTEST06 runs the TEST06 checks on an accuracy log, prints them on
+// stdout (failures on stderr) and writes them to
+// outDir/TEST06/verify_accuracy.txt, as run_verification.py does; a failed
+// check is an error.
+func WriteTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int64, stdout, stderr io.Writer) error {
+	r, err := CheckTEST06(logPath, scenario, dtype, eos)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(outDir, "TEST06")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("llama2: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "verify_accuracy.txt"), []byte(r.String()), 0o644); err != nil {
+		return fmt.Errorf("llama2: %w", err)
+	}
+	fmt.Fprint(stdout, r.String())
+	for _, f := range r.Failures {
+		fmt.Fprintln(stderr, "TEST06:", f)
+	}
+	if !r.Pass() {
+		return fmt.Errorf("TEST06 verification failed (%d entries of %s)", r.Samples, logPath)
+	}
+	return nil
 }

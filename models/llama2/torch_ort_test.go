@@ -3,12 +3,13 @@
 package llama2
 
 import (
+	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"path/filepath"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/internal/torchgolden"
+	"github.com/mlperf-go/inference/onnx/torchgolden"
 )
 
 // The goldens in testdata/torch come from PyTorch 1.13 (Debian's
@@ -28,7 +29,7 @@ var torchPrompts = [][]int32{{1, 5, 17, 33}, {1, 40, 8, 61, 22, 90}}
 
 func compareTorch(t *testing.T, s backend.Session) {
 	t.Helper()
-	torchgolden.CheckDecoder(t, s, torchSmall.Spec(), torchDir, torchPrompts, 2, 8)
+	decodertest.CheckTorchGolden(t, s, torchSmall.Spec(), torchDir, torchPrompts, 2, 8)
 }
 
 // TestTorchExportMatchesPyTorch runs the PyTorch-exported decoder through

@@ -119,7 +119,7 @@ func TestAccuracyCommand(t *testing.T) {
 	os.WriteFile(path, []byte(log.String()), 0o644)
 	out := filepath.Join(t.TempDir(), "accuracy.txt")
 	var stdout bytes.Buffer
-	req := &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: path, Data: "synthetic"}, Out: out, CheckerID: "retinanet"}
+	req := &benchmark.AccuracyRequest{Log: path, Data: "synthetic", Out: out, CheckerID: "retinanet"}
 	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
@@ -135,7 +135,7 @@ func TestAccuracyCommand(t *testing.T) {
 	if _, err := benchmark.Run(context.Background(), Descriptor, o, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	req = &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join(runOut, "mlperf_log_accuracy.json"), Data: "synthetic", Count: 2}, CheckerID: "retinanet"}
+	req = &benchmark.AccuracyRequest{Log: filepath.Join(runOut, "mlperf_log_accuracy.json"), Data: "synthetic", Count: 2, CheckerID: "retinanet"}
 	stdout.Reset()
 	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err == nil || !strings.Contains(err.Error(), "accuracy target of retinanet not met") {
 		t.Errorf("synthetic run: err = %v\n%s", err, stdout.String())

@@ -3,6 +3,7 @@ package retinanet
 import (
 	"bytes"
 	"errors"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openimages"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/preprocess"
@@ -24,17 +24,17 @@ func TestDatasetCommands(t *testing.T) {
 	if !libjpeg.Available() {
 		t.Skip("built without cgo: no JPEG decoder")
 	}
-	d, ok := benchmark.LookupDataset("openimages")
+	d, ok := spec.LookupDataset("openimages")
 	if !ok || d != Dataset {
 		t.Fatal("openimages data set not registered")
 	}
-	if b, ok := benchmark.Lookup("retinanet"); !ok || b != Descriptor {
+	if b, ok := spec.Lookup("retinanet"); !ok || b != Descriptor {
 		t.Fatal("retinanet not registered")
 	}
 	dir, out := t.TempDir(), t.TempDir()
 	var stdout, stderr bytes.Buffer
-	req := func(n int, nset bool) *benchmark.DatasetRequest {
-		return &benchmark.DatasetRequest{Data: dir, Out: dir, N: n, NSet: nset, Workers: 2, Stdout: &stdout, Stderr: &stderr}
+	req := func(n int, nset bool) *spec.DatasetRequest {
+		return &spec.DatasetRequest{Data: dir, Out: dir, N: n, NSet: nset, Workers: 2, Stdout: &stdout, Stderr: &stderr}
 	}
 	if err := d.Synth(req(3, true)); err != nil {
 		t.Fatal(err)

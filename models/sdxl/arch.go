@@ -4,8 +4,9 @@
 // (arch.go), the pipeline that binds them to the diffusion package's
 // scheduler and loop (pipeline.go), the FID / CLIP scoring and its
 // synthetic networks (score.go, inception.go), the model folder layout
-// (modelfile.go) and the benchmark descriptor with the coco2014 data set
-// commands (benchmark.go).
+// (modelfile.go), the benchmark descriptor and driver (benchmark.go), the
+// synthetic data set (data.go) and the coco2014 data set's commands
+// (dataset.go).
 package sdxl
 
 import (

@@ -24,7 +24,7 @@ const Guidance = 8
 const Steps = 20
 
 // Opener opens one ONNX file of the model folder (the run's engine
-// settings; see benchmark.Env.OpenSession).
+// settings; see spec.Engine.OpenSession).
 type Opener func(path string) (backend.Session, error)
 
 // PipelineConfig configures OpenPipeline.
