@@ -123,6 +123,10 @@ type Benchmark struct {
 	// Compliance lists the compliance tests that apply (TEST01, TEST04,
 	// TEST06, ...), as the round's rules name them.
 	Compliance []string
+	// EOS is the end-of-sequence id TEST06 counts at the end of each
+	// response (Llama 2: 2; Llama 3.1: <|eot_id|>, 128009); unused by
+	// benchmarks without TEST06.
+	EOS int64
 	// Driver does the benchmark's work, phase by phase.
 	Driver Driver
 }

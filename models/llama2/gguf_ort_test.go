@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -27,7 +27,7 @@ func TestOllamaServesTinyGGUFAsONNX(t *testing.T) {
 	if ollamatest.Binary() == "" {
 		t.Skip("ollama is not installed (make setup); skipping the real-engine test")
 	}
-	tok, err := tokenizer.LoadLlama(benchmark.DepsPath("llama2"))
+	tok, err := tokenizer.LoadLlama(spec.DepsPath("llama2"))
 	if err != nil {
 		t.Skipf("Llama 2 tokenizer not installed (make setup): %v", err)
 	}
