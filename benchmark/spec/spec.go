@@ -123,6 +123,9 @@ type Benchmark struct {
 	// Compliance lists the compliance tests that apply (TEST01, TEST04,
 	// TEST06, ...), as the round's rules name them.
 	Compliance []string
+	// Dir is the benchmark's folder under models/ (its scripts and README)
+	// when it is not Name (llama3.1-8b lives in models/llama3).
+	Dir string
 	// EOS is the end-of-sequence id TEST06 counts at the end of each
 	// response (Llama 2: 2; Llama 3.1: <|eot_id|>, 128009); unused by
 	// benchmarks without TEST06.
@@ -219,4 +222,13 @@ func (b Batches) For(sc loadgen.Scenario, backend string) int {
 		return v.GPU
 	}
 	return v.CPU
+}
+
+// Folder is the benchmark's folder in the repository, models/<Dir or
+// Name>, for messages that point to its scripts.
+func (b *Benchmark) Folder() string {
+	if b.Dir != "" {
+		return "models/" + b.Dir
+	}
+	return "models/" + b.Name
 }

@@ -194,6 +194,9 @@ func accuracyBenchmark(ctx context.Context, b *spec.Benchmark, args []string, st
 	fs.StringVar(&req.Log, "log", "", "mlperf_log_accuracy.json (required)")
 	fs.StringVar(&req.Data, "data", "", "the data set the run used (folder or file, or synthetic) (required)")
 	fs.IntVar(&req.Count, "count", 0, "the --count of the run (0: the whole data set)")
+	if len(b.ConfNames) > 1 {
+		fs.StringVar(&req.ModelName, "model-name", "", "the run's --model-name ("+strings.Join(b.ConfNames, ", ")+"; \"\": "+b.ConfNames[0]+")")
+	}
 	fs.StringVar(&req.Model, "model", "", "the run's --model; synthetic or synthetic:SIZE labels the score as not meaningful")
 	fs.StringVar(&req.Out, "out", "", "also write the score line(s) to this accuracy.txt")
 	fs.StringVar(&req.HashLog, "hash", "", "with --out: append 'hash=<sha256 of this file>' as truncate_accuracy_log.py does")
