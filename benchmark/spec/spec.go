@@ -9,7 +9,7 @@
 // its compliance tests. The Driver does the per-phase work, one method a
 // phase: Open a model and data set into what the loadgen runs, and Score
 // an accuracy log. Optional interfaces add the phases not every benchmark
-// has (BuildModel, ConvertModel, CheckOptions, OpenGenerator).
+// has (BuildModel, BuildGGUF, ConvertModel, CheckOptions, OpenGenerator).
 //
 // The framework calls a benchmark only downward and gives it what it
 // needs as arguments: an Engine that opens model files with the run's
@@ -154,6 +154,15 @@ type Driver interface {
 // it. Same size and seed, same bytes.
 type ModelBuilder interface {
 	BuildModel(path, size string, seed uint64) error
+}
+
+// GGUFBuilder is a Driver whose synthetic model can also be written as a
+// llama.cpp GGUF (`mlperf model build <name> --format gguf`), for
+// llama.cpp-based engines such as ollama: the same weights as
+// BuildModel's ONNX graph, with the tokenizer that its Options name in
+// extra (--tokenizer).
+type GGUFBuilder interface {
+	BuildGGUF(path, size string, seed uint64, extra Extra) error
 }
 
 // ModelConverter is a Driver that converts the benchmark's official

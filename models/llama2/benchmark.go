@@ -69,6 +69,16 @@ type driver struct{}
 // BuildModel implements spec.ModelBuilder.
 func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
 
+// BuildGGUF implements spec.GGUFBuilder: the synthetic model as a llama.cpp
+// GGUF with the Llama 2 vocabulary of --tokenizer.
+func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
+	tok, err := lazyTokenizer(e["tokenizer"])()
+	if err != nil {
+		return err
+	}
+	return BuildGGUFFile(path, size, seed, tok)
+}
+
 // CheckOptions implements spec.OptionChecker: --max-new-tokens.
 func (driver) CheckOptions(o *spec.RunOptions) error { _, err := maxNewTokens(o.Extra); return err }
 

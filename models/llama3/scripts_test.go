@@ -164,3 +164,12 @@ func TestDownloadModel(t *testing.T) {
 		}
 	}
 }
+
+func TestRunAndTime(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "mlperf")
+	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
+	out, ok := runScript(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--model-name", "llama3_1-8b-edge")
+	if ok || !strings.Contains(out, "args: run llama3.1-8b --model-name llama3_1-8b-edge") || !strings.Contains(out, "exit status 3") {
+		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}
