@@ -26,9 +26,9 @@
 // makes every command (run, perf, accuracy, model build, serve,
 // compliance, submission, list) know it:
 //
-//	func init() { spec.Register(Descriptor) }
+//	func init() { spec.Register(descriptor) }
 //
-//	var Descriptor = &spec.Benchmark{
+//	var descriptor = &spec.Benchmark{
 //		Name:       "mymodel",
 //		Summary:    "one line for mlperf list",
 //		ConfNames:  []string{"mymodel"},       // mlperf.conf model names

@@ -16,33 +16,33 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(SquadDataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(squadDataset)
 }
 
 // vocabOption is --vocab, shared by run, perf, accuracy and dataset verify.
 var vocabOption = spec.Option{Name: "vocab", Default: spec.DepsPath("bert", "vocab.txt"), Deps: "bert/vocab.txt",
 	Usage: "uncased WordPiece vocab.txt (the MLPerf one; `make setup` installs it)"}
 
-// Descriptor is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
+// descriptor is BERT-large on SQuAD v1.1 (F1) as the registry runs it: a
 // tensor model in the generic harness.
-var Descriptor = &spec.Benchmark{
-	Name:       Name,
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
 	Summary:    "BERT-large question answering (SQuAD v1.1, F1)",
-	ConfNames:  []string{Name},
+	ConfNames:  []string{benchmarkName},
 	CheckerIDs: []string{"bert-99", "bert-99.9"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "squad",
 	Model: spec.Models{
 		Default: "synthetic",
-		Sizes:   []spec.Size{{Name: SizeFull, Summary: "BERT-large, 334M parameters, 1.34 GB"}, {Name: SizeTiny, Summary: "2 layers of width 64, 8 MB"}},
-		Seed:    ArchSeed,
+		Sizes:   []spec.Size{{Name: sizeFull, Summary: "BERT-large, 334M parameters, 1.34 GB"}, {Name: sizeTiny, Summary: "2 layers of width 64, 8 MB"}},
+		Seed:    archSeed,
 	},
 	// The reference runs every sample alone; batching helps Offline on an
 	// accelerator.
 	Batch:      spec.Batches{loadgen.Offline: {CPU: 1, GPU: 16}},
 	Options:    []spec.Option{vocabOption},
-	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 2 * MaxSeqLength, MaxElems: 2 * MaxSeqLength},
+	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Float32, MinElems: 2 * MaxSeqLength, MaxElems: 2 * MaxSeqLength},
 	Compliance: []string{"TEST01"},
 	Driver:     driver{},
 }
@@ -51,7 +51,7 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
-func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
 
 // Open builds the features and opens the model, checked against the
 // contract and the vocabulary; the framework warms it up twice.
@@ -66,7 +66,7 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 		return nil, err
 	}
 	fmt.Fprintf(r.Stderr, "bert: %d features from %d questions of %s in %.2fs\n", len(sq.Features), len(sq.Examples), path, time.Since(start).Seconds())
-	qsl, err := NewQSL(sq, DataConfig{Progress: r.Progress("loading samples", "features").Update})
+	qsl, err := newQSL(sq, DataConfig{Progress: r.Progress("loading samples", "features").Update})
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +75,12 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 	case r.Remote:
 		// The served model's weights are not here; its contract is
 		// checked from the server's metadata below.
-	case errors.Is(err, ErrNoEmbedding):
+	case errors.Is(err, errNoEmbedding):
 		fmt.Fprintf(r.Stderr, "bert: %s: no word-embedding table found; the vocabulary size is not checked\n", r.ModelPath)
 	case err != nil:
 		return nil, err
 	default:
-		if err := CheckVocab(rows, sq.Tokenizer.Vocab()); err != nil {
+		if err := checkVocab(rows, sq.Tokenizer.Vocab()); err != nil {
 			return nil, fmt.Errorf("%w (model %s, vocab %s)", err, r.ModelPath, vocab)
 		}
 	}
@@ -148,10 +148,10 @@ func ReadLog(path string, samples int) (map[int]Logits, error) {
 // Benchmark facts the descriptor needs; accuracy targets and latency
 // bounds live in accuracy.Targets and mlperf.conf.
 const (
-	// Name is the benchmark's model name in mlperf.conf and user.conf.
-	Name = "bert"
-	// PerformanceSampleCount is the reference QSL's performance sample
+	// benchmarkName is the benchmark's model name in mlperf.conf and user.conf.
+	benchmarkName = "bert"
+	// performanceSampleCount is the reference QSL's performance sample
 	// count on the dev set (all its features; mlperf.conf's override is
 	// the same 10833).
-	PerformanceSampleCount = squad.DevFeatures
+	performanceSampleCount = squad.DevFeatures
 )

@@ -20,16 +20,16 @@ import (
 // It is immutable after LoadSQuAD and safe for concurrent use.
 type SQuAD struct {
 	Dataset   *squad.Dataset
-	Examples  []Example
-	Features  []Feature
-	Tokenizer *Tokenizer
+	Examples  []example
+	Features  []feature
+	Tokenizer *wordPieceTokenizer
 }
 
-// LoadSQuAD reads a SQuAD v1.1 file and a vocab.txt and builds the features
+// loadSQuAD reads a SQuAD v1.1 file and a vocab.txt and builds the features
 // with cfg (DefaultConfig for the benchmark). On the official dev set this
 // yields squad.DevFeatures (10833) features.
-func LoadSQuAD(datasetPath, vocabPath string, cfg Config) (*SQuAD, error) {
-	v, err := LoadVocab(vocabPath)
+func loadSQuAD(datasetPath, vocabPath string, cfg config) (*SQuAD, error) {
+	v, err := loadVocab(vocabPath)
 	if err != nil {
 		return nil, err
 	}
@@ -37,13 +37,13 @@ func LoadSQuAD(datasetPath, vocabPath string, cfg Config) (*SQuAD, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewSQuAD(ds, NewTokenizer(v), cfg)
+	return newSQuAD(ds, newTokenizer(v), cfg)
 }
 
-// NewSQuAD builds the examples and features of ds.
-func NewSQuAD(ds *squad.Dataset, tok *Tokenizer, cfg Config) (*SQuAD, error) {
-	exs := Examples(ds)
-	feats, err := BuildFeatures(exs, tok, cfg)
+// newSQuAD builds the examples and features of ds.
+func newSQuAD(ds *squad.Dataset, tok *wordPieceTokenizer, cfg config) (*SQuAD, error) {
+	exs := examples(ds)
+	feats, err := buildFeatures(exs, tok, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +56,8 @@ func NewSQuAD(ds *squad.Dataset, tok *Tokenizer, cfg Config) (*SQuAD, error) {
 // Answers post-processes the responses (keyed by QSL index) into one
 // answer per question, with the reference's n-best 20 and max answer
 // length 30.
-func (s *SQuAD) Answers(results map[int]Logits) ([]Prediction, error) {
-	return Postprocess(s.Examples, s.Features, results, DefaultPostprocess)
+func (s *SQuAD) Answers(results map[int]Logits) ([]prediction, error) {
+	return postprocess(s.Examples, s.Features, results, defaultPostprocess)
 }
 
 // Score post-processes the responses and scores the answers with the
@@ -67,12 +67,12 @@ func (s *SQuAD) Score(results map[int]Logits) (squadeval.Result, error) {
 	if err != nil {
 		return squadeval.Result{}, err
 	}
-	return squadeval.Score(s.Dataset, PredictionMap(preds))
+	return squadeval.Score(s.Dataset, predictionMap(preds))
 }
 
-// PredictionMap keys predictions by question id; a repeated id keeps the
+// predictionMap keys predictions by question id; a repeated id keeps the
 // last answer, as the reference's predictions.json does.
-func PredictionMap(preds []Prediction) map[string]string {
+func predictionMap(preds []prediction) map[string]string {
 	m := make(map[string]string, len(preds))
 	for _, p := range preds {
 		m[p.QasID] = p.Text
@@ -100,7 +100,7 @@ type DataConfig struct {
 // OpenData reads the data set and the vocabulary and builds the features
 // (LoadSQuAD with DefaultConfig), keeping the first cfg.Count.
 func OpenData(cfg DataConfig) (*SQuAD, error) {
-	sq, err := LoadSQuAD(cfg.Dataset, cfg.Vocab, DefaultConfig)
+	sq, err := loadSQuAD(cfg.Dataset, cfg.Vocab, defaultConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -184,15 +184,15 @@ func SynthDataset(path string) (string, error) {
 	return path, nil
 }
 
-// NewQSL returns an in-memory QSL over the features of sq: LoadSamples
+// newQSL returns an in-memory QSL over the features of sq: LoadSamples
 // pads the requested features into model inputs (untimed), and the QSL
 // index is the feature's position, as in the reference. The performance
 // sample count is every feature, as the reference QSL's.
-func NewQSL(sq *SQuAD, cfg DataConfig) (*harness.QSL[Input], error) {
-	q, err := harness.NewQSL(harness.QSLConfig[Input]{
+func newQSL(sq *SQuAD, cfg DataConfig) (*harness.QSL[input], error) {
+	q, err := harness.NewQSL(harness.QSLConfig[input]{
 		Total:       len(sq.Features),
-		Performance: min(len(sq.Features), PerformanceSampleCount),
-		Load: func(_ context.Context, i int) (Input, error) {
+		Performance: min(len(sq.Features), performanceSampleCount),
+		Load: func(_ context.Context, i int) (input, error) {
 			return NewInput(&sq.Features[i])
 		},
 		Workers:  cfg.Workers,

@@ -11,8 +11,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/squad"
 )
 
-// SquadDataset is SQuAD v1.1's commands: synth and verify.
-var SquadDataset = &spec.Dataset{
+// squadDataset is SQuAD v1.1's commands: synth and verify.
+var squadDataset = &spec.Dataset{
 	Name:     "squad",
 	DataFile: true,
 	DataWant: "the SQuAD v1.1 dev-v1.1.json file or the folder holding it",
@@ -76,7 +76,7 @@ func verifySquad(req *spec.DatasetRequest) error {
 		return fmt.Errorf("squad: %s: md5 %s, want %s (download it with datasets/squad/download_dataset.sh)", path, rep.MD5, squad.DevMD5)
 	}
 	if req.Extra["features"] == "true" {
-		v, err := LoadVocab(req.Extra["vocab"])
+		v, err := loadVocab(req.Extra["vocab"])
 		if err != nil {
 			return err
 		}
@@ -85,7 +85,7 @@ func verifySquad(req *spec.DatasetRequest) error {
 			return err
 		}
 		start := time.Now()
-		feats, err := BuildFeatures(Examples(ds), NewTokenizer(v), DefaultConfig)
+		feats, err := buildFeatures(examples(ds), newTokenizer(v), defaultConfig)
 		if err != nil {
 			return err
 		}

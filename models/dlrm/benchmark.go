@@ -20,33 +20,33 @@ import (
 
 // Benchmark facts (mlperf.conf and the submission checker).
 const (
-	// ConfName is the model name in mlperf.conf and user.conf.
-	ConfName = "dlrm-v2"
-	// PerformanceSampleCount is what the QSL reports at most (the
+	// confName is the model name in mlperf.conf and user.conf.
+	confName = "dlrm-v2"
+	// performanceSampleCount is what the QSL reports at most (the
 	// reference README's --samples-per-query-offline); mlperf.conf's
 	// override is the same.
-	PerformanceSampleCount = 204800
-	// Seed is the synthetic models' default weight seed.
-	Seed = 1
+	performanceSampleCount = 204800
+	// seed is the synthetic models' default weight seed.
+	seed = 1
 )
 
 // Options of the benchmark (their values reach Open and Score in Extra).
 const (
-	OptAggregateFix   = "samples-to-aggregate-fix"
-	OptQuantileFile   = "samples-to-aggregate-quantile-file"
-	OptTraceFile      = "samples-to-aggregate-trace-file"
-	OptNumpySeed      = "numpy-rand-seed"
-	OptRowBudget      = "row-budget"
-	OptDay23File      = "day-23-file"
-	OptAggregateTrace = "aggregation-trace-file"
-	OptSynthRows      = "synth-rows"
+	optAggregateFix   = "samples-to-aggregate-fix"
+	optQuantileFile   = "samples-to-aggregate-quantile-file"
+	optTraceFile      = "samples-to-aggregate-trace-file"
+	optNumpySeed      = "numpy-rand-seed"
+	optRowBudget      = "row-budget"
+	optDay23File      = "day-23-file"
+	optAggregateTrace = "aggregation-trace-file"
+	optSynthRows      = "synth-rows"
 )
 
-// Descriptor is the DLRMv2 benchmark descriptor.
-var Descriptor = &spec.Benchmark{
+// descriptor is the DLRMv2 benchmark descriptor.
+var descriptor = &spec.Benchmark{
 	Name:       "dlrm",
 	Summary:    "DLRMv2 (DLRM-DCNv2) on multi-hot Criteo 1TB day 23, ROC AUC",
-	ConfNames:  []string{ConfName},
+	ConfNames:  []string{confName},
 	CheckerIDs: []string{"dlrm-v2-99", "dlrm-v2-99.9"},
 	Scenarios:  []loadgen.Scenario{loadgen.Offline, loadgen.Server, loadgen.SingleStream, loadgen.MultiStream},
 	Dataset:    "criteo",
@@ -56,18 +56,18 @@ var Descriptor = &spec.Benchmark{
 			{Name: "full", Summary: "the real dense part (16.0M parameters), tables capped at 65,536 rows (real: 204,184,588 rows, 97 GiB)"},
 			{Name: "tiny", Summary: "the same graph, 8-d embeddings, tables of at most 64 rows (tests)"},
 		},
-		Seed: Seed,
+		Seed: seed,
 	},
 	Batch: spec.Batches{loadgen.Offline: {CPU: 64}, loadgen.Server: {CPU: 64}, loadgen.MultiStream: {CPU: 64}},
 	Options: []spec.Option{
-		{Name: OptAggregateFix, Usage: "aggregate a fixed number of rows per sample instead of the quantile trace (the reference's --samples-to-aggregate-fix)"},
-		{Name: OptQuantileFile, Usage: "query-size quantile file (default: the reference's tools/dist_quantile.txt, built in)"},
-		{Name: OptTraceFile, Usage: "where to write the aggregation trace (default: " + criteo.TraceFile + " in the output folder)"},
-		{Name: OptNumpySeed, Default: strconv.Itoa(criteo.DefaultNumpySeed), Usage: "numpy seed of the aggregation trace (the reference's --numpy-rand-seed)"},
-		{Name: OptRowBudget, Default: strconv.Itoa(DefaultRowBudget), Usage: "most data rows per dense-graph call; --batch caps the aggregated samples a call may take"},
-		{Name: OptDay23File, Usage: "accuracy: the raw day_23 TSV; the log then holds predictions only (accuracy-dlrm.py --day-23-file)"},
-		{Name: OptAggregateTrace, Usage: "accuracy: the aggregation trace of the run, with --day-23-file"},
-		{Name: OptSynthRows, Usage: "rows of the day that --data synthetic generates (default 20000)"},
+		{Name: optAggregateFix, Usage: "aggregate a fixed number of rows per sample instead of the quantile trace (the reference's --samples-to-aggregate-fix)"},
+		{Name: optQuantileFile, Usage: "query-size quantile file (default: the reference's tools/dist_quantile.txt, built in)"},
+		{Name: optTraceFile, Usage: "where to write the aggregation trace (default: " + criteo.TraceFile + " in the output folder)"},
+		{Name: optNumpySeed, Default: strconv.Itoa(criteo.DefaultNumpySeed), Usage: "numpy seed of the aggregation trace (the reference's --numpy-rand-seed)"},
+		{Name: optRowBudget, Default: strconv.Itoa(defaultRowBudget), Usage: "most data rows per dense-graph call; --batch caps the aggregated samples a call may take"},
+		{Name: optDay23File, Usage: "accuracy: the raw day_23 TSV; the log then holds predictions only (accuracy-dlrm.py --day-23-file)"},
+		{Name: optAggregateTrace, Usage: "accuracy: the aggregation trace of the run, with --day-23-file"},
+		{Name: optSynthRows, Usage: "rows of the day that --data synthetic generates (default 20000)"},
 	},
 	LocalOnly: "this process looks the 26 sparse features up in the embedding tables before the dense ONNX graph runs, so behind a remote backend that lookup would stay on the LoadGen node",
 	// mlcommons/inference compliance/TEST01/dlrm-v2/audit.config
@@ -79,17 +79,17 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder (Build).
-func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return build(path, size, seed) }
 
 // ConvertModel implements spec.ModelConverter: the official
 // torchsnapshot into this suite's dense graph and tables (Convert).
 func (driver) ConvertModel(_ context.Context, src, out string, stderr io.Writer) error {
-	return Convert(src, out, ConvertOptions{Progress: stderr})
+	return convert(src, out, convertOptions{Progress: stderr})
 }
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Dataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(dataset)
 }
 
 // Open implements spec.Driver: the data set's aggregation trace (written
@@ -106,17 +106,17 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 			}
 		}
 	}()
-	budget, err := intOpt(env.Extra, OptRowBudget, DefaultRowBudget)
+	budget, err := intOpt(env.Extra, optRowBudget, defaultRowBudget)
 	if err != nil {
 		return nil, err
 	}
 	dir := env.Data
 	if dir == "synthetic" {
-		rows, err := intOpt(env.Extra, OptSynthRows, 0)
+		rows, err := intOpt(env.Extra, optSynthRows, 0)
 		if err != nil {
 			return nil, err
 		}
-		if dir, err = SyntheticData(env.CacheDir, rows); err != nil {
+		if dir, err = syntheticDataArg(env.CacheDir, rows); err != nil {
 			return nil, err
 		}
 	}
@@ -125,24 +125,24 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, err
 	}
 	closers = append(closers, ds.Close)
-	tr, err := TraceFor(env.Extra, ds.Rows)
+	tr, err := traceFor(env.Extra, ds.Rows)
 	if err != nil {
 		return nil, err
 	}
 	tr.Truncate(env.Count)
-	tracePath := env.Extra[OptTraceFile]
+	tracePath := env.Extra[optTraceFile]
 	if tracePath == "" {
 		tracePath = filepath.Join(env.Out, criteo.TraceFile)
 	}
 	if err := criteo.WriteTrace(tracePath, tr); err != nil {
 		return nil, err
 	}
-	emb, err := OpenEmbeddings(filepath.Dir(env.ModelPath))
+	emb, err := openEmbeddings(filepath.Dir(env.ModelPath))
 	if err != nil {
 		return nil, err
 	}
 	closers = append(closers, emb.Close)
-	sess, err := env.Engine.OpenSession(env.ModelPath, []string{OutputProb})
+	sess, err := env.Engine.OpenSession(env.ModelPath, []string{outputProb})
 	if err != nil {
 		return nil, fmt.Errorf("dlrm: %w", err)
 	}
@@ -151,7 +151,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	q := &QSL{ds: ds, trace: tr}
+	q := &qsl{ds: ds, trace: tr}
 	stored := 0
 	for k := range criteo.NumSparse {
 		stored += emb.Rows(k)
@@ -192,7 +192,7 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 			return nil, fmt.Errorf("dlrm: --dtype %s: accuracy-dlrm.py takes float32, int32 or int64", dt)
 		}
 	}
-	day23 := req.Extra[OptDay23File]
+	day23 := req.Extra[optDay23File]
 	if day23 == "" {
 		r, err := auc.ScoreDLRM(req.Log, dt, 0)
 		if err != nil {
@@ -201,7 +201,7 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 		line := r.String()
 		return &spec.Score{Lines: []string{line}, Text: "Assuming loadgen accuracy log contains ground truth labels.\nParsing loadgen accuracy log...\nCalculating AUC metric...\n" + line + "\n"}, nil
 	}
-	tp := req.Extra[OptAggregateTrace]
+	tp := req.Extra[optAggregateTrace]
 	if tp == "" {
 		return nil, errors.New("dlrm: --day-23-file needs --aggregation-trace-file (the dlrm_trace_of_aggregated_samples.txt of the run)")
 	}
@@ -209,7 +209,7 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	r, err := ScorePredictions(req.Log, dt, day23, tp, stderr)
+	r, err := scorePredictions(req.Log, dt, day23, tp, stderr)
 	if err != nil {
 		return nil, err
 	}

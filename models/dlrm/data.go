@@ -16,9 +16,9 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// SyntheticData writes (once) the synthetic data set of rows rows under
+// syntheticDataArg writes (once) the synthetic data set of rows rows under
 // cacheDir and returns its folder.
-func SyntheticData(cacheDir string, rows int) (string, error) {
+func syntheticDataArg(cacheDir string, rows int) (string, error) {
 	if rows < 1 {
 		rows = criteo.SynthRows
 	}
@@ -59,12 +59,12 @@ func intOpt(x spec.Extra, name string, def int) (int, error) {
 	return n, nil
 }
 
-// TraceFor builds the aggregation trace a run's options ask for over rows
+// traceFor builds the aggregation trace a run's options ask for over rows
 // rows: --samples-to-aggregate-fix K, else the quantile (the built-in
 // dist_quantile.txt or --samples-to-aggregate-quantile-file) with
 // --numpy-rand-seed.
-func TraceFor(x spec.Extra, rows int) (*criteo.Trace, error) {
-	fix, err := intOpt(x, OptAggregateFix, 0)
+func traceFor(x spec.Extra, rows int) (*criteo.Trace, error) {
+	fix, err := intOpt(x, optAggregateFix, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -72,38 +72,38 @@ func TraceFor(x spec.Extra, rows int) (*criteo.Trace, error) {
 		return criteo.FixedTrace(rows, fix)
 	}
 	q := criteo.DistQuantile
-	if p := x[OptQuantileFile]; p != "" {
+	if p := x[optQuantileFile]; p != "" {
 		if q, err = criteo.ReadQuantile(p); err != nil {
 			return nil, err
 		}
 	}
-	seed, err := intOpt(x, OptNumpySeed, criteo.DefaultNumpySeed)
+	seed, err := intOpt(x, optNumpySeed, criteo.DefaultNumpySeed)
 	if err != nil {
 		return nil, err
 	}
 	if seed > 1<<32-1 {
-		return nil, fmt.Errorf("dlrm: --%s %d: numpy seeds are below 2^32", OptNumpySeed, seed)
+		return nil, fmt.Errorf("dlrm: --%s %d: numpy seeds are below 2^32", optNumpySeed, seed)
 	}
 	return criteo.QuantileTrace(rows, q, uint32(seed))
 }
 
-// QSL is the DLRMv2 query sample library: sample j is the rows of the
+// qsl is the DLRMv2 query sample library: sample j is the rows of the
 // trace's aggregated sample j, read in place from the memory-mapped data
 // set. LoadSamples reads their pages in (untimed); nothing is copied.
-type QSL struct {
+type qsl struct {
 	ds    *criteo.Dataset
 	trace *criteo.Trace
 	sink  atomic.Uint32
 }
 
 // TotalSampleCount implements loadgen.QSL.
-func (q *QSL) TotalSampleCount() int { return q.trace.Len() }
+func (q *qsl) TotalSampleCount() int { return q.trace.Len() }
 
 // PerformanceSampleCount implements loadgen.QSL.
-func (q *QSL) PerformanceSampleCount() int { return min(q.trace.Len(), PerformanceSampleCount) }
+func (q *qsl) PerformanceSampleCount() int { return min(q.trace.Len(), performanceSampleCount) }
 
 // LoadSamples implements loadgen.QSL.
-func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+func (q *qsl) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
 	var x byte
 	for n, i := range idx {
 		if int(i) >= q.trace.Len() {
@@ -120,4 +120,4 @@ func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error 
 }
 
 // UnloadSamples implements loadgen.QSL (the pages stay to the OS).
-func (q *QSL) UnloadSamples(context.Context, []loadgen.SampleIndex) error { return nil }
+func (q *qsl) UnloadSamples(context.Context, []loadgen.SampleIndex) error { return nil }

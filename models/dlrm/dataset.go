@@ -9,8 +9,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/criteo"
 )
 
-// Dataset is the criteo data set's commands.
-var Dataset = &spec.Dataset{
+// dataset is the criteo data set's commands.
+var dataset = &spec.Dataset{
 	Name:     "criteo",
 	DataWant: "the Criteo day-23 folder (day_23_labels.npy, day_23_dense.npy, day_23_sparse_multi_hot.npz)",
 	Download: "datasets/criteo/download_dataset.sh",

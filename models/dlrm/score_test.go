@@ -21,14 +21,14 @@ func TestScoreMatchesReferenceScript(t *testing.T) {
 		extra       spec.Extra
 	}{
 		{"log_pairs.json", "golden_pairs.txt", nil},
-		{"log_preds.json", "golden_preds.txt", spec.Extra{OptDay23File: "testdata/day_23_head.tsv", OptAggregateTrace: "testdata/trace_preds.txt"}},
+		{"log_preds.json", "golden_preds.txt", spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: "testdata/trace_preds.txt"}},
 	} {
 		want, err := os.ReadFile(filepath.Join("testdata", tc.golden))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var stdout, stderr bytes.Buffer
-		_, err = benchmark.Accuracy(context.Background(), Descriptor, &benchmark.AccuracyRequest{
+		_, err = benchmark.Accuracy(context.Background(), descriptor, &benchmark.AccuracyRequest{
 			Log: filepath.Join("testdata", tc.log), Extra: tc.extra, Stderr: &stderr,
 			CheckerID: "",
 		}, &stdout)
@@ -49,10 +49,10 @@ func TestScoreRejects(t *testing.T) {
 		req  spec.ScoreRequest
 		want string
 	}{
-		"day 23 without trace": {spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{OptDay23File: "testdata/day_23_head.tsv"}}, "needs --aggregation-trace-file"},
-		"trace too short":      {spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{OptDay23File: "testdata/day_23_head.tsv", OptAggregateTrace: short}}, "outside the 1 samples"},
+		"day 23 without trace": {spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv"}}, "needs --aggregation-trace-file"},
+		"trace too short":      {spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: short}}, "outside the 1 samples"},
 		"odd dtype":            {spec.ScoreRequest{Log: "testdata/log_pairs.json", DType: "uint8"}, "float32, int32 or int64"},
-		"pairs log as preds":   {spec.ScoreRequest{Log: "testdata/log_pairs.json", Extra: spec.Extra{OptDay23File: "testdata/day_23_head.tsv", OptAggregateTrace: "testdata/trace_preds.txt"}}, "qsl_idx"},
+		"pairs log as preds":   {spec.ScoreRequest{Log: "testdata/log_pairs.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: "testdata/trace_preds.txt"}}, "qsl_idx"},
 	} {
 		_, err := driver{}.Score(context.Background(), &tc.req)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -17,33 +17,33 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(CNNDM)
+	spec.Register(descriptor)
+	spec.RegisterDataset(cnndmDataset)
 }
 
 // tokenizerOption is --tokenizer of run, perf and accuracy.
 var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("gptj"), Deps: "gptj/vocab.bpe",
 	Usage: "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)"}
 
-// Descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
+// descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
 // registry runs it: the decoder as a tensor model in the generic harness.
-var Descriptor = &spec.Benchmark{
-	Name:       Name,
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
 	Summary:    "GPT-J 6B summarisation (CNN-DailyMail, beam search 4, ROUGE)",
-	ConfNames:  []string{Name},
+	ConfNames:  []string{benchmarkName},
 	CheckerIDs: []string{"gptj-99", "gptj-99.9"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "cnndm",
 	Model: spec.Models{
 		Default:   "synthetic",
-		Sizes:     []spec.Size{{Name: SizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
-		Seed:      ArchSeed,
+		Sizes:     []spec.Size{{Name: sizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:      archSeed,
 		BuildSize: SizeTiny,
 	},
 	Options: []spec.Option{tokenizerOption,
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
 	LocalOnly: "GPT-J's reference decodes with beam search (4 beams), which /v1/completions does not carry, and behind --backend kserve the search would run on the LoadGen node, a network round trip per generated token with the KV cache in the payload",
-	LogShape:  &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
+	LogShape:  &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
 	Driver:    driver{},
 }
 
@@ -51,7 +51,7 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
-func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
 
 // CheckOptions implements spec.OptionChecker: it rejects a bad
 // --length-norm, and a missing data file before the synthetic model (24
@@ -102,28 +102,28 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 		sess.Close()
 		return nil, fmt.Errorf("%w (model %s)", err, r.ModelDesc)
 	}
-	arch, err := SpecOf(sess)
+	dims, err := SpecOf(sess)
 	if err != nil {
 		return fail(err)
 	}
-	if err := data.CheckVocab(arch.Vocab); err != nil {
+	if err := data.CheckVocab(dims.Vocab); err != nil {
 		return fail(err)
 	}
-	qsl, err := data.NewQSL(DataConfig{MaxPositions: arch.MaxPositions, Progress: r.Progress("tokenizing prompts", "samples").Update})
+	qsl, err := data.NewQSL(dataConfig{MaxPositions: dims.MaxPositions, Progress: r.Progress("tokenizing prompts", "samples").Update})
 	if err != nil {
 		return fail(err)
 	}
-	m, err := NewSpec(sess, arch, QSLPrompts(qsl), Generation(mode))
+	m, err := NewSpec(sess, dims, qslPrompts(qsl), Generation(mode))
 	if err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(r.Stderr, "gptj: %d records from %s; model %s: %d layers, %d heads of %d, vocabulary %d\n",
-		len(data.Records), path, r.ModelPath, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab)
+		len(data.Records), path, r.ModelPath, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab)
 	return &spec.Instance{
 		Model: m,
 		QSL:   qsl,
 		Describe: fmt.Sprintf("gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens",
-			r.Scenario, r.Mode, r.Model, r.Backend, r.Batch, r.Workers, Beams, MinNewTokens, MaxNewTokens),
+			r.Scenario, r.Mode, r.Model, r.Backend, r.Batch, r.Workers, beams, MinNewTokens, MaxNewTokens),
 		Close: sess.Close,
 	}, nil
 }

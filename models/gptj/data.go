@@ -27,14 +27,14 @@ import (
 // right to MaxInputTokens.
 func EncodePrompt(tok *tokenizer.GPT2, r cnndm.Record) []int32 {
 	ids := tok.Encode(tokenizer.FormatGPTJPrompt(r.Instruction, r.Input))
-	if len(ids) > MaxInputTokens {
-		ids = ids[:MaxInputTokens:MaxInputTokens]
+	if len(ids) > maxInputTokens {
+		ids = ids[:maxInputTokens:maxInputTokens]
 	}
 	return ids
 }
 
-// DataConfig says where a run's samples come from.
-type DataConfig struct {
+// dataConfig says where a run's samples come from.
+type dataConfig struct {
 	// Dataset is cnn_eval.json (or the folder holding it).
 	Dataset string
 	// Tokenizer is the GPT-2 BPE (tokenizer.LoadGPT2).
@@ -53,16 +53,16 @@ type DataConfig struct {
 	Progress func(done, total int)
 }
 
-// Data is the loaded data set: the records and the tokenizer that encodes
+// promptData is the loaded data set: the records and the tokenizer that encodes
 // their prompts and decodes the responses. It is read-only after OpenData
 // and safe for concurrent use.
-type Data struct {
+type promptData struct {
 	Records   []cnndm.Record
 	Tokenizer *tokenizer.GPT2
 }
 
-// OpenData reads the data set and keeps its first cfg.Count records.
-func OpenData(cfg DataConfig) (*Data, error) {
+// openPrompts reads the data set and keeps its first cfg.Count records.
+func openPrompts(cfg dataConfig) (*promptData, error) {
 	if cfg.Tokenizer == nil {
 		return nil, fmt.Errorf("gptj: no tokenizer")
 	}
@@ -73,13 +73,13 @@ func OpenData(cfg DataConfig) (*Data, error) {
 	if cfg.Count > 0 && cfg.Count < len(recs) {
 		recs = recs[:cfg.Count:cfg.Count]
 	}
-	return &Data{Records: recs, Tokenizer: cfg.Tokenizer}, nil
+	return &promptData{Records: recs, Tokenizer: cfg.Tokenizer}, nil
 }
 
 // NewQSL returns the query sample library of d: LoadSamples tokenizes the
 // prompts of the samples asked for (the reference encodes them all at
 // start-up; the result is the same ids), Sample returns them.
-func (d *Data) NewQSL(cfg DataConfig) (*harness.QSL[[]int32], error) {
+func (d *promptData) NewQSL(cfg dataConfig) (*harness.QSL[[]int32], error) {
 	return harness.NewQSL(harness.QSLConfig[[]int32]{
 		Total:    len(d.Records),
 		Workers:  cfg.Workers,
@@ -97,9 +97,9 @@ func (d *Data) NewQSL(cfg DataConfig) (*harness.QSL[[]int32], error) {
 	})
 }
 
-// QSLPrompts adapts a QSL to the Prompts of a Model: a sample not loaded
+// qslPrompts adapts a QSL to the Prompts of a Model: a sample not loaded
 // is an error.
-func QSLPrompts(q *harness.QSL[[]int32]) Prompts {
+func qslPrompts(q *harness.QSL[[]int32]) promptFunc {
 	return func(i loadgen.SampleIndex) ([]int32, error) {
 		p, ok := q.Sample(i)
 		if !ok {
@@ -116,7 +116,7 @@ func QSLPrompts(q *harness.QSL[[]int32]) Prompts {
 // dynamic), a context of 2048 positions. generate.New (through NewSpec)
 // then checks the rest of the contract, present outputs included.
 func SpecOf(sess backend.Session) (generate.Spec, error) {
-	spec, layers := generate.SpecFrom(sess, Configs[SizeFull].Spec())
+	spec, layers := generate.SpecFrom(sess, Configs[sizeFull].Spec())
 	if layers == 0 {
 		var names []string
 		for _, in := range sess.Inputs() {
@@ -132,18 +132,18 @@ func SpecOf(sess backend.Session) (generate.Spec, error) {
 // tokenizer of d: GPT-J pads the GPT-2 vocabulary (50257 ids) to 50400
 // rows, which is accepted; a model with fewer rows than the tokenizer has
 // ids, or far more, is not the tokenizer's model.
-func (d *Data) CheckVocab(modelVocab int) error {
+func (d *promptData) CheckVocab(modelVocab int) error {
 	if err := tokenizer.CheckModelVocab(d.Tokenizer, modelVocab); err != nil {
 		return fmt.Errorf("gptj: %w", err)
 	}
 	return nil
 }
 
-// Predictions reads an accuracy log as evaluation.py does: entries
+// predictions reads an accuracy log as evaluation.py does: entries
 // deduplicated by qsl_idx (first one kept, file order), each response
 // decoded as dt (int64, the reference's default, or int32) ids. It returns
 // the QSL indices and the ids, in file order.
-func Predictions(logPath string, samples int, dt accuracy.DType) (idx []int, ids [][]int32, err error) {
+func predictions(logPath string, samples int, dt accuracy.DType) (idx []int, ids [][]int32, err error) {
 	if dt != accuracy.Int64 && dt != accuracy.Int32 {
 		return nil, nil, fmt.Errorf("gptj: response type %s: want int64 or int32", dt)
 	}
@@ -186,8 +186,8 @@ func Predictions(logPath string, samples int, dt accuracy.DType) (idx []int, ids
 // split into sentences with NLTK's punkt and joined by newlines, ROUGE
 // with the Porter stemmer, gen_len the characters of the predictions.
 // Print the result with RougeResult.GPTJString.
-func (d *Data) Score(logPath string, dt accuracy.DType) (rouge.Result, error) {
-	idx, ids, err := Predictions(logPath, len(d.Records), dt)
+func (d *promptData) Score(logPath string, dt accuracy.DType) (rouge.Result, error) {
+	idx, ids, err := predictions(logPath, len(d.Records), dt)
 	if err != nil {
 		return rouge.Result{}, err
 	}
@@ -223,7 +223,7 @@ func dataPath(data, cacheDir string, stderr io.Writer) (string, error) {
 }
 
 // openData loads the tokenizer and the data set.
-func openData(data, tokDir, cacheDir string, count int, stderr io.Writer) (*Data, string, error) {
+func openData(data, tokDir, cacheDir string, count int, stderr io.Writer) (*promptData, string, error) {
 	tok, err := tokenizer.LoadGPT2(tokDir)
 	if err != nil {
 		return nil, "", fmt.Errorf("gptj: %w", err)
@@ -232,6 +232,6 @@ func openData(data, tokDir, cacheDir string, count int, stderr io.Writer) (*Data
 	if err != nil {
 		return nil, "", err
 	}
-	d, err := OpenData(DataConfig{Dataset: path, Tokenizer: tok, Count: count})
+	d, err := openPrompts(dataConfig{Dataset: path, Tokenizer: tok, Count: count})
 	return d, path, err
 }

@@ -67,7 +67,7 @@ func TestSpecOf(t *testing.T) {
 		want generate.Spec
 		err  string
 	}{
-		{"full", decoderIO(28, 16, 256, 50400, true), Configs[SizeFull].Spec(), ""},
+		{"full", decoderIO(28, 16, 256, 50400, true), Configs[sizeFull].Spec(), ""},
 		{"dynamic dims", decoderIO(3, -1, -1, -1, true), generate.Spec{Layers: 3, KVHeads: 16, HeadDim: 256, Vocab: 50400, MaxPositions: 2048, PadID: EOS}, ""},
 		{"small vocab", decoderIO(2, 2, 8, 101, true), generate.Spec{Layers: 2, KVHeads: 2, HeadDim: 8, Vocab: 101, MaxPositions: 2048, PadID: 100}, ""},
 		{"no cache", decoderIO(0, 16, 256, 50400, false), generate.Spec{}, "takes no past_key_values"},
@@ -100,7 +100,7 @@ func TestNewSpecMissingPresent(t *testing.T) {
 }
 
 func TestCheckVocab(t *testing.T) {
-	d := &Data{Tokenizer: testTokenizer(t)}
+	d := &promptData{Tokenizer: testTokenizer(t)}
 	if err := d.CheckVocab(50400); err != nil { // GPT-J pads 50257 to 50400 rows
 		t.Fatalf("50400: %v", err)
 	}
@@ -130,18 +130,18 @@ func TestQSLPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs[1].Instruction = "Summarise:" // the record's own instruction is used, as format_map does
-	d, err := OpenData(DataConfig{Dataset: writeData(t, recs), Tokenizer: tok, Count: 5})
+	d, err := openPrompts(dataConfig{Dataset: writeData(t, recs), Tokenizer: tok, Count: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Records) != 5 {
 		t.Fatalf("%d records, want 5 (--count)", len(d.Records))
 	}
-	q, err := d.NewQSL(DataConfig{MaxPositions: 2048})
+	q, err := d.NewQSL(dataConfig{MaxPositions: 2048})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prompts := QSLPrompts(q)
+	prompts := qslPrompts(q)
 	if _, err := prompts(0); err == nil || !strings.Contains(err.Error(), "not loaded") {
 		t.Fatalf("unloaded sample: %v", err)
 	}
@@ -155,19 +155,19 @@ func TestQSLPrompts(t *testing.T) {
 			t.Fatal(err)
 		}
 		full := tok.Encode(tokenizer.FormatGPTJPrompt(recs[i].Instruction, recs[i].Input))
-		want := full[:min(len(full), MaxInputTokens)]
+		want := full[:min(len(full), maxInputTokens)]
 		if fmt.Sprint(p) != fmt.Sprint(want) {
 			t.Fatalf("sample %d: prompt differs from the template's encoding", i)
 		}
-		if i == 3 && (len(full) <= MaxInputTokens || len(p) != MaxInputTokens) {
-			t.Fatalf("sample 3 (a long article): %d tokens, %d kept; want it cut to %d", len(full), len(p), MaxInputTokens)
+		if i == 3 && (len(full) <= maxInputTokens || len(p) != maxInputTokens) {
+			t.Fatalf("sample 3 (a long article): %d tokens, %d kept; want it cut to %d", len(full), len(p), maxInputTokens)
 		}
 		if i == 1 && !strings.Contains(tok.Decode(p, tokenizer.DecodeOptions{}), "### Instruction:\nSummarise:\n\n### Input:\n") {
 			t.Fatal("sample 1 does not use its own instruction")
 		}
 	}
 	// A model whose context cannot hold a prompt and 128 new tokens.
-	q2, _ := d.NewQSL(DataConfig{MaxPositions: 512})
+	q2, _ := d.NewQSL(dataConfig{MaxPositions: 512})
 	err = q2.LoadSamples(ctx, []loadgen.SampleIndex{3})
 	if err == nil || !strings.Contains(err.Error(), "exceed the model's context of 512 positions") {
 		t.Fatalf("long prompt: %v", err)
@@ -183,11 +183,11 @@ func TestOpenDataBad(t *testing.T) {
 		{filepath.Join(dir, "none.json"), "not found"},
 		{bad, `"input" is not a string`},
 	} {
-		if _, err := OpenData(DataConfig{Dataset: tc.path, Tokenizer: tok}); err == nil || !strings.Contains(err.Error(), tc.msg) {
+		if _, err := openPrompts(dataConfig{Dataset: tc.path, Tokenizer: tok}); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v", tc.path, err)
 		}
 	}
-	if _, err := OpenData(DataConfig{Dataset: bad}); err == nil || !strings.Contains(err.Error(), "no tokenizer") {
+	if _, err := openPrompts(dataConfig{Dataset: bad}); err == nil || !strings.Contains(err.Error(), "no tokenizer") {
 		t.Errorf("no tokenizer: %v", err)
 	}
 }
@@ -210,11 +210,11 @@ func TestScore(t *testing.T) {
 		{Instruction: cnndm.Instruction, Input: "a", Output: "The cat sat on the mat. It was happy."},
 		{Instruction: cnndm.Instruction, Input: "b", Output: "Rain is expected in Zürich on Monday."},
 	}
-	d := &Data{Records: recs, Tokenizer: tok}
+	d := &promptData{Records: recs, Tokenizer: tok}
 	pred0 := append(tok.Encode(" The cat sat on the mat. It was happy."), EOS)
 	pred1 := tok.Encode("Snow fell in Zürich.")
-	log := writeLog(t, entry(0, 1, EncodeTokens(nil, pred1)), entry(1, 0, EncodeTokens(nil, pred0)),
-		entry(2, 1, EncodeTokens(nil, pred0))) // a repeated qsl_idx: the first entry counts
+	log := writeLog(t, entry(0, 1, encodeTokens(nil, pred1)), entry(1, 0, encodeTokens(nil, pred0)),
+		entry(2, 1, encodeTokens(nil, pred0))) // a repeated qsl_idx: the first entry counts
 	r, err := d.Score(log, accuracy.Int64)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +239,7 @@ func TestScore(t *testing.T) {
 		log, msg string
 		dt       accuracy.DType
 	}{
-		{writeLog(t, entry(0, 5, EncodeTokens(nil, pred1))), "qsl_idx 5, but the data set has 2 records", accuracy.Int64},
+		{writeLog(t, entry(0, 5, encodeTokens(nil, pred1))), "qsl_idx 5, but the data set has 2 records", accuracy.Int64},
 		{writeLog(t, entry(0, 0, []byte{1, 2, 3})), "not a whole number of int64 ids", accuracy.Int64},
 		{writeLog(t, entry(0, 0, []byte{1, 2, 3})), "not whole int32 ids", accuracy.Int32},
 		{writeLog(t), "no entries", accuracy.Int64},

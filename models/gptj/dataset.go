@@ -13,8 +13,8 @@ import (
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
 
-// CNNDM is the CNN-DailyMail validation set's commands: synth and verify.
-var CNNDM = &spec.Dataset{
+// cnndmDataset is the CNN-DailyMail validation set's commands: synth and verify.
+var cnndmDataset = &spec.Dataset{
 	Name:     "cnndm",
 	DataFile: true,
 	DataWant: "the CNN-DailyMail cnn_eval.json file or the folder holding it",
@@ -72,12 +72,12 @@ func verifyCNNDM(req *spec.DatasetRequest) error {
 		truncated, total := 0, 0
 		for _, r := range recs {
 			n := len(tok.Encode(tokenizer.FormatGPTJPrompt(r.Instruction, r.Input)))
-			total += min(n, MaxInputTokens)
-			if n > MaxInputTokens {
+			total += min(n, maxInputTokens)
+			if n > maxInputTokens {
 				truncated++
 			}
 		}
-		fmt.Fprintf(req.Stdout, "prompts: %d tokens in all after truncation, %d of %d cut at %d tokens\n", total, truncated, len(recs), MaxInputTokens)
+		fmt.Fprintf(req.Stdout, "prompts: %d tokens in all after truncation, %d of %d cut at %d tokens\n", total, truncated, len(recs), maxInputTokens)
 	}
 	fmt.Fprintln(req.Stdout, "OK")
 	return nil

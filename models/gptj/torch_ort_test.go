@@ -23,7 +23,7 @@ import (
 const torchDir = "testdata/torch"
 
 // torchSmall is make_torch_small.py's configuration.
-var torchSmall = Config{Layers: 2, Hidden: 32, Heads: 2, RotaryDim: 8, Inner: 128, Vocab: 101, MaxPositions: 256, LNEps: 1e-5}
+var torchSmall = config{Layers: 2, Hidden: 32, Heads: 2, RotaryDim: 8, Inner: 128, Vocab: 101, MaxPositions: 256, LNEps: 1e-5}
 
 var torchPrompts = [][]int32{{7, 5, 17, 33}, {7, 40, 8, 61, 22, 90}}
 
@@ -45,7 +45,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // interleaved rotary embeddings, parallel attention and MLP, gelu_new,
 // biases, masks and the cache I/O then compute PyTorch's numbers.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	g, err := Arch(torchSmall, ArchSeed)
+	g, err := arch(torchSmall, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,26 +19,26 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(OpenOrca)
+	spec.Register(descriptor)
+	spec.RegisterDataset(openOrca)
 }
 
 // tokenizerOption is --tokenizer of run, perf, accuracy and dataset synth.
 var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("llama2"), Deps: "llama2/llama-tokenizer.js",
 	Usage: "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
 
-// DefaultBatch is the number of sequences decoded together when --batch
+// defaultBatch is the number of sequences decoded together when --batch
 // is not given.
-const DefaultBatch = 8
+const defaultBatch = 8
 
-// Descriptor is Llama 2 70B on OpenOrca (ROUGE, tokens per sample) as the
+// descriptor is Llama 2 70B on OpenOrca (ROUGE, tokens per sample) as the
 // registry runs it: greedy decoding with continuous batching as its own
 // SUT. --model-name llama2-70b-interactive selects the interactive Server
 // latency bounds.
-var Descriptor = &spec.Benchmark{
+var descriptor = &spec.Benchmark{
 	Name:       "llama2",
 	Summary:    "Llama 2 70B chat (OpenOrca, greedy decoding, continuous batching, ROUGE)",
-	ConfNames:  []string{Name, InteractiveName},
+	ConfNames:  []string{benchmarkName, interactiveName},
 	CheckerIDs: []string{"llama2-70b-99", "llama2-70b-99.9"},
 	Scenarios:  []loadgen.Scenario{loadgen.Server, loadgen.Offline},
 	Dataset:    "openorca",
@@ -46,15 +46,15 @@ var Descriptor = &spec.Benchmark{
 	// 70B is 276 GB of float32 weights.
 	Model: spec.Models{
 		Default: "synthetic:" + SizeTiny,
-		Sizes: []spec.Size{{Name: Size70B, Summary: "Llama-2-70b-chat-hf's shape, 276 GB of float32"},
-			{Name: Size7B, Summary: "Llama-2-7b-chat-hf's shape"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
-		Seed:      ArchSeed,
+		Sizes: []spec.Size{{Name: size70B, Summary: "Llama-2-70b-chat-hf's shape, 276 GB of float32"},
+			{Name: size7B, Summary: "Llama-2-7b-chat-hf's shape"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:      archSeed,
 		BuildSize: SizeTiny,
 	},
-	Batch: spec.Batches{loadgen.Server: {CPU: DefaultBatch}, loadgen.Offline: {CPU: DefaultBatch}},
+	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}},
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(MaxNewTokens), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
-	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
+		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
+	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are read from the
 	// parquet as they are.
@@ -67,7 +67,7 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
-func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
 
 // BuildGGUF implements spec.GGUFBuilder: the synthetic model as a llama.cpp
 // GGUF with the Llama 2 vocabulary of --tokenizer.
@@ -76,7 +76,7 @@ func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
 	if err != nil {
 		return err
 	}
-	return BuildGGUFFile(path, size, seed, tok)
+	return buildGGUFFile(path, size, seed, tok)
 }
 
 // CheckOptions implements spec.OptionChecker: --max-new-tokens.
@@ -85,7 +85,7 @@ func (driver) CheckOptions(o *spec.RunOptions) error { _, err := maxNewTokens(o.
 func maxNewTokens(e spec.Extra) (int, error) {
 	s := e["max-new-tokens"]
 	if s == "" {
-		return MaxNewTokens, nil
+		return maxNewTokensDefault, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 2 {
@@ -138,22 +138,22 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}
 	closers = append(closers, ds.Close)
 	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
-	m, arch, closeModel, err := loadDecoder(env, tok, accuracyRun)
+	m, dims, closeModel, err := loadDecoder(env, tok, accuracyRun)
 	if err != nil {
 		return nil, err
 	}
 	closers = append(closers, closeModel)
-	qsl, err := NewQSL(ds, env.Count, arch, maxNew)
+	qsl, err := newQSL(ds, env.Count, dims, maxNew)
 	if err != nil {
 		return nil, err
 	}
 	gen := Generation()
 	gen.MaxNewTokens = maxNew
-	if maxNew != MaxNewTokens {
-		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, MaxNewTokens)
+	if maxNew != maxNewTokensDefault {
+		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
 	}
-	bench, err := NewBenchmark(ctx, m, BenchmarkConfig{
-		SUTConfig: SUTConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen},
+	bench, err := newBenchmark(ctx, m, benchmarkConfig{
+		sutConfig: sutConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen},
 		Offline:   env.Scenario == loadgen.Offline,
 	})
 	if err != nil {
@@ -165,7 +165,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		QSL:  qsl,
 		Done: func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
-			env.Scenario, env.Mode, env.ModelName, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
+			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw: llmbench.StaticBatches(m, qsl.Prompt, gen),
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
@@ -191,20 +191,20 @@ func loadDecoder(env *spec.OpenRequest, tok func() (*tokenizer.Llama, error), ne
 		sess.Close()
 		return nil, generate.Spec{}, nil, err
 	}
-	arch := SpecFromSession(sess)
+	dims := specFromSession(sess)
 	if env.Synthetic() {
-		c, err := ConfigOf(env.SyntheticSize)
+		c, err := configOf(env.SyntheticSize)
 		if err != nil {
 			return fail(err)
 		}
-		arch = c.Spec()
+		dims = c.Spec()
 	}
-	m, err := NewFromSpec(sess, arch)
+	m, err := newFromSpec(sess, dims)
 	if err != nil {
 		return fail(fmt.Errorf("%w (model %s)", err, env.ModelDesc))
 	}
 	if t, terr := tok(); terr == nil {
-		if err := tokenizer.CheckModelVocab(t, arch.Vocab); err != nil {
+		if err := tokenizer.CheckModelVocab(t, dims.Vocab); err != nil {
 			return fail(fmt.Errorf("llama2: %w (model %s, tokenizer %s)", err, env.ModelPath, env.Extra["tokenizer"]))
 		}
 	} else if needTok {
@@ -212,7 +212,7 @@ func loadDecoder(env *spec.OpenRequest, tok func() (*tokenizer.Llama, error), ne
 	} else {
 		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
 	}
-	return m, arch, sess.Close, nil
+	return m, dims, sess.Close, nil
 }
 
 // Score is the reference's evaluate-accuracy.py: ROUGE of the decoded
@@ -239,7 +239,7 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 		return nil, err
 	}
 	defer ds.Close()
-	r, err := Score(req.Log, ds, t, dt)
+	r, err := score(req.Log, ds, t, dt)
 	if err != nil {
 		return nil, err
 	}

@@ -21,33 +21,33 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// ErrPrompt is wrapped by errors about a tok_input the model cannot run.
-var ErrPrompt = errors.New("llama2: prompt does not fit the model")
+// errPrompt is wrapped by errors about a tok_input the model cannot run.
+var errPrompt = errors.New("llama2: prompt does not fit the model")
 
-// CheckPrompt checks one tok_input against a model spec: not empty, every
+// checkPrompt checks one tok_input against a model spec: not empty, every
 // id a row of the model's vocabulary, and room in the context for
 // maxNew generated tokens.
-func CheckPrompt(p []int32, spec generate.Spec, maxNew int) error {
+func checkPrompt(p []int32, spec generate.Spec, maxNew int) error {
 	if len(p) == 0 {
-		return fmt.Errorf("%w: empty tok_input", ErrPrompt)
+		return fmt.Errorf("%w: empty tok_input", errPrompt)
 	}
 	for j, t := range p {
 		if t < 0 || int(t) >= spec.Vocab {
-			return fmt.Errorf("%w: id %d at position %d is outside the model's vocabulary of %d (is the data set tokenized for this model?)", ErrPrompt, t, j, spec.Vocab)
+			return fmt.Errorf("%w: id %d at position %d is outside the model's vocabulary of %d (is the data set tokenized for this model?)", errPrompt, t, j, spec.Vocab)
 		}
 	}
 	if spec.MaxPositions > 0 && len(p)+maxNew > spec.MaxPositions {
-		return fmt.Errorf("%w: %d prompt ids + %d new tokens exceed the model's context of %d positions", ErrPrompt, len(p), maxNew, spec.MaxPositions)
+		return fmt.Errorf("%w: %d prompt ids + %d new tokens exceed the model's context of %d positions", errPrompt, len(p), maxNew, spec.MaxPositions)
 	}
 	return nil
 }
 
-// QSL is the query sample library over the rows of an OpenOrca parquet
+// qsl is the query sample library over the rows of an OpenOrca parquet
 // file: sample i is row i's tok_input, read from the file when the loadgen
 // loads it (one pass over the column per LoadSamples call) and checked
 // against the model. Prompt is safe for concurrent use with itself; the
 // loadgen never calls it concurrently with LoadSamples or UnloadSamples.
-type QSL struct {
+type qsl struct {
 	ds      *openorca.Dataset
 	total   int
 	spec    generate.Spec
@@ -56,9 +56,9 @@ type QSL struct {
 	loaded  atomic.Int64
 }
 
-// NewQSL returns the QSL of the first count rows of ds (count ≤ 0: all).
+// newQSL returns the QSL of the first count rows of ds (count ≤ 0: all).
 // Prompts are checked against spec with maxNew tokens to generate.
-func NewQSL(ds *openorca.Dataset, count int, spec generate.Spec, maxNew int) (*QSL, error) {
+func newQSL(ds *openorca.Dataset, count int, spec generate.Spec, maxNew int) (*qsl, error) {
 	n := ds.Len()
 	if count > 0 {
 		n = min(n, count)
@@ -66,22 +66,22 @@ func NewQSL(ds *openorca.Dataset, count int, spec generate.Spec, maxNew int) (*Q
 	if n == 0 {
 		return nil, fmt.Errorf("llama2: %s has no rows", ds.Path())
 	}
-	return &QSL{ds: ds, total: n, spec: spec, maxNew: maxNew, prompts: make([][]int32, n)}, nil
+	return &qsl{ds: ds, total: n, spec: spec, maxNew: maxNew, prompts: make([][]int32, n)}, nil
 }
 
 // TotalSampleCount implements loadgen.QSL.
-func (q *QSL) TotalSampleCount() int { return q.total }
+func (q *qsl) TotalSampleCount() int { return q.total }
 
 // PerformanceSampleCount implements loadgen.QSL: every sample (mlperf.conf
 // overrides it with 24576 for the official file).
-func (q *QSL) PerformanceSampleCount() int { return q.total }
+func (q *qsl) PerformanceSampleCount() int { return q.total }
 
 // Loaded is the number of samples in memory.
-func (q *QSL) Loaded() int { return int(q.loaded.Load()) }
+func (q *qsl) Loaded() int { return int(q.loaded.Load()) }
 
 // LoadSamples implements loadgen.QSL: it reads tok_input of the samples of
 // idx not loaded yet and checks each against the model.
-func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+func (q *qsl) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
 	var rows []int
 	for _, i := range idx {
 		if int(i) >= q.total {
@@ -99,7 +99,7 @@ func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error 
 		return err
 	}
 	for k, r := range rows {
-		if err := CheckPrompt(toks[k], q.spec, q.maxNew); err != nil {
+		if err := checkPrompt(toks[k], q.spec, q.maxNew); err != nil {
 			return fmt.Errorf("%w (row %d of %s)", err, r, q.ds.Path())
 		}
 	}
@@ -111,7 +111,7 @@ func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error 
 }
 
 // UnloadSamples implements loadgen.QSL.
-func (q *QSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+func (q *qsl) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
 	for _, i := range idx {
 		if int(i) < q.total && q.prompts[i] != nil {
 			q.prompts[i] = nil
@@ -122,7 +122,7 @@ func (q *QSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) erro
 }
 
 // Prompt returns the tok_input ids of a loaded sample (owned by the QSL).
-func (q *QSL) Prompt(i loadgen.SampleIndex) ([]int32, error) {
+func (q *qsl) Prompt(i loadgen.SampleIndex) ([]int32, error) {
 	if int(i) >= q.total || q.prompts[i] == nil {
 		return nil, fmt.Errorf("llama2: sample %d is not loaded", i)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 func TestCheckPrompt(t *testing.T) {
-	spec := Configs[Size70B].Spec()
+	spec := Configs[size70B].Spec()
 	long := make([]int32, 3073)
 	for _, tc := range []struct {
 		p    []int32
@@ -19,7 +19,7 @@ func TestCheckPrompt(t *testing.T) {
 		{long, "3073 prompt ids + 1024 new tokens exceed the model's context of 4096"},
 		{long[:3072], ""},
 	} {
-		err := CheckPrompt(tc.p, spec, MaxNewTokens)
+		err := checkPrompt(tc.p, spec, maxNewTokensDefault)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("len %d: %v, want %q", len(tc.p), err, tc.want)
 		}

@@ -9,8 +9,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/openorca"
 )
 
-// OpenOrca is the OpenOrca parquet's commands: synth and verify.
-var OpenOrca = &spec.Dataset{
+// openOrca is the OpenOrca parquet's commands: synth and verify.
+var openOrca = &spec.Dataset{
 	Name:     "openorca",
 	DataFile: true,
 	DataWant: "the preprocessed OpenOrca parquet file or the folder holding it",

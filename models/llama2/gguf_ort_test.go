@@ -33,12 +33,12 @@ func TestOllamaServesTinyGGUFAsONNX(t *testing.T) {
 	}
 	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
-	if err := BuildGGUFFile(path, SizeTiny, ArchSeed, tok); err != nil {
+	if err := buildGGUFFile(path, SizeTiny, archSeed, tok); err != nil {
 		t.Fatal(err)
 	}
 	addr := ollamatest.StartFile(t, path, 1, "PARAMETER repeat_penalty 1")
 	c := Configs[SizeTiny]
-	g, err := Arch(c, ArchSeed)
+	g, err := arch(c, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
 
-// Score reads an accuracy log of token ids (dtype int32, the default, or
+// score reads an accuracy log of token ids (dtype int32, the default, or
 // int64), keeps the first entry of each qsl_idx, decodes the ids with tok
 // skipping special tokens, and scores them against the output column of ds
 // as evaluate-accuracy.py does (RougeEvaluate; gen_tok_len counts every
 // id, EOS included).
-func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (rouge.Result, error) {
+func score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (rouge.Result, error) {
 	if dtype == "" {
 		dtype = accuracy.Int32
 	}

@@ -15,12 +15,12 @@ import (
 	"github.com/mlperf-go/inference/remote/openai"
 )
 
-// PromptIDs returns the ids a server runs for a prompt text: BOS, then a
+// promptIDs returns the ids a server runs for a prompt text: BOS, then a
 // BOS for each "<s>" the text starts with (the chat template's, read as
 // the special token, as llama.cpp does), then the rest encoded. For an
 // OpenOrca `input` text that is the row's tok_input less its trailing
 // 29871.
-func PromptIDs(t *tokenizer.Llama, text string) []int32 {
+func promptIDs(t *tokenizer.Llama, text string) []int32 {
 	ids := []int32{tokenizer.LlamaBOSID}
 	for strings.HasPrefix(text, "<s>") {
 		ids = append(ids, tokenizer.LlamaBOSID)
@@ -33,20 +33,17 @@ func PromptIDs(t *tokenizer.Llama, text string) []int32 {
 // and writes text.
 type textTokenizer struct{ *tokenizer.Llama }
 
-func (t textTokenizer) PromptIDs(text string) []int32 { return PromptIDs(t.Llama, text) }
+func (t textTokenizer) PromptIDs(text string) []int32 { return promptIDs(t.Llama, text) }
 
 func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.AppendPieceBytes(dst, id) }
 
-// Generator is Llama 2 greedy decoding with continuous batching behind
-// openai.Generator (llmbench.Generator): every request joins the running
-// batch, the tokens stream as their text, byte pieces joined into whole
-// UTF-8 characters, EOS not written. Close it after the server has
-// drained.
-type Generator = llmbench.Generator
-
-// NewGenerator starts a batcher of maxBatch sequences on m; tok turns text
-// into ids and back.
-func NewGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*Generator, error) {
+// newGenerator starts Llama 2 greedy decoding with continuous batching
+// behind openai.Generator (llmbench.Generator) with a batcher of maxBatch
+// sequences on m: every request joins the running batch, the tokens
+// stream as their text, byte pieces joined into whole UTF-8 characters,
+// EOS not written; tok turns text into ids and back. Close it after the
+// server has drained.
+func newGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*llmbench.Generator, error) {
 	gen := Generation()
 	gen.MaxNewTokens = maxNew
 	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, maxBatch, gen)
@@ -72,7 +69,7 @@ func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := NewGenerator(ctx, m, t, max(env.Batch, 1), maxNew)
+	g, err := newGenerator(ctx, m, t, max(env.Batch, 1), maxNew)
 	if err != nil {
 		closeModel()
 		return nil, nil, err

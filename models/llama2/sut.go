@@ -11,21 +11,20 @@ import (
 	"github.com/mlperf-go/inference/llm/llmbench"
 )
 
-// Benchmark is a loadgen SUT for one scenario: the continuous-batching SUT
-// of NewSUT, with FirstToken withheld in Offline and a count of completed
-// samples and tokens (llmbench.SUT). IssueQuery is safe for concurrent
-// use.
-type Benchmark = llmbench.SUT
+// benchmark is a loadgen SUT for one scenario: the continuous-batching SUT,
+// with FirstToken withheld in Offline and a count of completed samples and
+// tokens (llmbench.SUT). IssueQuery is safe for concurrent use.
+type benchmark = llmbench.SUT
 
-// BenchmarkConfig configures NewBenchmark.
-type BenchmarkConfig struct {
-	SUTConfig
+// benchmarkConfig configures newBenchmark.
+type benchmarkConfig struct {
+	sutConfig
 	// Offline withholds FirstToken (the Offline scenario).
 	Offline bool
 }
 
-// NewBenchmark starts the SUT on m; Close it after the run.
-func NewBenchmark(ctx context.Context, m *generate.Model, cfg BenchmarkConfig) (*Benchmark, error) {
+// newBenchmark starts the SUT on m; Close it after the run.
+func newBenchmark(ctx context.Context, m *generate.Model, cfg benchmarkConfig) (*benchmark, error) {
 	gen := cfg.Generation
 	if gen.IsZero() {
 		gen = Generation()

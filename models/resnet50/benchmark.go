@@ -15,27 +15,27 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Imagenet)
+	spec.Register(descriptor)
+	spec.RegisterDataset(imagenetDataset)
 }
 
-// Descriptor is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
+// descriptor is ResNet50-v1.5 on ImageNet 2012 (top-1) as the registry
 // runs it: a tensor model in the generic harness.
-var Descriptor = &spec.Benchmark{
-	Name:       Name,
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
 	Summary:    "ResNet50-v1.5 image classification (ImageNet 2012, top-1)",
-	ConfNames:  []string{Name},
+	ConfNames:  []string{benchmarkName},
 	CheckerIDs: []string{"resnet"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.MultiStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "imagenet",
 	Model: spec.Models{
 		Default: "synthetic",
-		Sizes:   []spec.Size{{Name: SizeFull, Summary: "25.6M parameters"}, {Name: SizeTiny, Summary: "same graph, narrow"}},
-		Seed:    ArchSeed,
+		Sizes:   []spec.Size{{Name: sizeFull, Summary: "25.6M parameters"}, {Name: sizeTiny, Summary: "same graph, narrow"}},
+		Seed:    archSeed,
 	},
 	Batch:      spec.Batches{loadgen.Offline: {CPU: 8, GPU: 32}, loadgen.MultiStream: {CPU: 8}},
 	Options:    []spec.Option{{Name: "list", Usage: "image list file instead of DATA/val_map.txt"}},
-	LogShape:   &accuracy.LogShape{Benchmark: Name, DType: accuracy.Float32, MinElems: 1, MaxElems: 1, MaxValue: 1000, AllowNegative: true},
+	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Float32, MinElems: 1, MaxElems: 1, MaxValue: 1000, AllowNegative: true},
 	Compliance: []string{"TEST01", "TEST04"},
 	Driver:     driver{},
 }
@@ -44,7 +44,7 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
-func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
 
 // Open resolves the data set and opens the model, checked against the
 // contract; the framework warms it up five times (the reference predicts
@@ -54,13 +54,13 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 	if err != nil {
 		return nil, err
 	}
-	cfg := DataConfig{Dir: data, ListFile: r.Extra["list"], Count: r.Count, CacheDir: r.Cache, Warn: r.Stderr}
-	ds, err := OpenDataset(cfg)
+	cfg := dataConfig{Dir: data, ListFile: r.Extra["list"], Count: r.Count, CacheDir: r.Cache, Warn: r.Stderr}
+	ds, err := openDataset(cfg)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Progress = r.Progress("loading samples", "images").Update
-	qsl, err := NewQSL(ds, cfg)
+	qsl, err := newQSL(ds, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -116,14 +116,14 @@ func scoreTop1(logPath, dataDir, list string, count int, dtype string, warn io.W
 // reference QSL's performance sample count); accuracy targets and latency
 // bounds live in accuracy.Targets and mlperf.conf.
 const (
-	// Name is the benchmark's model name in mlperf.conf and user.conf.
-	Name = "resnet50"
-	// PerformanceSampleCount is what the reference QSL reports at most
+	// benchmarkName is the benchmark's model name in mlperf.conf and user.conf.
+	benchmarkName = "resnet50"
+	// performanceSampleCount is what the reference QSL reports at most
 	// (min(total, 500)); mlperf.conf's override (1024) takes precedence.
-	PerformanceSampleCount = 500
-	// SynthSamples is the size of the synthetic data set `--data
+	performanceSampleCount = 500
+	// synthSamples is the size of the synthetic data set `--data
 	// synthetic` generates.
-	SynthSamples = 64
-	// SynthSeed is the seed of that data set.
-	SynthSeed = 1
+	synthSamples = 64
+	// synthSeed is the seed of that data set.
+	synthSeed = 1
 )

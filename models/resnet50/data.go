@@ -13,8 +13,8 @@ import (
 	"github.com/mlperf-go/inference/harness"
 )
 
-// DataConfig says where a run's samples come from.
-type DataConfig struct {
+// dataConfig says where a run's samples come from.
+type dataConfig struct {
 	// Dir is the data set folder (val_map.txt and the images).
 	Dir string
 	// ListFile overrides Dir/val_map.txt.
@@ -37,8 +37,8 @@ type DataConfig struct {
 	Warn io.Writer
 }
 
-// OpenDataset reads the data set's image list (see imagenet.Load).
-func OpenDataset(cfg DataConfig) (*imagenet.Dataset, error) {
+// openDataset reads the data set's image list (see imagenet.Load).
+func openDataset(cfg dataConfig) (*imagenet.Dataset, error) {
 	ds, err := imagenet.Load(cfg.Dir, imagenet.Options{ListFile: cfg.ListFile, Count: cfg.Count, Warn: cfg.Warn})
 	if err != nil {
 		return nil, fmt.Errorf("resnet50: %w", err)
@@ -46,28 +46,28 @@ func OpenDataset(cfg DataConfig) (*imagenet.Dataset, error) {
 	return ds, nil
 }
 
-// SynthDataset writes the synthetic data set (SynthSamples generated
+// synthDataset writes the synthetic data set (SynthSamples generated
 // JPEGs and val_map.txt, see imagenet.Synth) into dir unless it is there
 // already, and returns dir.
-func SynthDataset(dir string, n int) (string, error) {
+func synthDataset(dir string, n int) (string, error) {
 	if n < 1 {
-		n = SynthSamples
+		n = synthSamples
 	}
 	if ds, err := imagenet.Load(dir, imagenet.Options{Warn: io.Discard}); err == nil && ds.Len() == n && len(ds.Missing) == 0 {
 		return dir, nil
 	}
-	if err := imagenet.Synth(dir, imagenet.SynthConfig{N: n, Seed: SynthSeed}); err != nil {
+	if err := imagenet.Synth(dir, imagenet.SynthConfig{N: n, Seed: synthSeed}); err != nil {
 		return "", fmt.Errorf("resnet50: %w", err)
 	}
 	return dir, nil
 }
 
-// NewQSL returns an in-memory QSL over ds: LoadSamples preprocesses the
+// newQSL returns an in-memory QSL over ds: LoadSamples preprocesses the
 // requested images (in parallel, untimed) with Preprocess, or reads them
 // from cfg.CacheDir. Unloaded samples' buffers are reused.
-func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], error) {
+func newQSL(ds *imagenet.Dataset, cfg dataConfig) (*harness.QSL[[]float32], error) {
 	load, release := harness.PooledFloat32(SampleLen, func(_ context.Context, buf []float32, i int) error {
-		return PreprocessInto(buf, ds.ImagePath(i))
+		return preprocessInto(buf, ds.ImagePath(i))
 	})
 	if cfg.CacheDir != "" {
 		var err error
@@ -77,7 +77,7 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 	}
 	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
 		Total:       ds.Len(),
-		Performance: min(ds.Len(), PerformanceSampleCount),
+		Performance: min(ds.Len(), performanceSampleCount),
 		Load:        load,
 		Workers:     cfg.Workers,
 		Progress:    cfg.Progress,
@@ -89,15 +89,15 @@ func NewQSL(ds *imagenet.Dataset, cfg DataConfig) (*harness.QSL[[]float32], erro
 	return q, nil
 }
 
-// CachePreprocessing describes Preprocess in the fingerprint of a sample
+// cachePreprocessing describes Preprocess in the fingerprint of a sample
 // cache (harness.CacheStamp); change it whenever cached samples would
 // change.
-var CachePreprocessing = fmt.Sprintf("resnet50 pre_process_vgg v1 float32%v", SampleShape)
+var cachePreprocessing = fmt.Sprintf("resnet50 pre_process_vgg v1 float32%v", sampleShape)
 
 // openCache binds cfg.CacheDir as ds's sample cache (harness.OpenNpyCache:
 // a cache made from another data set or preprocessing is refused) and
 // wraps load in it.
-func openCache(ds *imagenet.Dataset, cfg DataConfig, load harness.Loader[[]float32]) (harness.Loader[[]float32], error) {
+func openCache(ds *imagenet.Dataset, cfg dataConfig, load harness.Loader[[]float32]) (harness.Loader[[]float32], error) {
 	list := cfg.ListFile
 	if list == "" {
 		list = filepath.Join(ds.Dir, imagenet.ValMapName)
@@ -108,8 +108,8 @@ func openCache(ds *imagenet.Dataset, cfg DataConfig, load harness.Loader[[]float
 	}
 	l, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{
 		Dir: cfg.CacheDir, Name: func(i int) string { return ds.Samples[i].Path },
-		Stamp: harness.CacheStamp{Preprocessing: CachePreprocessing, Source: src, SourceName: list},
-		Total: ds.Len(), Shape: SampleShape, Load: load, Warn: cfg.Warn,
+		Stamp: harness.CacheStamp{Preprocessing: cachePreprocessing, Source: src, SourceName: list},
+		Total: ds.Len(), Shape: sampleShape, Load: load, Warn: cfg.Warn,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("resnet50: %w", err)
@@ -117,10 +117,10 @@ func openCache(ds *imagenet.Dataset, cfg DataConfig, load harness.Loader[[]float
 	return l, nil
 }
 
-// DefaultCacheDir is where `mlperf dataset preprocess imagenet` writes the
+// defaultCacheDir is where `mlperf dataset preprocess imagenet` writes the
 // preprocessed samples of a data set folder unless told otherwise: beside
 // the images, as the reference's --use_preprocessed_dataset expects.
-func DefaultCacheDir(dataDir string) string { return filepath.Clean(dataDir) }
+func defaultCacheDir(dataDir string) string { return filepath.Clean(dataDir) }
 
 // dataDir resolves --data: "synthetic" is SynthSamples generated JPEGs,
 // written once into the cache folder.
@@ -128,7 +128,7 @@ func dataDir(data, cacheDir string, stderr io.Writer) (string, error) {
 	if data != "synthetic" {
 		return data, nil
 	}
-	dir := filepath.Join(cacheDir, fmt.Sprintf("imagenet-synthetic-%d", SynthSamples))
-	fmt.Fprintf(stderr, "resnet50: synthetic data set (%d generated JPEGs) in %s\n", SynthSamples, dir)
-	return SynthDataset(dir, SynthSamples)
+	dir := filepath.Join(cacheDir, fmt.Sprintf("imagenet-synthetic-%d", synthSamples))
+	fmt.Fprintf(stderr, "resnet50: synthetic data set (%d generated JPEGs) in %s\n", synthSamples, dir)
+	return synthDataset(dir, synthSamples)
 }

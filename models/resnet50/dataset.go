@@ -12,9 +12,9 @@ import (
 	"github.com/mlperf-go/inference/datasets/imagenet"
 )
 
-// Imagenet is the ImageNet 2012 validation set's commands: synth, verify
+// imagenetDataset is the ImageNet 2012 validation set's commands: synth, verify
 // and preprocess (the reference's preprocessed .npy cache).
-var Imagenet = &spec.Dataset{
+var imagenetDataset = &spec.Dataset{
 	Name:       "imagenet",
 	DataWant:   "the ImageNet validation folder (val_map.txt and the JPEG files it lists)",
 	Download:   "datasets/imagenet/download_dataset.sh",
@@ -27,10 +27,10 @@ var Imagenet = &spec.Dataset{
 func synthImagenet(req *spec.DatasetRequest) error {
 	n, seed := req.N, req.Seed
 	if n == 0 {
-		n = SynthSamples
+		n = synthSamples
 	}
 	if seed == 0 {
-		seed = SynthSeed
+		seed = synthSeed
 	}
 	if err := imagenet.Synth(req.Out, imagenet.SynthConfig{N: n, Seed: seed}); err != nil {
 		return err
@@ -82,20 +82,20 @@ func verifyImagenet(req *spec.DatasetRequest) error {
 func preprocessImagenet(req *spec.DatasetRequest) error {
 	out := req.Out
 	if out == "" {
-		out = DefaultCacheDir(req.Data)
+		out = defaultCacheDir(req.Data)
 	}
-	ds, err := OpenDataset(DataConfig{Dir: req.Data, Count: req.Count, Warn: req.Stderr})
+	ds, err := openDataset(dataConfig{Dir: req.Data, Count: req.Count, Warn: req.Stderr})
 	if err != nil {
 		return err
 	}
-	if _, err := openCache(ds, DataConfig{Dir: req.Data, CacheDir: out, Warn: req.Stderr}, func(_ context.Context, i int) ([]float32, error) {
+	if _, err := openCache(ds, dataConfig{Dir: req.Data, CacheDir: out, Warn: req.Stderr}, func(_ context.Context, i int) ([]float32, error) {
 		return Preprocess(ds.ImagePath(i))
 	}); err != nil {
 		return err
 	}
 	start := time.Now()
 	p := req.StartProgress("preprocess", "images")
-	err = WriteCache(req.Context(), ds, out, req.Workers, p.Update)
+	err = writeCache(req.Context(), ds, out, req.Workers, p.Update)
 	p.Done()
 	if err != nil {
 		return err

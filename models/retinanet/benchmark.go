@@ -17,32 +17,32 @@ import (
 // Benchmark facts (mlperf.conf and the submission checker's constants for
 // retinanet).
 const (
-	// Name is the benchmark's model name in mlperf.conf and user.conf.
-	Name = "retinanet"
-	// PerformanceSampleCount is the most samples the QSL reports for
+	// benchmarkName is the benchmark's model name in mlperf.conf and user.conf.
+	benchmarkName = "retinanet"
+	// performanceSampleCount is the most samples the QSL reports for
 	// performance runs (mlperf.conf's override for retinanet is 64 too).
-	PerformanceSampleCount = 64
-	// SynthSamples is the size of the data set `--data synthetic`
+	performanceSampleCount = 64
+	// synthSamples is the size of the data set `--data synthetic`
 	// generates; SynthSeed its seed.
-	SynthSamples = 8
-	SynthSeed    = 1
+	synthSamples = 8
+	synthSeed    = 1
 )
 
-// Descriptor is the RetinaNet benchmark as the mlperf command runs it.
-var Descriptor = &spec.Benchmark{
-	Name:       Name,
+// descriptor is the RetinaNet benchmark as the mlperf command runs it.
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
 	Summary:    "RetinaNet ResNeXt50-32x4d FPN object detection on the OpenImages MLPerf subset (800x800, mAP)",
-	ConfNames:  []string{Name},
+	ConfNames:  []string{benchmarkName},
 	CheckerIDs: []string{"retinanet"},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.MultiStream, loadgen.Server, loadgen.Offline},
 	Dataset:    "openimages",
 	Model: spec.Models{
 		Default: "synthetic",
 		Sizes: []spec.Size{
-			{Name: SizeFull, Summary: "ResNeXt50-32x4d FPN, 37.2M weights (150 MB)"},
-			{Name: SizeTiny, Summary: "the same graph with widths / 16, for tests"},
+			{Name: sizeFull, Summary: "ResNeXt50-32x4d FPN, 37.2M weights (150 MB)"},
+			{Name: sizeTiny, Summary: "the same graph with widths / 16, for tests"},
 		},
-		Seed: ArchSeed,
+		Seed: archSeed,
 	},
 	Options: []spec.Option{{
 		Name:  "annotations",
@@ -56,11 +56,11 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder (Build).
-func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return build(path, size, seed) }
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Dataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(dataset)
 }
 
 // CheckOptions implements spec.OptionChecker: the model takes one image
@@ -82,7 +82,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: open %s: %w", env.ModelPath, err)
 	}
-	q, err := NewQSL(ds, env.Cache, 0, env.Stderr)
+	q, err := newQSL(ds, env.Cache, 0, env.Stderr)
 	if err != nil {
 		sess.Close()
 		return nil, err

@@ -24,9 +24,9 @@ func loadData(data string, count int, annotations, cacheDir string, warn io.Writ
 		dir = filepath.Join(cacheDir, "openimages-synthetic")
 		synthMu.Lock()
 		ds, err := openimages.Load(dir, openimages.Options{Warn: io.Discard})
-		if err != nil || ds.Len() != SynthSamples || len(ds.Missing) > 0 {
-			fmt.Fprintf(warn, "retinanet: writing the synthetic OpenImages data set (%d images) into %s\n", SynthSamples, dir)
-			err = openimages.Synth(dir, openimages.SynthConfig{N: SynthSamples, Seed: SynthSeed})
+		if err != nil || ds.Len() != synthSamples || len(ds.Missing) > 0 {
+			fmt.Fprintf(warn, "retinanet: writing the synthetic OpenImages data set (%d images) into %s\n", synthSamples, dir)
+			err = openimages.Synth(dir, openimages.SynthConfig{N: synthSamples, Seed: synthSeed})
 		}
 		synthMu.Unlock()
 		if err != nil {
@@ -41,10 +41,10 @@ func loadData(data string, count int, annotations, cacheDir string, warn io.Writ
 	return ds, nil
 }
 
-// CachePreprocessing describes Preprocess in the fingerprint of a sample
+// cachePreprocessing describes Preprocess in the fingerprint of a sample
 // cache (harness.CacheStamp); change it whenever cached samples would
 // change.
-var CachePreprocessing = fmt.Sprintf("retinanet openimages resize v1 float32%v", SampleShape)
+var cachePreprocessing = fmt.Sprintf("retinanet openimages resize v1 float32%v", sampleShape)
 
 // openCache binds dir as ds's sample cache (harness.OpenNpyCache: a cache
 // made from another data set or preprocessing is refused) and wraps load
@@ -57,8 +57,8 @@ func openCache(ds *openimages.Dataset, dir string, load harness.Loader[[]float32
 	}
 	l, err := harness.OpenNpyCache(context.Background(), harness.NpyCacheConfig{
 		Dir: dir, Name: func(i int) string { return ds.GT.Images[i].FileName },
-		Stamp: harness.CacheStamp{Preprocessing: CachePreprocessing, Source: src, SourceName: ds.Annotations},
-		Total: ds.Len(), Shape: SampleShape, Load: load, Warn: warn,
+		Stamp: harness.CacheStamp{Preprocessing: cachePreprocessing, Source: src, SourceName: ds.Annotations},
+		Total: ds.Len(), Shape: sampleShape, Load: load, Warn: warn,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("retinanet: %w", err)
@@ -66,12 +66,12 @@ func openCache(ds *openimages.Dataset, dir string, load harness.Loader[[]float32
 	return l, nil
 }
 
-// NewQSL returns an in-memory QSL over ds whose LoadSamples preprocesses
+// newQSL returns an in-memory QSL over ds whose LoadSamples preprocesses
 // the images (Preprocess) or reads them from cacheDir ("" for none; see
 // openCache, which notes a cache made by another tool on warn).
-func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer) (*harness.QSL[[]float32], error) {
-	load, release := harness.PooledFloat32(SampleLen, func(_ context.Context, buf []float32, i int) error {
-		return PreprocessInto(buf, ds.ImagePath(i))
+func newQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer) (*harness.QSL[[]float32], error) {
+	load, release := harness.PooledFloat32(sampleLen, func(_ context.Context, buf []float32, i int) error {
+		return preprocessInto(buf, ds.ImagePath(i))
 	})
 	if cacheDir != "" {
 		var err error
@@ -81,7 +81,7 @@ func NewQSL(ds *openimages.Dataset, cacheDir string, workers int, warn io.Writer
 	}
 	q, err := harness.NewQSL(harness.QSLConfig[[]float32]{
 		Total:       ds.Len(),
-		Performance: min(ds.Len(), PerformanceSampleCount),
+		Performance: min(ds.Len(), performanceSampleCount),
 		Load:        load,
 		Workers:     workers,
 		Release:     release,

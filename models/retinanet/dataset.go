@@ -12,8 +12,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/openimages"
 )
 
-// Dataset is the OpenImages data set's commands.
-var Dataset = &spec.Dataset{
+// dataset is the OpenImages data set's commands.
+var dataset = &spec.Dataset{
 	Name:       "openimages",
 	DataWant:   "the OpenImages MLPerf folder (annotations/openimages-mlperf.json and validation/data/*.jpg)",
 	Download:   "models/retinanet/download_dataset.sh",
@@ -32,10 +32,10 @@ func synthCommand(req *spec.DatasetRequest) error {
 	}
 	n, seed := req.N, req.Seed
 	if n == 0 {
-		n = SynthSamples
+		n = synthSamples
 	}
 	if seed == 0 {
-		seed = SynthSeed
+		seed = synthSeed
 	}
 	if err := openimages.Synth(req.Out, openimages.SynthConfig{N: n, Seed: seed}); err != nil {
 		return err
@@ -80,11 +80,11 @@ func preprocessCommand(req *spec.DatasetRequest) error {
 		// Beside the images, where --cache finds them by file name.
 		out = filepath.Join(req.Data, filepath.FromSlash(openimages.ImagesPath))
 	}
-	if _, err := openCache(ds, out, func(_ context.Context, i int) ([]float32, error) { return Preprocess(ds.ImagePath(i)) }, req.Stderr); err != nil {
+	if _, err := openCache(ds, out, func(_ context.Context, i int) ([]float32, error) { return preprocessFile(ds.ImagePath(i)) }, req.Stderr); err != nil {
 		return err
 	}
 	p := req.StartProgress("preprocessing", "images")
-	err = WriteCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })
+	err = writeCache(req.Context(), ds, out, req.Workers, func(done, total int) { p.Update(done, total) })
 	p.Done()
 	if err != nil {
 		return err

@@ -25,10 +25,10 @@ func TestDatasetCommands(t *testing.T) {
 		t.Skip("built without cgo: no JPEG decoder")
 	}
 	d, ok := spec.LookupDataset("openimages")
-	if !ok || d != Dataset {
+	if !ok || d != dataset {
 		t.Fatal("openimages data set not registered")
 	}
-	if b, ok := spec.Lookup("retinanet"); !ok || b != Descriptor {
+	if b, ok := spec.Lookup("retinanet"); !ok || b != descriptor {
 		t.Fatal("retinanet not registered")
 	}
 	dir, out := t.TempDir(), t.TempDir()
@@ -62,11 +62,11 @@ func TestDatasetCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Preprocess(ds.ImagePath(i))
+		want, err := preprocessFile(ds.ImagePath(i))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(shape, SampleShape) || !slices.Equal(got, want) {
+		if !slices.Equal(shape, sampleShape) || !slices.Equal(got, want) {
 			t.Errorf("%s: cached sample differs (shape %v)", ds.GT.Images[i].FileName, shape)
 		}
 	}
@@ -82,11 +82,11 @@ func TestDatasetCommands(t *testing.T) {
 	if err := d.Preprocess(r); err != nil {
 		t.Fatalf("preprocess again: %v", err)
 	}
-	harness.WriteStamp(out, harness.CacheStamp{Preprocessing: CachePreprocessing, Source: "other", SourceName: "other.json"})
+	harness.WriteStamp(out, harness.CacheStamp{Preprocessing: cachePreprocessing, Source: "other", SourceName: "other.json"})
 	if err := d.Preprocess(r); !errors.Is(err, harness.ErrStaleCache) {
 		t.Fatalf("preprocess into a stale cache: %v", err)
 	}
-	if _, err := NewQSL(ds, out, 1, io.Discard); !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), "other.json") {
+	if _, err := newQSL(ds, out, 1, io.Discard); !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), "other.json") {
 		t.Fatalf("stale --cache: %v", err)
 	}
 }

@@ -19,20 +19,20 @@ import (
 
 // Benchmark facts (mlperf.conf and the submission checker's constants).
 const (
-	// ConfName is the model name in mlperf.conf and user.conf.
-	ConfName = "stable-diffusion-xl"
-	// CheckerID is the submission checker's name (accuracy.Targets).
-	CheckerID = "stable-diffusion-xl"
-	// PerformanceSampleCount is the reference QSL's (mlperf.conf's
+	// confName is the model name in mlperf.conf and user.conf.
+	confName = "stable-diffusion-xl"
+	// checkerID is the submission checker's name (accuracy.Targets).
+	checkerID = "stable-diffusion-xl"
+	// performanceSampleCount is the reference QSL's (mlperf.conf's
 	// override is the same 5000).
-	PerformanceSampleCount = 5000
-	// WarmupCaption is the caption of the reference's warm-up runs
+	performanceSampleCount = 5000
+	// warmupCaption is the caption of the reference's warm-up runs
 	// (text_to_image/main.py).
-	WarmupCaption = "Lorem ipsum dolor sit amet, consectetur adipiscing elit"
-	// Warmups is the reference's number of warm-up generations.
-	Warmups = 5
-	// SynthSamples is the size of the `--data synthetic` data set.
-	SynthSamples = 5
+	warmupCaption = "Lorem ipsum dolor sit amet, consectetur adipiscing elit"
+	// warmups is the reference's number of warm-up generations.
+	warmups = 5
+	// synthSamples is the size of the `--data synthetic` data set.
+	synthSamples = 5
 )
 
 // Option names.
@@ -45,26 +45,26 @@ const (
 	optReview    = "review-images"
 )
 
-// Descriptor is the SDXL benchmark descriptor.
-var Descriptor = &spec.Benchmark{
+// descriptor is the SDXL benchmark descriptor.
+var descriptor = &spec.Benchmark{
 	Name:       "sdxl",
 	Summary:    "Stable Diffusion XL 1.0 base on 5000 COCO-2014 captions (text encoders, 20 Euler steps with guidance 8, VAE), FID and CLIP score",
-	ConfNames:  []string{ConfName},
-	CheckerIDs: []string{CheckerID},
+	ConfNames:  []string{confName},
+	CheckerIDs: []string{checkerID},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline, loadgen.Server},
 	Dataset:    "coco2014",
 	Model: spec.Models{
 		Default: "synthetic:tiny",
 		Sizes: []spec.Size{
-			{Name: SizeFull, Summary: "SDXL base 1.0 shapes: text encoders 123M + 695M, UNet 2.57B, VAE decoder 49M parameters (about 14 GB fp32)"},
-			{Name: SizeTiny, Summary: "every block at widths 16–96, 8×8 latents (64×64 images), 3 steps"},
-			{Name: SizeTinyFP16, Summary: "tiny with float16 inputs and outputs, as a half-precision export"},
+			{Name: sizeFull, Summary: "SDXL base 1.0 shapes: text encoders 123M + 695M, UNet 2.57B, VAE decoder 49M parameters (about 14 GB fp32)"},
+			{Name: sizeTiny, Summary: "every block at widths 16–96, 8×8 latents (64×64 images), 3 steps"},
+			{Name: sizeTinyFP16, Summary: "tiny with float16 inputs and outputs, as a half-precision export"},
 		},
-		Seed: ArchSeed,
+		Seed: archSeed,
 	},
 	Options: []spec.Option{
 		{Name: optSteps, Usage: "denoising steps instead of the model's (20 for a real model); for diagnosis only, refused in submission runs"},
-		{Name: optWarmup, Default: strconv.Itoa(Warmups), Usage: "untimed warm-up generations before the run (the reference's 5)"},
+		{Name: optWarmup, Default: strconv.Itoa(warmups), Usage: "untimed warm-up generations before the run (the reference's 5)"},
 		{Name: optFIDModel, Usage: "pytorch-fid InceptionV3 as ONNX (input images [N,3,299,299] in [-1,1], output features [N,2048]); synthetic stand-in with a synthetic model or data"},
 		{Name: optCLIPModel, Usage: "folder with the open_clip ViT-B/32 towers as ONNX (visual/model.onnx, text/model.onnx) and tokenizer/"},
 		{Name: optFIDStats, Usage: "FID reference statistics (.npz with mu and sigma; default DATA/" + coco2014.StatsFile + ")"},
@@ -79,20 +79,20 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder (Build).
-func (driver) BuildModel(path, size string, seed uint64) error { return Build(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return build(path, size, seed) }
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Dataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(dataset)
 }
 
 // scorerSize is the synthetic scorer size for a model size and data:
 // tiny only for a tiny model on synthetic data (narrow features).
 func scorerSize(modelSize, data string) string {
-	if (modelSize == SizeTiny || modelSize == SizeTinyFP16) && data == "synthetic" {
-		return SizeTiny
+	if (modelSize == sizeTiny || modelSize == sizeTinyFP16) && data == "synthetic" {
+		return sizeTiny
 	}
-	return SizeFull
+	return sizeFull
 }
 
 func intOpt(x spec.Extra, name string, def int) (int, error) {
@@ -113,7 +113,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 	if env.Cache != "" {
 		fmt.Fprintln(env.Stderr, "sdxl: --cache is not used: the prompts and latents are read from --data")
 	}
-	dir, err := ModelDir(env.ModelPath)
+	dir, err := modelDir(env.ModelPath)
 	if err != nil {
 		return nil, err
 	}
@@ -122,9 +122,9 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 		return nil, err
 	}
 	if steps > 0 && env.Mode == loadgen.SubmissionRun {
-		return nil, spec.UsageError("sdxl: --steps is for diagnosis only; a submission run uses the reference's %d steps", Steps)
+		return nil, spec.UsageError("sdxl: --steps is for diagnosis only; a submission run uses the reference's %d steps", referenceSteps)
 	}
-	warm, err := intOpt(env.Extra, optWarmup, Warmups)
+	warm, err := intOpt(env.Extra, optWarmup, warmups)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 		warm = 0
 	}
 	latent, synthSize := modelShape(dir, env.SyntheticSize)
-	data, err := dataDir(env.Data, env.CacheDir, latent, ScorerDims[scorerSize(synthSize, env.Data)])
+	data, err := dataDir(env.Data, env.CacheDir, latent, scorerDims[scorerSize(synthSize, env.Data)])
 	if err != nil {
 		return nil, err
 	}
@@ -144,25 +144,25 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 	if err != nil {
 		return nil, err
 	}
-	p, err := OpenPipeline(ctx, PipelineConfig{Dir: dir, Latents: lat, LatentsShape: shape, Steps: steps,
+	p, err := openPipeline(ctx, pipelineConfig{Dir: dir, Latents: lat, LatentsShape: shape, Steps: steps,
 		Open: func(path string) (backend.Session, error) { return env.Engine.OpenSession(path, nil) }})
 	if err != nil {
 		return nil, err
 	}
 	if warm > 0 {
 		fmt.Fprintf(env.Stderr, "sdxl: %d warm-up generations\n", warm)
-		w := p.Tokenize(WarmupCaption)
+		w := p.Tokenize(warmupCaption)
 		for range warm {
-			if _, err := p.Generate(ctx, []Tokens{w}); err != nil {
+			if _, err := p.Generate(ctx, []tokens{w}); err != nil {
 				p.Close()
 				return nil, fmt.Errorf("sdxl: warm-up: %w", err)
 			}
 		}
 	}
-	q, err := harness.NewQSL(harness.QSLConfig[Tokens]{
+	q, err := harness.NewQSL(harness.QSLConfig[tokens]{
 		Total:       ds.Len(),
-		Performance: min(ds.Len(), PerformanceSampleCount),
-		Load: func(_ context.Context, i int) (Tokens, error) {
+		Performance: min(ds.Len(), performanceSampleCount),
+		Load: func(_ context.Context, i int) (tokens, error) {
 			return p.Tokenize(ds.Captions[i].Text), nil
 		},
 	})
@@ -171,7 +171,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 		return nil, fmt.Errorf("sdxl: %w", err)
 	}
 	gen := func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
-		toks := make([]Tokens, len(idx))
+		toks := make([]tokens, len(idx))
 		for i, s := range idx {
 			t, ok := q.Sample(s)
 			if !ok {
@@ -192,11 +192,11 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 		Model: harness.ModelFunc(gen),
 		QSL:   q,
 		Describe: fmt.Sprintf("sdxl: model %s (%d steps, guidance %d, %d×%d images), %d captions from %s, batch %d, %d worker(s)",
-			dir, p.Steps(), Guidance, p.ImageW, p.ImageH, ds.Len(), data, env.Batch, env.Workers),
+			dir, p.Steps(), guidance, p.ImageW, p.ImageH, ds.Len(), data, env.Batch, env.Workers),
 		Close: p.Close,
 	}
-	if synthSize != "" && p.Steps() != Steps {
-		inst.Describe += fmt.Sprintf("; the synthetic %s model runs %d steps, not the reference's %d", synthSize, p.Steps(), Steps)
+	if synthSize != "" && p.Steps() != referenceSteps {
+		inst.Describe += fmt.Sprintf("; the synthetic %s model runs %d steps, not the reference's %d", synthSize, p.Steps(), referenceSteps)
 	}
 	return inst, nil
 }
@@ -224,13 +224,13 @@ func modelShape(dir, size string) (latent int64, synthSize string) {
 func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 	open := func(p string, outs []string) (backend.Session, error) { return req.Engine.OpenSession(p, outs) }
 	if req.ModelPath != "" {
-		dir, err := ModelDir(req.ModelPath)
+		dir, err := modelDir(req.ModelPath)
 		if err != nil {
 			return nil, err
 		}
 		latent, synthSize := modelShape(dir, req.SyntheticSize)
 		size := scorerSize(synthSize, req.Data)
-		data, err := dataDir(req.Data, req.CacheDir, latent, ScorerDims[size])
+		data, err := dataDir(req.Data, req.CacheDir, latent, scorerDims[size])
 		if err != nil {
 			return nil, err
 		}
@@ -242,16 +242,16 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 		r.Data = data
 		return scoreLog(ctx, &r, synthSize != "" || req.Data == "synthetic", size, review, open)
 	}
-	size := SizeFull
+	size := sizeFull
 	if req.Data == "synthetic" {
-		size = SizeTiny
-		d, err := dataDir(req.Data, req.CacheDir, Configs[SizeTiny].LatentSize, ScorerDims[SizeTiny])
+		size = sizeTiny
+		d, err := dataDir(req.Data, req.CacheDir, configs[sizeTiny].LatentSize, scorerDims[sizeTiny])
 		if err != nil {
 			return nil, err
 		}
 		req.Data = d
 	}
-	return scoreLog(ctx, req, req.Data != "" && size == SizeTiny, size, req.Extra[optReview], open)
+	return scoreLog(ctx, req, req.Data != "" && size == sizeTiny, size, req.Extra[optReview], open)
 }
 
 // scoreLog scores with the given or the synthetic scorer models.
@@ -275,21 +275,21 @@ func scoreLog(ctx context.Context, req *spec.ScoreRequest, synthetic bool, size,
 		}
 		dir := filepath.Join(req.CacheDir, "sdxl-scorers-synthetic-"+size)
 		synthMu.Lock()
-		if _, err := os.Stat(filepath.Join(dir, InceptionFile)); err != nil {
-			if err := buildOnce(dir, func(tmp string) error { return BuildScorers(tmp, size, ArchSeed) }); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, inceptionFile)); err != nil {
+			if err := buildOnce(dir, func(tmp string) error { return buildScorers(tmp, size, archSeed) }); err != nil {
 				synthMu.Unlock()
 				return nil, err
 			}
 		}
 		synthMu.Unlock()
 		if fid == "" {
-			fid = filepath.Join(dir, InceptionFile)
+			fid = filepath.Join(dir, inceptionFile)
 		}
 		if clip == "" {
-			clip = filepath.Join(dir, CLIPDir)
+			clip = filepath.Join(dir, clipDir)
 		}
 	}
-	s, err := OpenScorer(func(p string) (backend.Session, error) { return open(p, nil) }, fid, clip, stats)
+	s, err := openScorer(func(p string) (backend.Session, error) { return open(p, nil) }, fid, clip, stats)
 	if err != nil {
 		return nil, err
 	}

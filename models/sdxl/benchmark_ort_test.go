@@ -30,7 +30,7 @@ func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic",
 		Backend: "cpu", Threads: 1, Out: out, Extra: spec.Extra{optWarmup: "1"}}
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
 	line := regexp.MustCompile(`Accuracy Results: \{'FID_SCORE': '([0-9.e+-]+)', 'CLIP_SCORE': '(-?[0-9.e+-]+)'\}`)
@@ -53,7 +53,7 @@ func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	}
 	// `mlperf accuracy sdxl` on the same log and data gives the same scores.
 	var acc2 bytes.Buffer
-	if _, err := benchmark.Accuracy(context.Background(), Descriptor, &benchmark.AccuracyRequest{
+	if _, err := benchmark.Accuracy(context.Background(), descriptor, &benchmark.AccuracyRequest{
 		Log: filepath.Join(out, "mlperf_log_accuracy.json"), Data: "synthetic"}, &acc2); err != nil {
 		t.Fatal(err)
 	}

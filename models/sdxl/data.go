@@ -26,7 +26,7 @@ func dataDir(data, cache string, latent, dim int64) (string, error) {
 		return dir, nil
 	}
 	err := buildOnce(dir, func(tmp string) error {
-		return coco2014.Synth(tmp, coco2014.SynthConfig{N: SynthSamples, LatentSize: int(latent), StatsDim: int(dim)})
+		return coco2014.Synth(tmp, coco2014.SynthConfig{N: synthSamples, LatentSize: int(latent), StatsDim: int(dim)})
 	})
 	return dir, err
 }

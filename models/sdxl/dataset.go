@@ -11,8 +11,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/coco2014"
 )
 
-// Dataset is the coco2014 data set's commands.
-var Dataset = &spec.Dataset{
+// dataset is the coco2014 data set's commands.
+var dataset = &spec.Dataset{
 	Name:     "coco2014",
 	DataFile: true,
 	DataWant: "the COCO-2014 folder (captions/captions.tsv, latents/latents.npy, statistics/val2014.npz) or its captions file",

@@ -18,14 +18,14 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Dataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(dataset)
 }
 
-// Descriptor is the 3D-UNet benchmark descriptor: mlperf.conf model 3d-unet,
+// descriptor is the 3D-UNet benchmark descriptor: mlperf.conf model 3d-unet,
 // checker variants 3d-unet-99 and 3d-unet-99.9, SingleStream and Offline
 // (the reference's run.py accepts only these).
-var Descriptor = &spec.Benchmark{
+var descriptor = &spec.Benchmark{
 	Name:       "unet3d",
 	Summary:    "3D-UNet kidney-tumour segmentation on KiTS19 (sliding window, mean DICE)",
 	ConfNames:  []string{"3d-unet"},
@@ -35,10 +35,10 @@ var Descriptor = &spec.Benchmark{
 	Model: spec.Models{
 		Default: "synthetic",
 		Sizes: []spec.Size{
-			{Name: SizeFull, Summary: "channels 32-64-128-256-320-320, 31.2M parameters"},
-			{Name: SizeTiny, Summary: "channels 2-4-8-8-8-8, for tests"},
+			{Name: sizeFull, Summary: "channels 32-64-128-256-320-320, 31.2M parameters"},
+			{Name: sizeTiny, Summary: "channels 2-4-8-8-8-8, for tests"},
 		},
-		Seed: ArchSeed,
+		Seed: archSeed,
 	},
 	// The round's checker runs TEST01 for 3d-unet-99 and -99.9 only.
 	Compliance: []string{"TEST01"},
@@ -49,7 +49,7 @@ var Descriptor = &spec.Benchmark{
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
-func (driver) BuildModel(path, size string, seed uint64) error { return BuildModel(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return buildModel(path, size, seed) }
 
 // Open implements spec.Driver: the preprocessed cases and the model,
 // which runs the sliding window over each case.
@@ -82,7 +82,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 	if err != nil {
 		return nil, err
 	}
-	sess, err := env.Engine.OpenSession(env.ModelPath, []string{OutputName})
+	sess, err := env.Engine.OpenSession(env.ModelPath, []string{outputName})
 	if err != nil {
 		return nil, err
 	}

@@ -12,14 +12,14 @@ import (
 	"github.com/mlperf-go/inference/datasets/kits19"
 )
 
-// SyntheticData is the --data value that selects the generated data set.
-const SyntheticData = "synthetic"
+// syntheticDataArg is the --data value that selects the generated data set.
+const syntheticDataArg = "synthetic"
 
 // resolveData returns the preprocessed folder and index a --data value
 // names: "synthetic" builds (once) a small synthetic data set in the
 // cache, preprocessed; a folder must be preprocessed.
 func resolveData(data, cacheDir string, stderr io.Writer) (string, *kits19.Index, error) {
-	if data == SyntheticData {
+	if data == syntheticDataArg {
 		return syntheticData(cacheDir, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(data, "case_00000", kits19.ImageFile)); err == nil {
@@ -49,7 +49,7 @@ func syntheticData(cacheDir string, stderr io.Writer) (string, *kits19.Index, er
 		return "", nil, fmt.Errorf("unet3d: cache folder: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	names, err := kits19.Synth(filepath.Join(tmp, "raw"), kits19.SynthDefault, ArchSeed)
+	names, err := kits19.Synth(filepath.Join(tmp, "raw"), kits19.SynthDefault, archSeed)
 	if err != nil {
 		return "", nil, err
 	}

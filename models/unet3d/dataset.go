@@ -13,8 +13,8 @@ import (
 	"github.com/mlperf-go/inference/datasets/kits19"
 )
 
-// Dataset is the kits19 data set's commands.
-var Dataset = &spec.Dataset{
+// dataset is the kits19 data set's commands.
+var dataset = &spec.Dataset{
 	Name:       "kits19",
 	DataWant:   "the KiTS19 folder (raw case_NNNNN folders with imaging.nii.gz, or the preprocessed folder with preprocessed_files.json)",
 	Download:   "models/unet3d/download_dataset.sh",
