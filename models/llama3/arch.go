@@ -18,35 +18,35 @@ import (
 
 // Model sizes.
 const (
-	// Size8B is Meta-Llama-3.1-8B-Instruct's config.json: 32 layers,
+	// size8B is Meta-Llama-3.1-8B-Instruct's config.json: 32 layers,
 	// hidden 4096, 32 query and 8 key/value heads, MLP 14336, vocabulary
 	// 128256, RoPE theta 500000 with the llama3 rescaling, 131072
 	// positions; 8,030,261,248 weights (32 GB of float32).
-	Size8B = "8b"
-	// SizeTiny keeps the vocabulary, GQA and the rope rescaling with 2
+	size8B = "8b"
+	// sizeTiny keeps the vocabulary, GQA and the rope rescaling with 2
 	// layers of width 64, for tests.
-	SizeTiny = "tiny"
+	sizeTiny = "tiny"
 )
 
-// ArchSeed is the default weight seed.
-const ArchSeed uint64 = 20240723
+// archSeed is the default weight seed.
+const archSeed uint64 = 20240723
 
-// Configs are the sizes Arch builds.
-var Configs = map[string]llama.Config{
-	Size8B: {Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, Intermediate: 14336, Vocab: tokenizer.Llama3VocabSize,
+// configs are the sizes Arch builds.
+var configs = map[string]llama.Config{
+	size8B: {Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 8, Intermediate: 14336, Vocab: tokenizer.Llama3VocabSize,
 		MaxPositions: 131072, RopeTheta: 500000, RMSEps: 1e-5, RopeScaling: llama31Scaling()},
-	SizeTiny: {Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, Intermediate: 224, Vocab: tokenizer.Llama3VocabSize,
+	sizeTiny: {Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, Intermediate: 224, Vocab: tokenizer.Llama3VocabSize,
 		MaxPositions: 131072, RopeTheta: 500000, RMSEps: 1e-5, RopeScaling: llama31Scaling()},
 }
 
 func llama31Scaling() *llama.RopeScaling { s := llama.Llama31Scaling; return &s }
 
-// ConfigOf returns the config of a size name.
-func ConfigOf(size string) (llama.Config, error) {
-	c, ok := Configs[size]
+// configOf returns the config of a size name.
+func configOf(size string) (llama.Config, error) {
+	c, ok := configs[size]
 	if !ok {
-		names := make([]string, 0, len(Configs))
-		for n := range Configs {
+		names := make([]string, 0, len(configs))
+		for n := range configs {
 			names = append(names, n)
 		}
 		slices.Sort(names)
@@ -55,13 +55,13 @@ func ConfigOf(size string) (llama.Config, error) {
 	return c, nil
 }
 
-// Spec is the decode-loop spec of a model of config c (padding with
+// decodeSpec is the decode-loop spec of a model of config c (padding with
 // <|eot_id|>).
-func Spec(c llama.Config) generate.Spec { return c.Spec(tokenizer.Llama3EOTID) }
+func decodeSpec(c llama.Config) generate.Spec { return c.Spec(tokenizer.Llama3EOTID) }
 
-// Arch builds the Llama 3.1 graph of config c with weights drawn from
+// arch builds the Llama 3.1 graph of config c with weights drawn from
 // seed.
-func Arch(c llama.Config, seed uint64) (*onnx.Graph, error) {
+func arch(c llama.Config, seed uint64) (*onnx.Graph, error) {
 	g, err := llama.Build(c, seed, llama.Options{
 		Name: "llama3.1",
 		Doc: fmt.Sprintf("Llama 3.1 (%d layers, hidden %d, %d/%d heads, vocabulary %d), synthetic weights, seed %d: performance only, accuracy not meaningful",
@@ -73,14 +73,14 @@ func Arch(c llama.Config, seed uint64) (*onnx.Graph, error) {
 	return g, nil
 }
 
-// BuildFile writes the model of the named size to path, streaming the
+// buildFile writes the model of the named size to path, streaming the
 // weights to path+".data" when the model exceeds the 2 GiB protobuf limit.
-func BuildFile(path, size string, seed uint64) error {
-	c, err := ConfigOf(size)
+func buildFile(path, size string, seed uint64) error {
+	c, err := configOf(size)
 	if err != nil {
 		return err
 	}
-	g, err := Arch(c, seed)
+	g, err := arch(c, seed)
 	if err != nil {
 		return err
 	}
@@ -90,14 +90,14 @@ func BuildFile(path, size string, seed uint64) error {
 	return nil
 }
 
-// GGUF returns the model of config c with weights drawn from seed (the
-// same weights as Arch's ONNX graph) as a float32 llama.cpp GGUF with the
+// ggufOf returns the model of config c with weights drawn from seed (the
+// same weights as Arch's ONNX graph) as a float32 llama.cpp ggufOf with the
 // Llama 3.1 vocabulary of tok, for llama.cpp-based engines (ollama).
-func GGUF(c llama.Config, seed uint64, tok *tokenizer.Llama3) (*gguf.File, error) {
+func ggufOf(c llama.Config, seed uint64, tok *tokenizer.Llama3) (*gguf.File, error) {
 	if tok.VocabSize() != int(c.Vocab) {
 		return nil, fmt.Errorf("llama3: the tokenizer has %d ids, the model %d rows", tok.VocabSize(), c.Vocab)
 	}
-	g, err := Arch(c, seed)
+	g, err := arch(c, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -111,13 +111,13 @@ func GGUF(c llama.Config, seed uint64, tok *tokenizer.Llama3) (*gguf.File, error
 	return f, nil
 }
 
-// BuildGGUFFile writes the GGUF of the named size to path.
-func BuildGGUFFile(path, size string, seed uint64, tok *tokenizer.Llama3) error {
-	c, err := ConfigOf(size)
+// buildGGUFFile writes the GGUF of the named size to path.
+func buildGGUFFile(path, size string, seed uint64, tok *tokenizer.Llama3) error {
+	c, err := configOf(size)
 	if err != nil {
 		return err
 	}
-	f, err := GGUF(c, seed, tok)
+	f, err := ggufOf(c, seed, tok)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 // rope rescaling) through the decode loop with the benchmark's generation
 // rules: 1 to 128 tokens, no stop id first, nothing after a stop id.
 func TestTinyGeneratesWithStops(t *testing.T) {
-	c := Configs[SizeTiny]
-	g, err := Arch(c, ArchSeed)
+	c := configs[sizeTiny]
+	g, err := arch(c, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,11 +23,11 @@ func TestTinyGeneratesWithStops(t *testing.T) {
 	if got, want := len(s.Inputs()), 3+2*int(c.Layers); got != want {
 		t.Errorf("%d inputs, want %d", got, want)
 	}
-	m, err := generate.New(s, Spec(c))
+	m, err := generate.New(s, decodeSpec(c))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := Generation()
+	gen := generation()
 	gen.MaxNewTokens = 6
 	out, err := m.Greedy(context.Background(), [][]int32{{128000, 9906, 1917}, {128000, 791, 6864, 315, 9822, 374}}, generate.GreedyConfig{GreedyConfig: gen})
 	if err != nil {

@@ -30,9 +30,9 @@ func init() {
 var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("llama3"), Deps: "llama3/tokenizer.json",
 	Usage: "folder of the Llama 3.1 tokenizer.json (make setup installs it; a Llama-3.1-8B-Instruct folder works too): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
 
-// DefaultBatch is the number of sequences decoded together when --batch
+// defaultBatch is the number of sequences decoded together when --batch
 // is not given.
-const DefaultBatch = 8
+const defaultBatch = 8
 
 // Descriptor is Llama 3.1 8B Instruct on CNN-DailyMail as the registry
 // runs it: greedy decoding of at most 128 tokens with continuous batching
@@ -43,23 +43,23 @@ const DefaultBatch = 8
 var Descriptor = &spec.Benchmark{
 	Name:       "llama3.1-8b",
 	Summary:    "Llama 3.1 8B Instruct (CNN-DailyMail summaries, greedy 128 tokens, continuous batching, ROUGE); datacenter, edge and interactive",
-	ConfNames:  []string{Name, EdgeName, InteractiveName},
-	CheckerIDs: []string{CheckerID, EdgeCheckerID},
+	ConfNames:  []string{benchmarkName, edgeName, interactiveName},
+	CheckerIDs: []string{checkerID, edgeCheckerID},
 	Scenarios:  []loadgen.Scenario{loadgen.Offline, loadgen.Server, loadgen.SingleStream},
 	Dataset:    "cnndm-llama3",
 	// The default model is the tiny synthetic one: the full-size
 	// synthetic 8B is 32 GB of float32 weights.
 	Model: spec.Models{
-		Default: "synthetic:" + SizeTiny,
-		Sizes: []spec.Size{{Name: Size8B, Summary: "Llama-3.1-8B-Instruct's shape, 32 GB of float32"},
-			{Name: SizeTiny, Summary: "2 layers of width 64, the full vocabulary"}},
-		Seed:      ArchSeed,
-		BuildSize: SizeTiny,
+		Default: "synthetic:" + sizeTiny,
+		Sizes: []spec.Size{{Name: size8B, Summary: "Llama-3.1-8B-Instruct's shape, 32 GB of float32"},
+			{Name: sizeTiny, Summary: "2 layers of width 64, the full vocabulary"}},
+		Seed:      archSeed,
+		BuildSize: sizeTiny,
 	},
-	Batch: spec.Batches{loadgen.Server: {CPU: DefaultBatch}, loadgen.Offline: {CPU: DefaultBatch}, loadgen.SingleStream: {CPU: 1}},
+	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}, loadgen.SingleStream: {CPU: 1}},
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(MaxNewTokens), Usage: "most tokens generated per sample (the reference: 128; fewer is not a compliant run)"}},
-	LogShape: &accuracy.LogShape{Benchmark: Name, DType: accuracy.Int32, MinElems: 1, MaxValue: tokenizer.Llama3VocabSize},
+		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 128; fewer is not a compliant run)"}},
+	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: tokenizer.Llama3VocabSize},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are tokenized already.
 	Compliance: []string{"TEST06"},
@@ -71,16 +71,16 @@ var Descriptor = &spec.Benchmark{
 // variantScenarios are the scenarios of each model name in the v6.1 rules
 // (the submission checker's tables).
 var variantScenarios = map[string][]loadgen.Scenario{
-	Name:            {loadgen.Offline, loadgen.Server},
-	InteractiveName: {loadgen.Server},
-	EdgeName:        {loadgen.SingleStream, loadgen.Offline},
+	benchmarkName:   {loadgen.Offline, loadgen.Server},
+	interactiveName: {loadgen.Server},
+	edgeName:        {loadgen.SingleStream, loadgen.Offline},
 }
 
 // driver is the llama3.1-8b benchmark's spec.Driver.
 type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
-func (driver) BuildModel(path, size string, seed uint64) error { return BuildFile(path, size, seed) }
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
 
 // BuildGGUF implements spec.GGUFBuilder: the synthetic model as a llama.cpp
 // GGUF with the Llama 3.1 vocabulary of --tokenizer.
@@ -89,7 +89,7 @@ func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
 	if err != nil {
 		return err
 	}
-	return BuildGGUFFile(path, size, seed, tok)
+	return buildGGUFFile(path, size, seed, tok)
 }
 
 // CheckOptions implements spec.OptionChecker: --max-new-tokens, and the
@@ -104,7 +104,7 @@ func (driver) CheckOptions(o *spec.RunOptions) error {
 			names = append(names, s.String())
 		}
 		return spec.UsageError("llama3.1-8b: --model-name %s runs %s, not %s (datacenter: %s Offline and Server; interactive: %s Server; edge: %s SingleStream and Offline)",
-			o.ModelName, strings.Join(names, " and "), o.Scenario, Name, InteractiveName, EdgeName)
+			o.ModelName, strings.Join(names, " and "), o.Scenario, benchmarkName, interactiveName, edgeName)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func (driver) CheckOptions(o *spec.RunOptions) error {
 func maxNewTokens(e spec.Extra) (int, error) {
 	s := e["max-new-tokens"]
 	if s == "" {
-		return MaxNewTokens, nil
+		return maxNewTokensDefault, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 2 {
@@ -164,14 +164,14 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 			closeAll()
 		}
 	}()
-	qsl, err := NewQSL(recs, env.Count, arch, maxNew, dataPath)
+	qsl, err := newQSL(recs, env.Count, arch, maxNew, dataPath)
 	if err != nil {
 		return nil, err
 	}
-	gen := Generation()
+	gen := generation()
 	gen.MaxNewTokens = maxNew
-	if maxNew != MaxNewTokens {
-		fmt.Fprintf(env.Stderr, "llama3.1-8b: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, MaxNewTokens)
+	if maxNew != maxNewTokensDefault {
+		fmt.Fprintf(env.Stderr, "llama3.1-8b: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
 	}
 	bench, err := llmbench.NewLocal(ctx, m, llmbench.LocalConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen, Offline: env.Scenario == loadgen.Offline})
 	if err != nil {
@@ -197,12 +197,12 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}, nil
 }
 
-// SpecFromSession returns the decode-loop spec of a model file's session:
+// specFromSession returns the decode-loop spec of a model file's session:
 // layers, kv heads, head dimension and vocabulary from its I/O, a
 // dimension the export leaves symbolic taking the 8B value; 131072
 // positions, <|eot_id|> padding.
-func SpecFromSession(s backend.Session) generate.Spec {
-	sp, _ := generate.SpecFrom(s, Spec(Configs[Size8B]))
+func specFromSession(s backend.Session) generate.Spec {
+	sp, _ := generate.SpecFrom(s, decodeSpec(configs[size8B]))
 	return sp
 }
 
@@ -217,13 +217,13 @@ func loadDecoder(env *spec.OpenRequest, tok *tokenizer.Llama3) (*generate.Model,
 		sess.Close()
 		return nil, generate.Spec{}, nil, err
 	}
-	arch := SpecFromSession(sess)
+	arch := specFromSession(sess)
 	if env.Synthetic() {
-		c, err := ConfigOf(env.SyntheticSize)
+		c, err := configOf(env.SyntheticSize)
 		if err != nil {
 			return fail(err)
 		}
-		arch = Spec(c)
+		arch = decodeSpec(c)
 	}
 	if err := tokenizer.CheckModelVocab(tok, arch.Vocab); err != nil {
 		return fail(fmt.Errorf("llama3.1-8b: %w (model %s, tokenizer %s)", err, env.ModelDesc, env.Extra["tokenizer"]))
@@ -257,11 +257,11 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 	for i, r := range recs {
 		targets[i] = r.Output
 	}
-	r, err := Score(req.Log, targets, tok, dt)
+	r, err := scoreLog(req.Log, targets, tok, dt)
 	if err != nil {
 		return nil, err
 	}
-	line := ResultLine(r)
+	line := resultLine(r)
 	fmt.Fprintf(req.Stderr, "llama3.1-8b: %d generated ids, %.1f per sample (evaluation.py does not print them)\n", r.GenTokLen, float64(r.GenTokLen)/float64(r.GenNum))
 	return &spec.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
 }

@@ -26,10 +26,10 @@ func loadTokenizer(path string) (*tokenizer.Llama3, error) {
 	return tok, nil
 }
 
-// DataFile is the data set file of a variant: sample_cnn_eval_5000.json
+// dataFile is the data set file of a variant: sample_cnn_eval_5000.json
 // for the edge one, cnn_eval.json for the others.
-func DataFile(modelName string) string {
-	if modelName == EdgeName {
+func dataFile(modelName string) string {
+	if modelName == edgeName {
 		return cnndm.Llama3EdgeFileName
 	}
 	return cnndm.FileName
@@ -49,10 +49,10 @@ func loadData(data, modelName, cacheDir string, tok *tokenizer.Llama3, stderr io
 			}
 		}
 	} else {
-		path = cnndm.Llama3Path(data, DataFile(modelName))
+		path = cnndm.Llama3Path(data, dataFile(modelName))
 		if st, err := os.Stat(data); err == nil && st.IsDir() {
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-				return "", nil, fmt.Errorf("llama3.1-8b: --data %s has no %s, the file of %s (models/llama3/download_dataset.sh fetches it)", data, DataFile(modelName), variant(modelName))
+				return "", nil, fmt.Errorf("llama3.1-8b: --data %s has no %s, the file of %s (models/llama3/download_dataset.sh fetches it)", data, dataFile(modelName), variant(modelName))
 			}
 		}
 	}
@@ -65,7 +65,7 @@ func loadData(data, modelName, cacheDir string, tok *tokenizer.Llama3, stderr io
 
 func variant(modelName string) string {
 	if modelName == "" {
-		return Name
+		return benchmarkName
 	}
 	return modelName
 }

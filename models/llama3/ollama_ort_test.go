@@ -31,18 +31,18 @@ func TestOllamaServesTinyGGUFAsONNX(t *testing.T) {
 	}
 	tok := needTok(t)
 	orttest.Need(t)
-	c := Configs[SizeTiny]
+	c := configs[sizeTiny]
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
-	if err := BuildGGUFFile(path, SizeTiny, ArchSeed, tok); err != nil {
+	if err := buildGGUFFile(path, sizeTiny, archSeed, tok); err != nil {
 		t.Fatal(err)
 	}
 	addr := ollamatest.StartFile(t, path, 1, "PARAMETER repeat_penalty 1")
 
-	g, err := Arch(c, ArchSeed)
+	g, err := arch(c, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := generate.New(orttest.OpenGraph(t, g), Spec(c))
+	m, err := generate.New(orttest.OpenGraph(t, g), decodeSpec(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestOllamaServesTinyGGUFAsONNX(t *testing.T) {
 		t.Fatalf("long prompt of %d tokens", n)
 	}
 	const n = 12
-	cfg := generate.GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: tokenizer.Llama3EOTID, MoreEOS: []int32{EndOfText}, MaxNewTokens: n}}
+	cfg := generate.GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: tokenizer.Llama3EOTID, MoreEOS: []int32{endOfText}, MaxNewTokens: n}}
 	for _, prompt := range []string{"The capital of France is", long} {
 		ids := tok.Encode(prompt, true)
 		out, err := m.Greedy(context.Background(), [][]int32{ids}, cfg)

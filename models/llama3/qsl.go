@@ -10,18 +10,18 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// QSL is the query sample library over the records of a Llama 3.1 8B data
+// promptQSL is the query sample library over the records of a Llama 3.1 8B data
 // set: sample i is record i's tok_input, checked against the model when
 // the loadgen loads it. Prompt is safe for concurrent use with itself.
-type QSL struct {
+type promptQSL struct {
 	*harness.QSL[[]int32]
 	recs []cnndm.Llama3Record
 }
 
-// NewQSL returns the QSL of the first count records (count ≤ 0: all),
+// newQSL returns the QSL of the first count records (count ≤ 0: all),
 // prompts checked against spec with maxNew tokens to generate; name is the
 // data set file, for errors.
-func NewQSL(recs []cnndm.Llama3Record, count int, spec generate.Spec, maxNew int, name string) (*QSL, error) {
+func newQSL(recs []cnndm.Llama3Record, count int, spec generate.Spec, maxNew int, name string) (*promptQSL, error) {
 	n := len(recs)
 	if count > 0 {
 		n = min(n, count)
@@ -29,7 +29,7 @@ func NewQSL(recs []cnndm.Llama3Record, count int, spec generate.Spec, maxNew int
 	if n == 0 {
 		return nil, fmt.Errorf("llama3: %s has no records", name)
 	}
-	q := &QSL{recs: recs[:n]}
+	q := &promptQSL{recs: recs[:n]}
 	hq, err := harness.NewQSL(harness.QSLConfig[[]int32]{
 		Total: n,
 		Load: func(_ context.Context, i int) ([]int32, error) {
@@ -49,7 +49,7 @@ func NewQSL(recs []cnndm.Llama3Record, count int, spec generate.Spec, maxNew int
 }
 
 // Prompt returns the tok_input ids of a loaded sample (owned by the QSL).
-func (q *QSL) Prompt(i loadgen.SampleIndex) ([]int32, error) {
+func (q *promptQSL) Prompt(i loadgen.SampleIndex) ([]int32, error) {
 	p, ok := q.Sample(i)
 	if !ok {
 		return nil, fmt.Errorf("llama3: sample %d is not loaded", i)
@@ -59,7 +59,7 @@ func (q *QSL) Prompt(i loadgen.SampleIndex) ([]int32, error) {
 
 // Targets returns the "output" highlights of the QSL's records, the ROUGE
 // references in sample order.
-func (q *QSL) Targets() []string {
+func (q *promptQSL) Targets() []string {
 	out := make([]string, len(q.recs))
 	for i, r := range q.recs {
 		out[i] = r.Output

@@ -13,13 +13,13 @@ import (
 )
 
 func TestQSLChecksPrompts(t *testing.T) {
-	spec := Spec(Configs[SizeTiny])
+	spec := decodeSpec(configs[sizeTiny])
 	recs := []cnndm.Llama3Record{
 		{TokInput: []int32{128000, 9906}, Output: "a ."},
 		{TokInput: []int32{128000, 128256}, Output: "b ."}, // outside the vocabulary
 		{TokInput: []int32{128000, 5}, Output: "c ."},
 	}
-	q, err := NewQSL(recs, 0, spec, MaxNewTokens, "cnn_eval.json")
+	q, err := newQSL(recs, 0, spec, maxNewTokensDefault, "cnn_eval.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,18 +43,18 @@ func TestQSLChecksPrompts(t *testing.T) {
 	// a model of Llama 2's vocabulary cannot take the Llama 3.1 prompts
 	small := spec
 	small.Vocab = 32000
-	q2, _ := NewQSL(recs, 1, small, MaxNewTokens, "cnn_eval.json")
+	q2, _ := newQSL(recs, 1, small, maxNewTokensDefault, "cnn_eval.json")
 	if err := q2.LoadSamples(ctx, []loadgen.SampleIndex{0}); !errors.Is(err, generate.ErrPrompt) {
 		t.Errorf("Llama 2 vocabulary: %v", err)
 	}
 	// no room for 128 new tokens
 	short := spec
 	short.MaxPositions = 100
-	q3, _ := NewQSL([]cnndm.Llama3Record{{TokInput: make([]int32, 50)}}, 0, short, MaxNewTokens, "x")
+	q3, _ := newQSL([]cnndm.Llama3Record{{TokInput: make([]int32, 50)}}, 0, short, maxNewTokensDefault, "x")
 	if err := q3.LoadSamples(ctx, []loadgen.SampleIndex{0}); err == nil || !strings.Contains(err.Error(), "exceed the model's context") {
 		t.Errorf("context: %v", err)
 	}
-	if _, err := NewQSL(nil, 0, spec, MaxNewTokens, "empty.json"); err == nil {
+	if _, err := newQSL(nil, 0, spec, maxNewTokensDefault, "empty.json"); err == nil {
 		t.Error("empty data set accepted")
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
 
-// Score is the reference's evaluation.py on an accuracy log of token ids
+// scoreLog is the reference's evaluation.py on an accuracy log of token ids
 // (dtype int32, what the SUT writes and the README passes, or int64, the
 // script's default): the first entry of each qsl_idx kept in log order,
 // the ids decoded with skip_special_tokens and the tokenizer's
@@ -18,7 +18,7 @@ import (
 // of the postprocessed predictions and gen_num their count. The counts of
 // generated ids (EOS included) fill GenTokLen and TokensPerSample, which
 // evaluation.py does not print.
-func Score(logPath string, targets []string, tok *tokenizer.Llama3, dtype accuracy.DType) (rouge.Result, error) {
+func scoreLog(logPath string, targets []string, tok *tokenizer.Llama3, dtype accuracy.DType) (rouge.Result, error) {
 	if dtype == "" {
 		dtype = accuracy.Int32
 	}
@@ -61,7 +61,7 @@ func Score(logPath string, targets []string, tok *tokenizer.Llama3, dtype accura
 	return r, nil
 }
 
-// ResultLine prints r as evaluation.py prints its dict (the GPT-J
+// resultLine prints r as evaluation.py prints its dict (the GPT-J
 // evaluator's format: metrics as quoted strings, gen_len and gen_num as
 // integers), the line the submission checker reads.
-func ResultLine(r rouge.Result) string { return r.GPTJString() }
+func resultLine(r rouge.Result) string { return r.GPTJString() }

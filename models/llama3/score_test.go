@@ -67,7 +67,7 @@ func writeLog(t *testing.T, idx []int, ids [][]int32, dtype accuracy.DType) stri
 	return p
 }
 
-// TestScoreMatchesEvaluationPy feeds Score the 60 prediction/target pairs
+// TestScoreMatchesEvaluationPy feeds scoreLog the 60 prediction/target pairs
 // of accuracy/rouge's golden (made with rouge_score and NLTK, printed by
 // the evaluation.py that language/gpt-j and language/llama3.1-8b share)
 // as Llama 3.1 ids, with <|eot_id|> after some and a duplicate entry that
@@ -108,7 +108,7 @@ func TestScoreMatchesEvaluationPy(t *testing.T) {
 	idx = append(idx, 7)
 	ids = append(ids, tok.Encode("completely different words", false))
 	for _, dt := range []accuracy.DType{accuracy.Int32, accuracy.Int64} {
-		r, err := Score(writeLog(t, idx, ids, dt), targets, tok, dt)
+		r, err := scoreLog(writeLog(t, idx, ids, dt), targets, tok, dt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestScoreMatchesEvaluationPy(t *testing.T) {
 		}
 		want := strings.Replace(g.GPTJPrint, "'gen_len': 14828",
 			fmt.Sprintf("'gen_len': %d", 14828-utf8.RuneCountInString(rouge.Postprocess(orig))+utf8.RuneCountInString(rouge.Postprocess(cleaned))), 1)
-		if got := ResultLine(r); got != want {
+		if got := resultLine(r); got != want {
 			t.Errorf("%s:\n got %s\nwant %s", dt, got, want)
 		}
 		if r.GenNum != 60 || r.GenTokLen < 60 {
@@ -140,15 +140,15 @@ func TestScoreRefusesBadLogs(t *testing.T) {
 		"id outside":      {[]int{0}, [][]int32{{128256}}, "outside the vocabulary"},
 		"negative id":     {[]int{0}, [][]int32{{-5}}, "outside the vocabulary"},
 	} {
-		_, err := Score(writeLog(t, tc.idx, tc.ids, accuracy.Int32), targets, tok, accuracy.Int32)
+		_, err := scoreLog(writeLog(t, tc.idx, tc.ids, accuracy.Int32), targets, tok, accuracy.Int32)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if _, err := Score(writeLog(t, []int{0}, [][]int32{{1}}, accuracy.Int32), targets, tok, accuracy.Float32); err == nil {
+	if _, err := scoreLog(writeLog(t, []int{0}, [][]int32{{1}}, accuracy.Int32), targets, tok, accuracy.Float32); err == nil {
 		t.Error("float32 ids accepted")
 	}
-	if _, err := Score(filepath.Join(t.TempDir(), "none.json"), targets, tok, ""); err == nil {
+	if _, err := scoreLog(filepath.Join(t.TempDir(), "none.json"), targets, tok, ""); err == nil {
 		t.Error("missing log accepted")
 	}
 }

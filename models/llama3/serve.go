@@ -41,7 +41,7 @@ func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.
 	if err != nil {
 		return nil, nil, err
 	}
-	gen := Generation()
+	gen := generation()
 	gen.MaxNewTokens = maxNew
 	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, max(env.Batch, 1), gen)
 	if err != nil {
