@@ -9,25 +9,21 @@ import (
 // SUT_VLLM.py, evaluation.py; loadgen mlperf.conf; the submission
 // checker's constants).
 const (
-	// benchmarkName, EdgeName and InteractiveName are the model names of
+	// benchmarkName, edgeName and interactiveName are the model names of
 	// mlperf.conf: datacenter (Offline, Server with TTFT ≤ 2 s and TPOT ≤
 	// 100 ms), edge (5000 samples; SingleStream, Offline) and the
 	// interactive Server (TTFT ≤ 500 ms, TPOT ≤ 30 ms).
 	benchmarkName   = "llama3_1-8b"
 	edgeName        = "llama3_1-8b-edge"
 	interactiveName = "llama3_1-8b-interactive"
-	// checkerID and EdgeCheckerID are the submission checker's model ids.
+	// checkerID and edgeCheckerID are the submission checker's model ids.
 	checkerID     = "llama3.1-8b"
 	edgeCheckerID = "llama3.1-8b-edge"
-	// maxNewTokensDefault and MinNewTokens are SUT_VLLM.py's sampling parameters
-	// (max_tokens 128, min_tokens 1, temperature 0).
+	// maxNewTokensDefault and minNewTokens are SUT_VLLM.py's sampling
+	// parameters (max_tokens 128, min_tokens 1, temperature 0).
 	maxNewTokensDefault = 128
 	minNewTokens        = 1
-	// datacenterSamples and EdgeSamples are the data sets' sizes (and
-	// mlperf.conf's performance_sample_count_override).
-	datacenterSamples = 13368
-	edgeSamples       = 5000
-	// endOfText and EndOfMessage are the stop ids of
+	// endOfText and endOfMessage are the stop ids of
 	// Llama-3.1-8B-Instruct's generation_config.json besides <|eot_id|>.
 	endOfText    = 128001
 	endOfMessage = 128008
