@@ -250,3 +250,24 @@ func TestDatasetLlama3Commands(t *testing.T) {
 		t.Errorf("--official: exit %d: %s", code, msg)
 	}
 }
+
+// TestComplianceTEST06Llama3 runs `mlperf compliance test06 llama3.1-8b`:
+// the TEST06 run with its audit.config, then run_verification.py's checks
+// with the benchmark's end-of-sequence id, into RESULTS/TEST06.
+func TestComplianceTEST06Llama3(t *testing.T) {
+	orttest.Need(t)
+	needLlama3Tokenizer(t)
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	os.MkdirAll(results, 0o755)
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "compliance", "test06", "llama3.1-8b", "--results", results,
+		"--work", filepath.Join(dir, "work"), "--model", "synthetic:tiny", "--data", "synthetic", "--threads", "1",
+		"--scenario", "Server", "--count", "3", "--max-new-tokens", "6", "--qps", "40")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, log)
+	}
+	b, err := os.ReadFile(filepath.Join(results, "TEST06", "verify_accuracy.txt"))
+	if err != nil || !strings.Contains(string(b), "EOS check pass: True") || !strings.Contains(string(b), "TEST06 verification complete") {
+		t.Fatalf("verify_accuracy.txt %q, %v\n%s", b, err, log)
+	}
+}
