@@ -21,8 +21,8 @@ import (
 )
 
 func init() {
-	spec.Register(Descriptor)
-	spec.RegisterDataset(Dataset)
+	spec.Register(descriptor)
+	spec.RegisterDataset(cnndmLlama3)
 }
 
 // tokenizerOption is --tokenizer of run, perf, accuracy, serve and the
@@ -34,13 +34,13 @@ var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("lla
 // is not given.
 const defaultBatch = 8
 
-// Descriptor is Llama 3.1 8B Instruct on CNN-DailyMail as the registry
+// descriptor is Llama 3.1 8B Instruct on CNN-DailyMail as the registry
 // runs it: greedy decoding of at most 128 tokens with continuous batching
 // as its own SUT. --model-name picks the variant: llama3_1-8b (datacenter:
 // Offline, Server), llama3_1-8b-interactive (Server with TTFT ≤ 500 ms and
 // TPOT ≤ 30 ms) or llama3_1-8b-edge (SingleStream, Offline on the
 // 5000-sample subset).
-var Descriptor = &spec.Benchmark{
+var descriptor = &spec.Benchmark{
 	Name:       "llama3.1-8b",
 	Summary:    "Llama 3.1 8B Instruct (CNN-DailyMail summaries, greedy 128 tokens, continuous batching, ROUGE); datacenter, edge and interactive",
 	ConfNames:  []string{benchmarkName, edgeName, interactiveName},

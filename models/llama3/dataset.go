@@ -11,9 +11,9 @@ import (
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
 
-// Dataset is the Llama 3.1 8B CNN-DailyMail files' commands: synth and
+// cnndmLlama3 is the Llama 3.1 8B CNN-DailyMail files' commands: synth and
 // verify.
-var Dataset = &spec.Dataset{
+var cnndmLlama3 = &spec.Dataset{
 	Name:     "cnndm-llama3",
 	DataFile: true,
 	DataWant: "cnn_eval.json or sample_cnn_eval_5000.json of language/llama3.1-8b, or the folder holding them",
