@@ -393,10 +393,16 @@ func placement(v any, ncols int) ([]int, error) {
 		if x.Args[2] != nil {
 			step, ok3 = x.Args[2].(int64)
 		}
-		if !ok1 || !ok2 || !ok3 || step <= 0 || start < 0 || stop > int64(ncols) {
+		if !ok1 || !ok2 || !ok3 || step <= 0 || start < 0 {
 			return nil, fmt.Errorf("%w: block placement slice%v for %d columns", ErrPickle, x.Args, ncols)
 		}
+		// Python's range(start, stop, step): pandas ends a stepped
+		// placement past the last column (columns 5 and 7 of 8 are
+		// slice(5, 9, 2)), so each position is checked, not stop.
 		for p := start; p < stop; p += step {
+			if p >= int64(ncols) {
+				return nil, fmt.Errorf("%w: block placement slice%v for %d columns", ErrPickle, x.Args, ncols)
+			}
 			pos = append(pos, int(p))
 		}
 	case *NDArray:
