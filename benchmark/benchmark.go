@@ -100,6 +100,9 @@ func (o *Options) Validate(b *spec.Benchmark) error {
 	if !slices.Contains(Backends, o.Backend) && !o.Remote() {
 		return spec.UsageError("%s: unknown backend %q; want %s", b.Name, o.Backend, strings.Join(append(slices.Clone(Backends), RemoteBackends...), ", "))
 	}
+	if b.RemoteOnly != "" && !o.Remote() {
+		return spec.UsageError("%s: --backend %s is not available: %s; run it against a serving engine (--backend %s and --endpoint host:port)", b.Name, o.Backend, b.RemoteOnly, strings.Join(RemoteBackends, ", "))
+	}
 	if err := o.checkRemote(b); err != nil {
 		return err
 	}

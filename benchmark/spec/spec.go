@@ -115,6 +115,12 @@ type Benchmark struct {
 	// node, which the Network division does not allow of a QDL. The
 	// framework then refuses a remote backend with it.
 	LocalOnly string
+	// RemoteOnly, when set, says why the benchmark runs only behind a
+	// remote LLM backend (a serving engine), for example that no engine
+	// of this suite runs its model (DeepSeek-R1's 671B parameters). The
+	// framework then refuses a local backend (cpu, cuda, tensorrt) with
+	// it, and the benchmark needs no model file or synthetic model.
+	RemoteOnly string
 	// LogShape, when set, describes the responses in the benchmark's
 	// accuracy log (element type, count, value range): a log that does
 	// not fit (another benchmark's, or another dtype's) is refused before

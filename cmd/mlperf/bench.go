@@ -388,7 +388,11 @@ func listBenchmarks(w io.Writer) {
 			sc[i] = s.String()
 		}
 		fmt.Fprintf(w, "  %-12s %s\n", b.Name, b.Summary)
-		fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; synthetic model sizes %s (default --model %s)\n", "", strings.Join(sc, ", "), b.Dataset, sizeNames(b), b.Model.Default)
+		if b.RemoteOnly != "" {
+			fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; runs only against a serving engine (--backend openai or sglang)\n", "", strings.Join(sc, ", "), b.Dataset)
+		} else {
+			fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; synthetic model sizes %s (default --model %s)\n", "", strings.Join(sc, ", "), b.Dataset, sizeNames(b), b.Model.Default)
+		}
 		fmt.Fprintf(w, "  %-12s mlperf.conf %s; checker %s", "", strings.Join(b.ConfNames, ", "), strings.Join(b.CheckerIDs, ", "))
 		if len(b.Compliance) > 0 {
 			fmt.Fprintf(w, "; compliance %s", strings.Join(b.Compliance, ", "))

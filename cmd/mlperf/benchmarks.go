@@ -7,6 +7,7 @@ package main
 
 import (
 	_ "github.com/mlperf-go/inference/models/bert"
+	_ "github.com/mlperf-go/inference/models/deepseekr1"
 	_ "github.com/mlperf-go/inference/models/dlrm"
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
