@@ -310,7 +310,13 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	if inst.QSL != nil {
 		// A run the settings make long (Server at 0.0001 QPS, a day of
 		// min_duration) keeps LoadGen's semantics, but says so up front.
-		if note := loadgen.LongRunNote(ls, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), 0); note != "" {
+		// --duration is a minimum: settings whose query count outlasts it
+		// get a note naming the count and the setting to change.
+		note := loadgen.DurationNote(ls, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), s.o.Duration)
+		if note == "" {
+			note = loadgen.LongRunNote(ls, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), 0)
+		}
+		if note != "" {
 			fmt.Fprintf(stderr, "%s: %s\n", b.Name, note)
 		}
 	}
