@@ -93,7 +93,11 @@ func (r *Run) Tokens() bool {
 // LoadRun reads a run folder: its detail log, and beside it the per-query
 // record or the trace, and accuracy.txt.
 func LoadRun(dir string) (*Run, error) {
-	l, err := detaillog.ReadFile(filepath.Join(dir, "mlperf_log_detail.txt"), false)
+	path := filepath.Join(dir, "mlperf_log_detail.txt")
+	if err := regular(path); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	l, err := detaillog.ReadFile(path, false)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return nil, fmt.Errorf("report: %w", err)
@@ -106,7 +110,7 @@ func LoadRun(dir string) (*Run, error) {
 		r.AccuracyText = string(b)
 	}
 	rec := filepath.Join(dir, querylog.FileName)
-	if _, err := os.Stat(rec); err == nil {
+	if _, err := os.Lstat(rec); err == nil {
 		ss, err := querylog.ReadFile(rec)
 		if err != nil {
 			r.RecordErr = err
@@ -123,8 +127,24 @@ func LoadRun(dir string) (*Run, error) {
 	return r, nil
 }
 
+// regular returns an error unless path is a regular file (a FIFO or a
+// device named like a log would block or never end).
+func regular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	return nil
+}
+
 // readSmall reads a regular file of at most limit bytes.
 func readSmall(path string, limit int64) ([]byte, error) {
+	if err := regular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -148,6 +168,9 @@ func readSmall(path string, limit int64) ([]byte, error) {
 // run traces its accuracy series first), its samples grouped into their
 // queries. nil without a trace or samples.
 func readTrace(path string) *querylog.Series {
+	if regular(path) != nil {
+		return nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil

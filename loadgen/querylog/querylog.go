@@ -244,6 +244,11 @@ var ErrFormat = errors.New("not a per-query record")
 
 // ReadFile reads every series block of the file at path.
 func ReadFile(path string) ([]Series, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("querylog: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("querylog: %s is not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("querylog: %w", err)
