@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -206,7 +207,6 @@ type opened struct {
 	inst *spec.Instance
 	sut  loadgen.SUT
 	raw  harness.Model // nil: perf is not available
-	done func() int64
 	stop func()
 }
 
@@ -223,7 +223,7 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 			inst.Close()
 		}
 	}
-	op := &opened{inst: inst, done: inst.Done, stop: closeInst}
+	op := &opened{inst: inst, stop: closeInst}
 	switch {
 	case inst.SUT != nil && inst.Model == nil:
 		op.sut, op.raw = inst.SUT, inst.Raw
@@ -242,10 +242,6 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 		return nil, err
 	}
 	op.raw = m
-	if op.done == nil {
-		c := &harness.Counter{Model: m}
-		m, op.done = c, c.Done
-	}
 	cfg := harness.PoolConfig{Batch: s.o.Batch, Workers: s.o.Workers}
 	if s.o.Scenario == loadgen.Server || s.o.Scenario == loadgen.MultiStream {
 		// Offline queues its one query whole: its waits are the run.
@@ -323,7 +319,8 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = s.o.Out
 	logs.OnSeries, logs.Extra = s.stats.reset, s.stats.extra(s.o.Scenario)
-	res, err := runWithProgress(ctx, stderr, op.done, func() (*loadgen.Result, error) {
+	logs.Monitor = &loadgen.Monitor{}
+	res, err := runWithProgress(stderr, logs.Monitor, s.o.Duration, func() (*loadgen.Result, error) {
 		return loadgen.Run(ctx, op.sut, inst.QSL, ls, logs)
 	})
 	if err != nil {
@@ -359,12 +356,12 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	return res, nil
 }
 
-// runWithProgress runs run while printing a progress line of done() every
-// second on w (nothing when done is nil).
-func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run func() (*loadgen.Result, error)) (*loadgen.Result, error) {
-	if done == nil {
-		return run()
-	}
+// runWithProgress runs run while printing, every second, a progress line
+// of the series mon follows (see statusOf), a warning line whenever the
+// run is heading INVALID for a new reason, and once a note when at the
+// rate so far the run lasts much longer than asked (the --duration, 0
+// for none).
+func runWithProgress(w io.Writer, mon *loadgen.Monitor, asked time.Duration, run func() (*loadgen.Result, error)) (*loadgen.Result, error) {
 	stop := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -372,20 +369,65 @@ func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run fu
 		p := NewProgress(w, "running", "samples")
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
+		var (
+			lat      hist.Hist
+			lastWarn string
+			warnedAt time.Duration
+			noted    bool
+			series   int // completions of the series the rate window holds
+			window   []ratePoint
+		)
 		for {
 			select {
 			case <-stop:
 				p.Done()
 				return
 			case <-t.C:
-				p.Update(int(done()), 0)
 			}
+			pr, ok := mon.Poll(lat.Record)
+			if !ok {
+				continue
+			}
+			if pr.Completed < series || (len(window) > 0 && pr.Elapsed < window[len(window)-1].at) {
+				lat.Reset() // a new series (accuracy, then performance)
+				window, lastWarn = nil, ""
+			}
+			series = pr.Completed
+			window = append(window, ratePoint{pr.Elapsed, pr.Completed})
+			for len(window) > 2 && pr.Elapsed-window[0].at > rateWindow {
+				window = window[1:]
+			}
+			rate := 0.0
+			if first := window[0]; pr.Elapsed > first.at && len(window) > 1 {
+				rate = float64(pr.Completed-first.done) / (pr.Elapsed - first.at).Seconds()
+			} else if pr.Elapsed > 0 {
+				rate = float64(pr.Completed) / pr.Elapsed.Seconds()
+			}
+			st := statusOf(pr, &lat, rate)
+			// A warning when its reasons change, and again every 30 s
+			// while they last, with the figures of the moment.
+			if st.warnKind != "" && (st.warnKind != lastWarn || pr.Elapsed-warnedAt >= 30*time.Second) {
+				p.Note("WARNING: " + st.warning)
+				warnedAt = pr.Elapsed
+			}
+			lastWarn = st.warnKind
+			if n := lengthNote(st.length, pr.Elapsed, asked); n != "" && !noted && !pr.Accuracy {
+				p.Note(n)
+				noted = true
+			}
+			p.Show(st.line, false)
 		}
 	}()
 	res, err := run()
 	close(stop)
 	<-finished
 	return res, err
+}
+
+// ratePoint is a series' completions at a time, for the current rate.
+type ratePoint struct {
+	at   time.Duration
+	done int
 }
 
 // syncWriter serialises the writes of several goroutines (the run's

@@ -194,8 +194,12 @@ func DurationNote(s Settings, totalSamples, performanceSamples int, asked time.D
 		if e.samplesPerQuery <= max(2*byDuration, byDuration+uint64(10*e.targetQPS)) {
 			return ""
 		}
-		return fmt.Sprintf("note: --duration %s is a minimum: this Offline run issues %d samples whatever it says (min_query_count %d, more than 1.1 × %s × target_qps %g = %d), %s at target_qps %g; for a shorter run give --min-queries N (fewer samples) or the SUT's real --qps",
-			formatSeconds(askedS), e.samplesPerQuery, e.req.MinQueryCount, formatSeconds(askedS), e.targetQPS, byDuration, formatSeconds(float64(e.samplesPerQuery)/e.targetQPS), e.targetQPS)
+		length := "as long as the SUT takes for them (the progress line gives the ETA)"
+		if e.targetQPS > 1 { // 1 is mlperf.conf's placeholder, not an expectation
+			length = fmt.Sprintf("about %s at target_qps %g", formatSeconds(float64(e.samplesPerQuery)/e.targetQPS), e.targetQPS)
+		}
+		return fmt.Sprintf("note: --duration %s is a minimum: this Offline run issues %d samples whatever it says (min_query_count %d, more than 1.1 × %s × target_qps %g = %d), %s; for a shorter run give --min-queries N (fewer samples) or the SUT's real --qps",
+			formatSeconds(askedS), e.samplesPerQuery, e.req.MinQueryCount, formatSeconds(askedS), e.targetQPS, byDuration, length)
 	}
 	return ""
 }

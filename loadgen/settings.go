@@ -211,6 +211,10 @@ type LogSettings struct {
 	// the C++ LoadGen's. Left nil, the detail log holds LoadGen's keys
 	// only. ExtraIssueLag gives the loadgen's own issue-lag entry.
 	Extra func(r *Result) []DetailEntry
+
+	// Monitor, when set, is handed each series while it runs, for
+	// progress lines (see Monitor.Poll).
+	Monitor *Monitor
 }
 
 // ExtraKeyPrefix starts every detail log key that this implementation
