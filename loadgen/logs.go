@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mlperf-go/inference/loadgen/querylog"
 	"github.com/mlperf-go/inference/loadgen/rng"
 )
 
@@ -60,6 +61,8 @@ type logWriter struct {
 	sutName  string
 	trace    *bufio.Writer // Chrome trace, when enabled
 	traceF   *os.File
+	queries  *querylog.Writer // the per-query record, from the first performance series
+	queriesF *os.File
 	closed   bool
 	closeErr error
 	wroteSum bool
@@ -95,6 +98,7 @@ func openLogs(s LogSettings, tokens bool, sc Scenario) (*logWriter, error) {
 		"summary":  s.path("summary", ".txt", now),
 		"accuracy": s.path("accuracy", ".json", now),
 		"trace":    s.path("trace", ".json", now),
+		"queries":  s.path("queries", ".bin", now),
 	}
 	var err error
 	if lw.detailF, err = os.Create(lw.names["detail"]); err != nil {
@@ -171,6 +175,9 @@ func (lw *logWriter) close() error {
 	if lw.trace != nil {
 		fmt.Fprintf(lw.trace, "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ts\":%d,\"version\":\"MLPerf LoadGen v1.0\"}}\n", lw.base.UnixNano())
 		errs = append(errs, lw.trace.Flush(), lw.traceF.Close())
+	}
+	if lw.queriesF != nil {
+		errs = append(errs, lw.queriesF.Close())
 	}
 	errs = append(errs, lw.detail.Flush(), lw.detailF.Close(), lw.closeErr)
 	if err := errors.Join(errs...); err != nil {

@@ -508,6 +508,9 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	}
 	r.errMu.Unlock()
 	lw.traceSamples(r, issued)
+	if !accuracy {
+		lw.recordSeries(r, issued)
+	}
 	res := r.measure(issued, accuracy)
 	lw.seriesDone(r.start, r.start+res.lastDone)
 	if timedOut {

@@ -84,8 +84,8 @@ func TestReportsRenderInChromium(t *testing.T) {
 		height int
 		charts int // at least
 	}{
-		{"server", Options{Paths: []string{f.server}}, 2400, 4},
-		{"llm", Options{Paths: []string{f.llm}}, 3000, 4},
+		{"server", Options{Paths: []string{f.server}}, 2700, 5},
+		{"llm", Options{Paths: []string{f.llm}}, 3300, 8},
 		{"accuracy", Options{Paths: []string{f.accuracy}}, 900, 0},
 		{"multistream-invalid", Options{Paths: []string{f.invalidMulti}}, 2200, 3},
 		{"tree", Options{Paths: []string{base}}, 1400, 0},

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,7 +55,10 @@ type svgMark struct {
 	label string
 }
 
-type svgBar struct{ x, y, w, h float64 }
+type svgBar struct {
+	x, y, w, h float64
+	title      string
+}
 
 // charts parses every inline SVG of s (they are well-formed XML).
 func charts(t *testing.T, s string) map[string]svgChart {
@@ -64,7 +68,7 @@ func charts(t *testing.T, s string) map[string]svgChart {
 		var c svgChart
 		dec := xml.NewDecoder(strings.NewReader(m))
 		var inMark *svgMark
-		inTick := false
+		inTick, inBar := false, false
 		for {
 			tok, err := dec.Token()
 			if err != nil {
@@ -87,7 +91,8 @@ func charts(t *testing.T, s string) map[string]svgChart {
 				case e.Name.Local == "line" && inMark != nil:
 					inMark.x = f("x1")
 				case e.Name.Local == "rect" && strings.HasPrefix(a["class"], "bar"):
-					c.bars = append(c.bars, svgBar{f("x"), f("y"), f("width"), f("height")})
+					c.bars = append(c.bars, svgBar{f("x"), f("y"), f("width"), f("height"), ""})
+					inBar = true
 				case e.Name.Local == "polyline":
 					c.polylines++
 				case e.Name.Local == "text" && a["class"] == "tick":
@@ -100,12 +105,18 @@ func charts(t *testing.T, s string) map[string]svgChart {
 				if inTick {
 					c.ticks = append(c.ticks, string(e))
 				}
+				if inBar {
+					c.bars[len(c.bars)-1].title += string(e)
+				}
 			case xml.EndElement:
 				if e.Name.Local == "g" {
 					inMark = nil
 				}
 				if e.Name.Local == "text" {
 					inTick = false
+				}
+				if e.Name.Local == "rect" {
+					inBar = false
 				}
 			}
 		}
@@ -266,21 +277,28 @@ func TestDistributionMarksAreTheLogsValues(t *testing.T) {
 		if cs["latency-cdf"].yscale != "nines" {
 			t.Errorf("%s: CDF y scale %s", c.dir, cs["latency-cdf"].yscale)
 		}
-		// Bars: their heights are proportional to counts; the tallest
-		// matches the top of the y axis over 1.1, so the counts sum to the
-		// samples (or MultiStream's queries) of the run.
+		// Bars: each says its count; they hold every sample (or
+		// MultiStream's queries) of the run, and are as tall as their count.
 		h := cs["latency-hist"]
-		var sum float64
 		scale := (chartH - padB - padT) / h.yhi
+		sum := 0
 		for _, b := range h.bars {
-			sum += b.h / scale
+			m := regexp.MustCompile(`: ([0-9]+)$`).FindStringSubmatch(b.title)
+			if m == nil {
+				t.Fatalf("%s: a bar titled %q", c.dir, b.title)
+			}
+			n, _ := strconv.Atoi(m[1])
+			sum += n
+			if math.Abs(b.h-float64(n)*scale) > 0.06 {
+				t.Errorf("%s: a bar of %d samples is %.1f high, want %.1f", c.dir, n, b.h, float64(n)*scale)
+			}
 		}
 		n, _ := r.Num("result_query_count")
 		if c.lat == "latency" {
 			n *= r.N("effective_samples_per_query")
 		}
-		if math.Abs(sum-n) > float64(len(h.bars))*0.02+1 {
-			t.Errorf("%s: the histogram holds %.1f samples, the run %v", c.dir, sum, n)
+		if float64(sum) != n {
+			t.Errorf("%s: the histogram holds %d samples, the run %v", c.dir, sum, n)
 		}
 	}
 }
@@ -428,5 +446,93 @@ func TestEveryRunKindHasItsViews(t *testing.T) {
 	}
 	if n := strings.Count(page, "<tr><td><a href=\"#run"); n != 8 {
 		t.Errorf("%d summary rows, want 8", n)
+	}
+}
+
+// An LLM run's token views: TTFT and TPOT histograms with their bounds and
+// the log's percentiles marked, tokens per sample, a token timeline; the
+// TTFT and TPOT from the per-query record equal the detail log's.
+func TestTokenViews(t *testing.T) {
+	f := runs(t)
+	r, _ := LoadRun(f.llm)
+	if r.Source != "record" || !r.Series.Tokens {
+		t.Fatalf("the LLM fixture's per-sample data: %s, tokens %v", r.Source, r.Series != nil && r.Series.Tokens)
+	}
+	st := newSampleStats(r.Series, false)
+	for _, key := range pctKeys {
+		p, _ := strconv.ParseFloat(key, 64)
+		if got, want := float64(at(st.ttft, p/100)), r.N("result_first_token_"+key+"_percentile_latency_ns"); got != want {
+			t.Errorf("TTFT p%s: %v from the record, %v in the log", key, got, want)
+		}
+		if got, want := float64(at(st.tpot, p/100)), r.N("result_time_per_output_token_"+key+"_percentile_ns"); got != want {
+			t.Errorf("TPOT p%s: %v from the record, %v in the log", key, got, want)
+		}
+	}
+	cs := charts(t, render(t, Options{Paths: []string{f.llm}}))
+	for name, marks := range map[string]map[string]string{
+		"ttft-hist": {"bound": "requested_server_ttft_latency", "percentile": "result_first_token_99.00_percentile_latency_ns"},
+		"tpot-hist": {"bound": "requested_server_tpot_latency", "percentile": "result_time_per_output_token_99.00_percentile_ns"},
+	} {
+		c, ok := cs[name]
+		if !ok {
+			t.Fatalf("no %s chart", name)
+		}
+		for _, m := range c.marks {
+			if key, ok := marks[m.kind]; ok && m.ns != r.N(key) {
+				t.Errorf("%s: %s mark at %v, log %s = %v", name, m.kind, m.ns, key, r.N(key))
+			}
+			delete(marks, m.kind)
+		}
+		if len(marks) > 0 {
+			t.Errorf("%s lacks marks %v", name, marks)
+		}
+	}
+	tk := cs["tokens-hist"]
+	sum := 0
+	for _, b := range tk.bars {
+		var n int
+		fmt.Sscanf(b.title[strings.LastIndex(b.title, ": ")+2:], "%d", &n)
+		sum += n
+	}
+	if sum != len(r.Series.Samples) {
+		t.Errorf("the tokens histogram holds %d samples of %d", sum, len(r.Series.Samples))
+	}
+	if tl := cs["token-timeline"]; len(tl.bars) != 2*24 {
+		t.Errorf("the token timeline has %d spans, want 2 for each of 24 samples", len(tl.bars))
+	}
+	if _, ok := charts(t, render(t, Options{Paths: []string{f.server}}))["lag-time"]; !ok {
+		t.Error("a Server run with a record has no issue-lag chart")
+	}
+}
+
+// Without the per-query record the report falls back to the trace, says
+// so, and still draws the distributions: a MultiStream trace is grouped
+// into its queries, whose latencies are the log's per-query ones.
+func TestTraceFallback(t *testing.T) {
+	f := runs(t)
+	dir := filepath.Join(t.TempDir(), "ms")
+	copyDir(t, f.multi, dir)
+	os.Remove(filepath.Join(dir, "mlperf_log_queries.bin"))
+	r, err := LoadRun(dir)
+	if err != nil || r.Source != "trace" || r.Series.SamplesPerQuery != int(r.N("effective_samples_per_query")) {
+		t.Fatalf("%v: source %q, %+v", err, r.Source, r.Series.Header)
+	}
+	st := newSampleStats(r.Series, true)
+	for _, key := range pctKeys {
+		p, _ := strconv.ParseFloat(key, 64)
+		if got, want := float64(at(st.queryLat, p/100)), r.N("result_"+key+"_percentile_per_query_latency_ns"); got != want {
+			t.Errorf("per-query p%s: %v from the trace, %v in the log", key, got, want)
+		}
+	}
+	page := render(t, Options{Paths: []string{dir}})
+	if !strings.Contains(page, "Per-sample data from the trace") {
+		t.Error("the page does not say its samples come from the trace")
+	}
+	if _, ok := charts(t, page)["latency-cdf"]; !ok {
+		t.Error("no distribution from the trace")
+	}
+	os.Remove(filepath.Join(dir, "mlperf_log_trace.json"))
+	if page := render(t, Options{Paths: []string{dir}}); !strings.Contains(page, "No per-sample data") || strings.Contains(page, "<svg") {
+		t.Error("a run without samples does not say so, or draws charts")
 	}
 }

@@ -117,18 +117,37 @@ type Sample struct {
 	Tokens     int32
 }
 
-// Writer writes series blocks. It is not safe for concurrent use.
+// Writer writes series blocks. It encodes into its own buffer and
+// writes it out in 64 KiB pieces, so that a record costs a few ns. It is
+// not safe for concurrent use.
 type Writer struct {
-	w        *bufio.Writer
-	buf      [sampleTokenSize]byte
+	w        io.Writer
+	buf      []byte
+	err      error
 	h        Header
 	queries  int
 	samples  int
 	inSeries bool
 }
 
+const bufSize = 1 << 16
+
 // NewWriter returns a Writer on w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriterSize(w, 1<<16)} }
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, buf: make([]byte, 0, bufSize)} }
+
+// room makes room for n more bytes.
+func (w *Writer) room(n int) {
+	if len(w.buf)+n > cap(w.buf) {
+		w.flush()
+	}
+}
+
+func (w *Writer) flush() {
+	if len(w.buf) > 0 && w.err == nil {
+		_, w.err = w.w.Write(w.buf)
+	}
+	w.buf = w.buf[:0]
+}
 
 // Begin starts a series block: h's header, then exactly h.Queries Query
 // calls and h.Samples() Sample calls, in order.
@@ -142,12 +161,7 @@ func (w *Writer) Begin(h Header) error {
 	if len(h.Endpoints) > MaxEndpoints {
 		return fmt.Errorf("querylog: %d endpoints, at most %d", len(h.Endpoints), MaxEndpoints)
 	}
-	var b [headerSize]byte
-	copy(b[:8], Magic)
 	le := binary.LittleEndian
-	le.PutUint16(b[8:], Version)
-	le.PutUint16(b[10:], headerSize)
-	le.PutUint16(b[12:], queryRecordSize)
 	flags, size := uint32(0), sampleBaseSize
 	if h.Tokens {
 		flags, size = flags|flagTokens, sampleTokenSize
@@ -155,23 +169,27 @@ func (w *Writer) Begin(h Header) error {
 	if len(h.Endpoints) > 0 {
 		flags |= flagEndpoints
 	}
-	le.PutUint16(b[14:], uint16(size))
-	le.PutUint32(b[16:], flags)
-	le.PutUint32(b[20:], uint32(h.SamplesPerQuery))
-	le.PutUint64(b[24:], uint64(h.Queries))
-	le.PutUint64(b[32:], uint64(h.Samples()))
-	le.PutUint64(b[40:], h.FirstSeq)
-	le.PutUint64(b[48:], uint64(h.TimeZero.UnixNano()))
-	b[56] = h.Scenario
-	b[57] = uint8(len(h.Endpoints))
-	w.w.Write(b[:])
+	w.room(headerSize)
+	b := w.buf
+	b = append(b, Magic...)
+	b = le.AppendUint16(b, Version)
+	b = le.AppendUint16(b, headerSize)
+	b = le.AppendUint16(b, queryRecordSize)
+	b = le.AppendUint16(b, uint16(size))
+	b = le.AppendUint32(b, flags)
+	b = le.AppendUint32(b, uint32(h.SamplesPerQuery))
+	b = le.AppendUint64(b, uint64(h.Queries))
+	b = le.AppendUint64(b, uint64(h.Samples()))
+	b = le.AppendUint64(b, h.FirstSeq)
+	b = le.AppendUint64(b, uint64(h.TimeZero.UnixNano()))
+	b = append(b, h.Scenario, uint8(len(h.Endpoints)), 0, 0, 0, 0, 0, 0)
+	w.buf = b
 	for _, e := range h.Endpoints {
 		if len(e) > 1<<16-1 {
 			e = e[:1<<16-1]
 		}
-		le.PutUint16(w.buf[:2], uint16(len(e)))
-		w.w.Write(w.buf[:2])
-		w.w.WriteString(e)
+		w.room(2 + len(e))
+		w.buf = append(le.AppendUint16(w.buf, uint16(len(e))), e...)
 	}
 	w.h, w.queries, w.samples, w.inSeries = h, 0, 0, true
 	return nil
@@ -179,45 +197,46 @@ func (w *Writer) Begin(h Header) error {
 
 // Query writes the next query's scheduled and issue times.
 func (w *Writer) Query(scheduled, issued int64) {
+	w.room(queryRecordSize)
 	le := binary.LittleEndian
-	le.PutUint64(w.buf[0:], uint64(scheduled))
-	le.PutUint64(w.buf[8:], uint64(issued))
-	w.w.Write(w.buf[:queryRecordSize])
+	w.buf = le.AppendUint64(le.AppendUint64(w.buf, uint64(scheduled)), uint64(issued))
 	w.queries++
 }
 
 // Sample writes the next sample's record.
 func (w *Writer) Sample(s Sample) {
+	w.room(sampleTokenSize)
 	le := binary.LittleEndian
-	b := w.buf[:]
-	le.PutUint64(b[0:], uint64(s.Completed))
-	le.PutUint32(b[8:], s.QSLIndex)
-	b[12] = 0
+	b := le.AppendUint64(w.buf, uint64(s.Completed))
+	b = le.AppendUint32(b, s.QSLIndex)
+	var f uint8
 	if s.Failed {
-		b[12] = 1
+		f = 1
 	}
-	b[13], b[14], b[15] = s.Endpoint, 0, 0
-	n := sampleBaseSize
+	b = append(b, f, s.Endpoint, 0, 0)
 	if w.h.Tokens {
-		le.PutUint64(b[16:], uint64(s.FirstToken))
-		le.PutUint32(b[24:], uint32(s.Tokens))
-		le.PutUint32(b[28:], 0)
-		n = sampleTokenSize
+		b = le.AppendUint64(b, uint64(s.FirstToken))
+		b = le.AppendUint32(b, uint32(s.Tokens))
+		b = append(b, 0, 0, 0, 0)
 	}
-	w.w.Write(b[:n])
+	w.buf = b
 	w.samples++
 }
 
-// End ends the series block and flushes it.
+// End ends the series block and writes it out.
 func (w *Writer) End() error {
 	if !w.inSeries {
 		return errors.New("querylog: End without Begin")
 	}
 	w.inSeries = false
+	w.flush()
 	if w.queries != w.h.Queries || w.samples != w.h.Samples() {
 		return fmt.Errorf("querylog: a series of %d queries and %d samples got %d and %d", w.h.Queries, w.h.Samples(), w.queries, w.samples)
 	}
-	return w.w.Flush()
+	if w.err != nil {
+		return fmt.Errorf("querylog: %w", w.err)
+	}
+	return nil
 }
 
 // Series is one decoded series block.
