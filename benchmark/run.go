@@ -242,6 +242,10 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 		return nil, err
 	}
 	op.raw = m
+	if len(s.stats.server.endpoints) > 0 {
+		// Remote kserve: note which endpoint served each sample.
+		m = endpointModel{m, &s.stats.sampleEP}
+	}
 	cfg := harness.PoolConfig{Batch: s.o.Batch, Workers: s.o.Workers}
 	if s.o.Scenario == loadgen.Server || s.o.Scenario == loadgen.MultiStream {
 		// Offline queues its one query whole: its waits are the run.
@@ -318,7 +322,22 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = s.o.Out
-	logs.OnSeries, logs.Extra = s.stats.reset, s.stats.extra(s.o.Scenario)
+	logs.OnSeries = s.stats.reset
+	extra := s.stats.extra(s.o.Scenario)
+	logs.Extra = func(r *loadgen.Result) []loadgen.DetailEntry {
+		return append(extra(r), loadgen.DetailEntry{Name: BenchmarkName, Value: map[string]any{"name": b.Name, "checker_ids": b.CheckerIDs}})
+	}
+	switch {
+	case len(s.stats.server.endpoints) > 0:
+		for i := range s.stats.server.endpoints {
+			logs.Endpoints = append(logs.Endpoints, s.stats.server.endpoints[i].name)
+		}
+		logs.EndpointOf = s.stats.sampleEP.of
+	case s.o.Remote() && len(s.o.Endpoints) == 1:
+		// One endpoint (openai) served every sample.
+		logs.Endpoints = s.o.Endpoints
+		logs.EndpointOf = func(loadgen.ResponseID) uint8 { return 0 }
+	}
 	logs.Monitor = &loadgen.Monitor{}
 	res, err := runWithProgress(stderr, logs.Monitor, s.o.Duration, func() (*loadgen.Result, error) {
 		return loadgen.Run(ctx, op.sut, inst.QSL, ls, logs)

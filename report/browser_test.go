@@ -86,6 +86,7 @@ func TestReportsRenderInChromium(t *testing.T) {
 	}{
 		{"server", Options{Paths: []string{f.server}}, 2700, 5},
 		{"llm", Options{Paths: []string{f.llm}}, 3300, 8},
+		{"remote", Options{Paths: []string{f.remote}}, 3000, 6},
 		{"accuracy", Options{Paths: []string{f.accuracy}}, 900, 0},
 		{"multistream-invalid", Options{Paths: []string{f.invalidMulti}}, 2200, 3},
 		{"tree", Options{Paths: []string{base}}, 1400, 0},

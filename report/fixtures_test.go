@@ -65,6 +65,7 @@ type fixtures struct {
 	root                                 string
 	server, offline, single, multi, llm  string
 	accuracy, invalidMulti, serverSlower string
+	remote                               string
 }
 
 var (
@@ -88,6 +89,7 @@ func runs(t *testing.T) fixtures {
 		d := func(name string) string { return filepath.Join(root, name) }
 		fix.server, fix.offline, fix.single, fix.multi = d("server"), d("offline"), d("singlestream"), d("multistream")
 		fix.llm, fix.accuracy, fix.invalidMulti, fix.serverSlower = d("llm-server"), d("accuracy"), d("multistream-invalid"), d("server-slower")
+		fix.remote = d("remote-server")
 		fast := &loadgentest.DelaySUT{ServiceTime: time.Millisecond, Workers: 4}
 		defer fast.Close()
 		slow := &loadgentest.DelaySUT{ServiceTime: 3 * time.Millisecond, Workers: 4}
@@ -103,6 +105,7 @@ func runs(t *testing.T) fixtures {
 		runLoadgen(t, fix.llm, "llama2-70b", loadgen.Server, loadgen.PerformanceOnly, llm, short+"*.Server.target_qps = 1000\n*.Server.min_query_count = 500\nllama2-70b.Server.ttft_latency = 2000\nllama2-70b.Server.tpot_latency = 200\n")
 		llm.wg.Wait()
 		runLoadgen(t, fix.accuracy, "resnet50", loadgen.Offline, loadgen.AccuracyOnly, &loadgentest.NullSUT{}, "")
+		runRemote(t, fix.remote)
 		if err := os.WriteFile(filepath.Join(fix.accuracy, "accuracy.txt"), []byte("accuracy=12.500%, good=8, total=64\nhash=abc\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -111,6 +114,42 @@ func runs(t *testing.T) fixtures {
 		t.Fatal("fixtures failed")
 	}
 	return fix
+}
+
+// runRemote makes a Server run as a LoadGen node over two endpoints
+// writes it: the per-query record names the endpoint of each sample
+// (alternately), and the detail log holds the benchmark package's
+// endpoint and server-timing entries (fixed figures).
+func runRemote(t *testing.T, dir string) {
+	p := filepath.Join(t.TempDir(), "user.conf")
+	os.WriteFile(p, []byte("*.*.min_duration = 300\n*.Server.target_qps = 1000\n*.Server.target_latency = 40\n*.Server.min_query_count = 500\n"), 0o644)
+	s, err := loadgen.LoadConfigs("resnet50", loadgen.Server, loadgen.PerformanceOnly, "", p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sut := &loadgentest.DelaySUT{ServiceTime: time.Millisecond, Workers: 4}
+	defer sut.Close()
+	logs := loadgen.DefaultLogSettings()
+	logs.OutDir = dir
+	logs.Endpoints = []string{"10.0.0.1:8000", "10.0.0.2:8000"}
+	logs.EndpointOf = func(id loadgen.ResponseID) uint8 { return uint8(id % 2) }
+	logs.Extra = func(r *loadgen.Result) []loadgen.DetailEntry {
+		d := func(mean int64) loadgen.Dist {
+			return loadgen.Dist{Count: int64(r.SampleCount), Min: mean / 2, Mean: mean, P50: mean, P90: mean * 3 / 2, P99: mean * 2, P999: mean * 3, Max: mean * 4}
+		}
+		half := int64(r.SampleCount / 2)
+		return []loadgen.DetailEntry{
+			{Name: "server_timing_ns", Value: map[string]loadgen.Dist{"queue": d(20_000), "compute_input": d(15_000), "compute_infer": d(700_000),
+				"compute_output": d(10_000), "client_overhead": d(180_000), "round_trip": d(925_000)}},
+			{Name: "endpoints", Value: []map[string]any{
+				{"endpoint": "10.0.0.1:8000", "requests": int64(r.SampleCount) - half, "errors": 0, "round_trip": d(900_000)},
+				{"endpoint": "10.0.0.2:8000", "requests": half, "errors": 3, "round_trip": d(950_000)},
+			}},
+		}
+	}
+	if _, err := loadgen.Run(context.Background(), sut, &loadgentest.MemQSL{Total: 64, Performance: 64}, s, logs); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestMain(m *testing.M) {

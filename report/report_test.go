@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -441,11 +442,11 @@ func TestEveryRunKindHasItsViews(t *testing.T) {
 	if !strings.Contains(srv, `data-mark="target"`) || !strings.Contains(srv, "target 1000 QPS") {
 		t.Error("the Server throughput chart lacks its target QPS")
 	}
-	if n := strings.Count(page, `<section class="run"`); n != 8 {
-		t.Errorf("%d run sections, want 8", n)
+	if n := strings.Count(page, `<section class="run"`); n != 9 {
+		t.Errorf("%d run sections, want 9", n)
 	}
-	if n := strings.Count(page, "<tr><td><a href=\"#run"); n != 8 {
-		t.Errorf("%d summary rows, want 8", n)
+	if n := strings.Count(page, "<tr><td><a href=\"#run"); n != 9 {
+		t.Errorf("%d summary rows, want 9", n)
 	}
 }
 
@@ -534,5 +535,40 @@ func TestTraceFallback(t *testing.T) {
 	os.Remove(filepath.Join(dir, "mlperf_log_trace.json"))
 	if page := render(t, Options{Paths: []string{dir}}); !strings.Contains(page, "No per-sample data") || strings.Contains(page, "<svg") {
 		t.Error("a run without samples does not say so, or draws charts")
+	}
+}
+
+// A remote run's views: each endpoint's requests, share and errors from
+// the detail log, its samples and latency from the record, the
+// server-side breakdown.
+func TestRemoteViews(t *testing.T) {
+	f := runs(t)
+	r, _ := LoadRun(f.remote)
+	page := render(t, Options{Paths: []string{f.remote}})
+	n := len(r.Series.Samples)
+	half := n / 2
+	for _, want := range []string{
+		"<td>10.0.0.1:8000</td><td>" + count(int64(n-half)) + "</td><td>" + fmt.Sprintf("%.1f %%", 100*float64(n-half)/float64(n)) + "</td><td>0</td>",
+		"<td>10.0.0.2:8000</td><td>" + count(int64(half)) + "</td><td>" + fmt.Sprintf("%.1f %%", 100*float64(half)/float64(n)) + `</td><td class="invalid">3</td>`,
+		"Sample latency per endpoint",
+		"<td>Server: compute infer</td><td data-ns=\"700000\">700.0 µs</td>",
+		"<td>Client: round trip</td><td data-ns=\"925000\">925.0 µs</td>",
+	} {
+		if !strings.Contains(page, html.EscapeString(want)) && !strings.Contains(page, want) {
+			t.Errorf("the remote run's page lacks %q", want)
+		}
+	}
+	// Per endpoint from the record: the samples each served.
+	per := map[uint8]int{}
+	for _, x := range r.Series.Samples {
+		per[x.Endpoint]++
+	}
+	for i, name := range r.Series.Endpoints {
+		if !regexp.MustCompile(`<td>` + regexp.QuoteMeta(name) + `</td><td>` + strconv.Itoa(per[uint8(i)]) + `</td><td>0</td><td data-ns`).MatchString(page) {
+			t.Errorf("the per-endpoint record table lacks %s with %d samples", name, per[uint8(i)])
+		}
+	}
+	if c, ok := charts(t, page)["endpoint-cdf"]; !ok || c.polylines != 2 {
+		t.Errorf("the per-endpoint CDF: %v, %d lines", ok, c.polylines)
 	}
 }

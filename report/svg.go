@@ -20,7 +20,7 @@ const (
 	chartH = 250.0
 	padL   = 62.0
 	padR   = 16.0
-	padT   = 14.0
+	padT   = 26.0 // the legend's band
 	padB   = 40.0
 )
 
@@ -268,10 +268,14 @@ func (c *chart) html() template.HTML {
 	fmt.Fprintf(&b, `<text class="axlabel" x="%g" y="%g" text-anchor="middle">%s</text>`, (padL+chartW-padR)/2, chartH-6, template.HTMLEscapeString(c.x.label))
 	fmt.Fprintf(&b, `<text class="axlabel" x="12" y="%g" text-anchor="middle" transform="rotate(-90 12 %g)">%s</text>`, (padT+chartH-padB)/2, (padT+chartH-padB)/2, template.HTMLEscapeString(c.y.label))
 	b.WriteString(c.body.String())
-	for i, l := range c.legend {
-		x := padL + 8 + float64(i)*130
-		fmt.Fprintf(&b, `<g class="legend"><rect class="key %s" x="%.1f" y="%g" width="10" height="10"/><text x="%.1f" y="%g">%s</text></g>`,
-			l.class, x, padT+2, x+14, padT+11, template.HTMLEscapeString(l.label))
+	// The legend sits in the band above the plot, right-aligned, where no
+	// mark or line runs.
+	x := chartW - padR
+	for i := len(c.legend) - 1; i >= 0; i-- {
+		l := c.legend[i]
+		x -= 14 + 6.2*float64(len([]rune(l.label))) + 12
+		fmt.Fprintf(&b, `<g class="legend"><rect class="key %s" x="%.1f" y="7" width="10" height="10"/><text x="%.1f" y="16">%s</text></g>`,
+			l.class, x, x+14, template.HTMLEscapeString(l.label))
 	}
 	b.WriteString(`</svg></figure>`)
 	return template.HTML(b.String())
