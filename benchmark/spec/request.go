@@ -137,9 +137,6 @@ type Instance struct {
 	// Warmups is how many warm-up calls of --batch samples the framework
 	// makes before the run, if Model is a Warmer.
 	Warmups int
-	// Done, when set, reports samples completed so far (progress line).
-	// With Model set and Done nil, the framework counts them itself.
-	Done func() int64
 	// Describe is one line printed before the run (model, data, batch).
 	Describe string
 	// After, when set, runs after a completed loadgen run (e.g. TEST06's
