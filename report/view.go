@@ -470,9 +470,17 @@ func distributionSection(r *Run, st *sampleStats) section {
 		}
 	}
 	sec.Charts = append(sec.Charts,
-		histogramChart("latency-hist", "Histogram of "+what+" (log scale), "+count(int64(len(lat)))+" samples", what, lat, marks),
+		histogramChart("latency-hist", "Histogram of "+what+" (log scale), "+count(int64(len(lat)))+unitOf(what), what, lat, marks),
 		cdfChart("latency-cdf", "Cumulative distribution of "+what+" (log scale; percentiles on a nines scale)", what, []cdfSeries{{"s0", "", lat}}, marks, pct))
 	return sec
+}
+
+// unitOf names what a latency series counts.
+func unitOf(what string) string {
+	if strings.HasPrefix(what, "per-query") {
+		return " queries"
+	}
+	return " samples"
 }
 
 type mark struct {
@@ -503,7 +511,7 @@ func histogramChart(name, title, what string, sorted []int64, marks []mark) temp
 	for _, c := range counts {
 		top = max(top, c)
 	}
-	c := newChart(name, title, x, numAxis("samples per bin", 0, float64(top)*1.1))
+	c := newChart(name, title, x, numAxis(strings.TrimSpace(unitOf(what))+" per bin", 0, float64(top)*1.1))
 	for i, n := range counts {
 		if n > 0 {
 			c.bar("s0", edges[i], edges[i+1], float64(n), fmt.Sprintf("%s to %s: %d", dur(edges[i]), dur(edges[i+1]), n))
