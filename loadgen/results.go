@@ -100,6 +100,9 @@ type Result struct {
 	// otherReasons are the reasons LoadGen has no text for (SUT errors,
 	// timeouts, interruption), printed after the recommendations.
 	otherReasons []string
+	// stopReason is the performance series' end line of the detail log
+	// ("Ending early: ..."), or "".
+	stopReason string
 
 	QueryCount    int // queries issued
 	SampleCount   int // samples issued
@@ -369,7 +372,11 @@ func (r *Result) evaluate(e *effective) {
 	}
 	r.MinQueriesMet = uint64(r.QueryCount) >= e.minQueryCount && uint64(r.SampleCount) >= e.minSampleCount
 	if !r.MinQueriesMet {
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples): the test exited early, before enough queries were issued (the detail log's \"Ending early\" message says why)", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount))
+		why := `the detail log's "Ending early" message says why`
+		if i := strings.Index(r.stopReason, "Ending early"); i >= 0 {
+			why = r.stopReason[i:]
+		}
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples): the test exited early, before enough queries were issued (%s)", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount, why))
 	}
 	r.PerfConstraintsMet = true
 	r.EarlyStoppingMet = true

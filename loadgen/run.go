@@ -512,6 +512,7 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 		lw.recordSeries(r, issued)
 	}
 	res := r.measure(issued, accuracy)
+	res.stopReason = stopReason
 	lw.seriesDone(r.start, r.start+res.lastDone)
 	if timedOut {
 		res.InvalidReasons = append(res.InvalidReasons, fmt.Sprintf("%d samples were not completed before the completion timeout (%v)", want-r.complete.Load(), timeout))
