@@ -90,7 +90,7 @@ func (m *Monitor) Poll(lat func(ns int64)) (Progress, bool) {
 		Scenario: e.scenario, Accuracy: r.logAll, Elapsed: time.Duration(max(now-r.start, 0)),
 		Queries: len(r.remain), Samples: len(r.done), SamplesPerQuery: r.spq,
 		MinQueries: int(e.minQueryCount), MinDuration: time.Duration(e.minDurationMs) * time.Millisecond,
-		Completed: int(r.complete.Load() - r.extra.Load()), Failed: int(r.failed.Load()),
+		Failed: int(r.failed.Load()),
 	}
 	tokens := r.first != nil
 	if !p.Accuracy && e.scenario == Server {
@@ -167,5 +167,9 @@ func (m *Monitor) Poll(lat func(ns int64)) (Progress, bool) {
 	}
 	m.scan = end
 	p.Counted, p.OverBound, p.OutstandingOver = m.nCount, m.over, outstandingOver
+	// Complete stores a batch's completion times before it counts them:
+	// read the count after the scan, and never below what the scan saw.
+	p.Completed = max(int(r.complete.Load()-r.extra.Load()), m.nCount+m.nFailed)
+	p.Issued = max(p.Issued, p.Completed) // issued since the schedule was read
 	return p, true
 }
