@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -19,7 +21,14 @@ func TestEveryBenchmarkHasItsFourScripts(t *testing.T) {
 		t.Skip("bash not installed")
 	}
 	for _, name := range spec.Names() {
-		dir := filepath.Join("..", "..", "models", name)
+		// The benchmark's folder is its driver's package (models/llama3
+		// registers llama3.1-8b).
+		b, _ := spec.Lookup(name)
+		pkg := reflect.TypeOf(b.Driver).PkgPath()
+		if pkg == "" && reflect.TypeOf(b.Driver).Kind() == reflect.Pointer {
+			pkg = reflect.TypeOf(b.Driver).Elem().PkgPath()
+		}
+		dir := filepath.Join("..", "..", "models", path.Base(pkg))
 		tests := ""
 		files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		for _, f := range files {
