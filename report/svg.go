@@ -136,6 +136,8 @@ func latencyAxis(label string, lo, hi float64) axis {
 // durTick is a short tick label: "100 µs", "2 ms", "1.5 s".
 func durTick(ns float64) string {
 	switch a := math.Abs(ns); {
+	case a == 0:
+		return "0"
 	case a < 1e3:
 		return trimNum(ns) + " ns"
 	case a < 1e6:

@@ -719,9 +719,9 @@ func meanOf(v []int64) float64 {
 	return s / float64(max(len(v), 1))
 }
 
-// tokenTimeline draws up to 24 samples spread over the run: from the
-// scheduled time to the first token (waiting and prefill) and from there
-// to completion (decoding).
+// tokenTimeline draws up to 24 samples spread over the run, each on its
+// own row from its scheduled time: the wait for the first token
+// (queueing and prefill), then the decoding to completion.
 func tokenTimeline(s *querylog.Series, st *sampleStats) template.HTML {
 	var picks []int
 	n := len(s.Samples)
@@ -732,17 +732,20 @@ func tokenTimeline(s *querylog.Series, st *sampleStats) template.HTML {
 			picks = append(picks, i)
 		}
 	}
-	t0 := float64(st.start)
 	hi := 0.0
 	for _, i := range picks {
-		hi = math.Max(hi, float64(s.Samples[i].Completed)-t0)
+		hi = math.Max(hi, float64(s.Samples[i].Completed-s.Scheduled[i/s.SamplesPerQuery]))
 	}
-	c := newChart("token-timeline", fmt.Sprintf("Token timeline of %d samples spread over the run", len(picks)), numAxis("time in the run (s)", 0, math.Max(hi/1e9, 1e-6)), numAxis("sample", -0.5, float64(len(picks))-0.5))
+	x := axis{lo: 0, hi: math.Max(hi*1.05, 1), label: "time since the sample's query was scheduled", tickText: durTick}
+	c := newChart("token-timeline", fmt.Sprintf("Token timeline of %d samples spread over the run (top: first)", len(picks)), x, numAxis("sample", -0.5, float64(len(picks))-0.5))
+	c.y.tickText = func(v float64) string { return "" }
 	for row, i := range picks {
-		x := s.Samples[i]
-		sched := float64(s.Scheduled[i/s.SamplesPerQuery])
-		c.span("s1", (sched-t0)/1e9, (float64(x.FirstToken)-t0)/1e9, float64(row), 6, fmt.Sprintf("sample %d: first token after %s", i, dur(float64(x.FirstToken)-sched)))
-		c.span("s0", (float64(x.FirstToken)-t0)/1e9, (float64(x.Completed)-t0)/1e9, float64(row), 6, fmt.Sprintf("sample %d: %d tokens in %s", i, x.Tokens, dur(float64(x.Completed)-float64(x.FirstToken))))
+		xs := s.Samples[i]
+		sched := s.Scheduled[i/s.SamplesPerQuery]
+		y := float64(len(picks) - 1 - row)
+		at := fmt.Sprintf("sample %d (issued at %.3f s)", i, float64(sched-st.start)/1e9)
+		c.span("s1", 0, float64(xs.FirstToken-sched), y, 6, fmt.Sprintf("%s: first token after %s", at, dur(float64(xs.FirstToken-sched))))
+		c.span("s0", float64(xs.FirstToken-sched), float64(xs.Completed-sched), y, 6, fmt.Sprintf("%s: %d tokens in %s", at, xs.Tokens, dur(float64(xs.Completed-xs.FirstToken))))
 	}
 	c.legend = append(c.legend, legendItem{"s1", "to first token"}, legendItem{"s0", "generating"})
 	return c.html()
