@@ -55,6 +55,17 @@ var Targets = map[string][]Bound{
 		{Metric: "ROUGEL", Min: prod(28.6162, 0.999)},
 		{Metric: "TOKENS_PER_SAMPLE", Min: prod(294.45, 0.9), Max: prod(294.45, 1.1), HasMax: true},
 	},
+	// The reasoning benchmarks (v5.1–v6.1): exact match, and tokens per
+	// sample within 90–110 % of DeepSeek-R1's reference, at most 110 % of
+	// gpt-oss's 9999.
+	"deepseek-r1": {
+		{Metric: "exact_match", Min: prod(0.99, 81.3582)},
+		{Metric: "TOKENS_PER_SAMPLE", Min: prod(0.9, 3886.2274), Max: prod(1.1, 3886.2274), HasMax: true},
+	},
+	"gpt-oss-120b": {
+		{Metric: "exact_match", Min: prod(83.13, 0.99)},
+		{Metric: "TOKENS_PER_SAMPLE", Max: prod(1.1, 9999), HasMax: true},
+	},
 	"stable-diffusion-xl": {
 		{Metric: "CLIP_SCORE", Min: 31.68631873, Max: 31.81331801, HasMax: true},
 		{Metric: "FID_SCORE", Min: 23.01085758, Max: 23.95007626, HasMax: true},
@@ -111,6 +122,7 @@ var AccPatterns = map[string]*regexp.Regexp{
 	"ROUGELSUM":         regexp.MustCompile(`^.*'rougeLsum':\s+'?([\d.]+)'?.*`),
 	"GEN_LEN":           regexp.MustCompile(`^.*'gen_len':\s([\d.]+).*`),
 	"TOKENS_PER_SAMPLE": regexp.MustCompile(`^.*'tokens_per_sample':\s([\d.]+).*`),
+	"exact_match":       regexp.MustCompile(`^.*'exact_match':\s([\d.]+).*`),
 	"CLIP_SCORE":        regexp.MustCompile(`^.*'CLIP_SCORE':\s+'?([\d.]+).*`),
 	"FID_SCORE":         regexp.MustCompile(`^.*'FID_SCORE':\s+'?([\d.]+).*`),
 }

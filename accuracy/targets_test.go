@@ -28,6 +28,10 @@ func TestTargetsMatchSpec(t *testing.T) {
 		"llama2-70b-99":       {"ROUGE1=43.986888", "ROUGE2=21.814848", "ROUGEL=28.330038", "TOKENS_PER_SAMPLE=265.005/323.895"},
 		"llama2-70b-99.9":     {"ROUGE1=44.3867688", "ROUGE2=22.0131648", "ROUGEL=28.5875838", "TOKENS_PER_SAMPLE=265.005/323.895"},
 		"stable-diffusion-xl": {"CLIP_SCORE=31.68631873/31.81331801", "FID_SCORE=23.01085758/23.95007626"},
+		// constants.py v6.1: 0.99 × 81.3582, 0.9 and 1.1 × 3886.2274;
+		// 83.13 × 0.99, 1.1 × 9999 (no lower bound)
+		"deepseek-r1":  {"exact_match=80.544618", "TOKENS_PER_SAMPLE=3497.60466/4274.85014"},
+		"gpt-oss-120b": {"exact_match=82.2987", "TOKENS_PER_SAMPLE=0/10998.9"},
 	}
 	if len(spec) != len(Targets) {
 		t.Fatalf("%d benchmarks in Targets, %d in the spec", len(Targets), len(spec))
@@ -74,6 +78,28 @@ func TestCheckTextBounds(t *testing.T) {
 	}
 	if got := vs[3].String(); got != "TOKENS_PER_SAMPLE 323.895 in [265.005, 323.89500000000004]: PASS" {
 		t.Errorf("verdict %q", got)
+	}
+}
+
+// TestCheckTextReasoning: the reasoning evaluators' printouts (DeepSeek-R1's
+// results dict, gpt-oss's submission_checker line) judged on both sides
+// of each bound.
+func TestCheckTextReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		bench, text string
+		pass        bool
+	}{
+		{"deepseek-r1", "{'exact_match': 81.4, 'tokens_per_sample': 3900.2, 'num-samples': 4388}\n", true},
+		{"deepseek-r1", "{'exact_match': 80.5, 'tokens_per_sample': 3900.2, 'num-samples': 4388}\n", false},
+		{"deepseek-r1", "{'exact_match': 81.4, 'tokens_per_sample': 4300.0, 'num-samples': 4388}\n", false},
+		{"deepseek-r1", "{'exact_match': 81.4, 'tokens_per_sample': 3400.0, 'num-samples': 4388}\n", false},
+		{"gpt-oss-120b", "'exact_match': 83.000\n'tokens_per_sample': 9000.5\n", true},
+		{"gpt-oss-120b", "'exact_match': 82.100\n'tokens_per_sample': 9000.5\n", false},
+		{"gpt-oss-120b", "'exact_match': 83.000\n'tokens_per_sample': 11000.0\n", false},
+	} {
+		if _, pass, err := CheckText(tc.bench, tc.text); err != nil || pass != tc.pass {
+			t.Errorf("%s %q: pass %v (%v), want %v", tc.bench, tc.text, pass, err, tc.pass)
+		}
 	}
 }
 

@@ -86,3 +86,30 @@ func TestRunAndTime(t *testing.T) {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
 }
+
+// TestDownloadModel: the checkpoint comes from its R2 metadata with its
+// MD5 list, -c checks it again, and a config.json of another model is
+// refused.
+func TestDownloadModel(t *testing.T) {
+	scripttest.NeedDownloader(t)
+	config := `{"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "num_hidden_layers": 61, "vocab_size": 129280}`
+	files := map[string][]byte{"config.json": []byte(config), "model-00001-of-000163.safetensors": []byte("weights")}
+	srv, hits := scripttest.R2Bucket(t, map[string]map[string][]byte{"deepseek-r1": files}, nil)
+	env := []string{"DEEPSEEK_R1_MODEL_METADATA_URL=" + srv.URL + "/metadata/deepseek-r1.uri"}
+	dir := filepath.Join(t.TempDir(), "DeepSeek-R1")
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir); !ok || !strings.Contains(out, "describes DeepSeek-R1") || hits.Load() != 2 {
+		t.Fatalf("ok=%v hits=%d:\n%s", ok, hits.Load(), out)
+	}
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir, "-c"); !ok || !strings.Contains(out, "match deepseek-r1.md5") {
+		t.Errorf("check: ok=%v\n%s", ok, out)
+	}
+	os.WriteFile(filepath.Join(dir, "model-00001-of-000163.safetensors"), []byte("changed"), 0o644)
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir, "-c"); ok {
+		t.Errorf("a changed file passed:\n%s", out)
+	}
+	os.Remove(filepath.Join(dir, "deepseek-r1.md5"))
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(config, "129280", "102400", 1)), 0o644)
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir, "-c"); ok || !strings.Contains(out, "not DeepSeek-R1's") {
+		t.Errorf("DeepSeek-V2's vocabulary passed:\n%s", out)
+	}
+}

@@ -74,3 +74,28 @@ func TestRunAndTime(t *testing.T) {
 		t.Fatalf("ok=%v:\n%s", ok, out)
 	}
 }
+
+// TestDownloadModel: the checkpoint comes from its R2 metadata with its
+// MD5 list, -c checks it again, and gpt-oss-20b's config.json is refused.
+func TestDownloadModel(t *testing.T) {
+	scripttest.NeedDownloader(t)
+	config := `{"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "num_hidden_layers": 36, "vocab_size": 201088}`
+	files := map[string][]byte{"config.json": []byte(config), "model-00000-of-00014.safetensors": []byte("weights")}
+	srv, hits := scripttest.R2Bucket(t, map[string]map[string][]byte{"gpt-oss-model": files}, nil)
+	env := []string{"GPTOSS_MODEL_METADATA_URL=" + srv.URL + "/metadata/gpt-oss-model.uri"}
+	dir := filepath.Join(t.TempDir(), "gpt-oss-120b")
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir); !ok || !strings.Contains(out, "describes gpt-oss-120b") || hits.Load() != 2 {
+		t.Fatalf("ok=%v hits=%d:\n%s", ok, hits.Load(), out)
+	}
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir, "-c"); !ok || !strings.Contains(out, "match gpt-oss-model.md5") {
+		t.Errorf("check: ok=%v\n%s", ok, out)
+	}
+	os.Remove(filepath.Join(dir, "gpt-oss-model.md5"))
+	os.WriteFile(filepath.Join(dir, "config.json"), []byte(strings.Replace(config, `"num_hidden_layers": 36`, `"num_hidden_layers": 24`, 1)), 0o644)
+	if out, ok := runScript(t, "download_model.sh", env, "-d", dir, "-c"); ok || !strings.Contains(out, "not gpt-oss-120b's") {
+		t.Errorf("gpt-oss-20b passed:\n%s", out)
+	}
+	if out, ok := runScript(t, "download_model.sh", env, "-d", filepath.Join(t.TempDir(), "none"), "-c"); ok {
+		t.Errorf("-c on a missing folder passed:\n%s", out)
+	}
+}
