@@ -135,6 +135,7 @@ const (
 	tokenNormal  = 1
 	tokenUnknown = 2
 	tokenControl = 3
+	tokenUser    = 4
 	tokenByte    = 6
 )
 
@@ -154,7 +155,20 @@ type BPE interface {
 // "gpt2", pre-tokenizer "llama-bpe" (Llama 3's split regex), the tokens,
 // their types (special tokens control, the rest normal), the merges as
 // "left right" strings, BOS added, and eos the id generation ends on.
-func BPEVocab(f *File, v BPE, eos int32) error {
+func BPEVocab(f *File, v BPE, eos int32) error { return BPEVocabPre(f, v, eos, "llama-bpe") }
+
+// AddedVocab is a BPE vocabulary whose added tokens are not all special
+// (DeepSeek's <｜User｜>): such tokens are written user-defined, which
+// llama.cpp matches whole in a prompt's text as it does control tokens.
+type AddedVocab interface {
+	IsAdded(id int32) bool
+}
+
+// BPEVocabPre is BPEVocab with llama.cpp's name of the pre-tokenizer
+// (tokenizer.ggml.pre: "llama-bpe", "deepseek-v3", "gpt-4o", ...); a
+// vocabulary that is an AddedVocab has its added, non-special tokens
+// written user-defined.
+func BPEVocabPre(f *File, v BPE, eos int32, pre string) error {
 	n := v.VocabSize()
 	if eos < 0 || int(eos) >= n || v.BOS() < 0 {
 		return fmt.Errorf("gguf: eos %d, bos %d for a vocabulary of %d", eos, v.BOS(), n)
@@ -166,6 +180,8 @@ func BPEVocab(f *File, v BPE, eos int32) error {
 		types[id] = tokenNormal
 		if v.IsSpecial(int32(id)) {
 			types[id] = tokenControl
+		} else if a, ok := v.(AddedVocab); ok && a.IsAdded(int32(id)) {
+			types[id] = tokenUser
 		}
 	}
 	ms := v.Merges()
@@ -174,7 +190,7 @@ func BPEVocab(f *File, v BPE, eos int32) error {
 		merges[i] = m[0] + " " + m[1]
 	}
 	f.String("tokenizer.ggml.model", "gpt2")
-	f.String("tokenizer.ggml.pre", "llama-bpe")
+	f.String("tokenizer.ggml.pre", pre)
 	f.Strings("tokenizer.ggml.tokens", tokens)
 	f.Int32s("tokenizer.ggml.token_type", types)
 	f.Strings("tokenizer.ggml.merges", merges)
