@@ -2,6 +2,7 @@ package reasoning
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/loadgen"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -175,5 +177,38 @@ func TestFamilyAsTheReferencesMatch(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("Family(%q) = %q, %v; want %q", in, got, ok, want)
 		}
+	}
+}
+
+// TestQSLServesLoadedPromptsOnly: Prompt answers for loaded samples only,
+// with the row's ids and text; --count cuts the set, beyond it is refused.
+func TestQSLServesLoadedPromptsOnly(t *testing.T) {
+	s := &Set{Path: "x", Rows: sampleRows()}
+	q, err := NewQSL(s, 0, func(r Row) string { return "T:" + r.TextInput })
+	if err != nil || q.TotalSampleCount() != 2 {
+		t.Fatal(err)
+	}
+	if _, _, err := q.Prompt(1); err == nil {
+		t.Error("an unloaded sample answered")
+	}
+	if err := q.LoadSamples(context.Background(), []loadgen.SampleIndex{1, 1}); err != nil || q.Loaded() != 1 {
+		t.Fatalf("%v, %d loaded", err, q.Loaded())
+	}
+	ids, text, err := q.Prompt(1)
+	if err != nil || !slices.Equal(ids, sampleRows()[1].TokInput) || text != "T:user: Which?" {
+		t.Errorf("%v %q %v", ids, text, err)
+	}
+	if err := q.LoadSamples(context.Background(), []loadgen.SampleIndex{2}); err == nil {
+		t.Error("sample 2 of 2 loaded")
+	}
+	q.UnloadSamples(context.Background(), []loadgen.SampleIndex{1})
+	if _, _, err := q.Prompt(1); err == nil || q.Loaded() != 0 {
+		t.Error("an unloaded sample answered")
+	}
+	if q, err := NewQSL(s, 1, nil); err != nil || q.TotalSampleCount() != 1 {
+		t.Errorf("--count 1: %v", err)
+	}
+	if _, err := NewQSL(s, 3, nil); err == nil {
+		t.Error("--count 3 of 2 accepted")
 	}
 }
