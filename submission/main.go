@@ -112,9 +112,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, ok := check.Rounds[*round]
-	if !ok {
-		return fmt.Errorf("submission: unknown round %q", *round)
+	r, err := check.LookupRound(*round)
+	if err != nil {
+		return err
 	}
 	if !slices.Contains([]string{"closed", "open", "network"}, *division) {
 		return fmt.Errorf("submission: --division %q: want closed, open or network", *division)
@@ -122,14 +122,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	id := *checkerID
 	if id == "" {
 		for _, c := range b.CheckerIDs {
-			if _, ok := r.Models[c]; ok {
+			if r.HasModel(c) {
 				id = c
 				break
 			}
 		}
 	}
-	model, ok := r.Models[id]
-	if !ok {
+	if !r.HasModel(id) {
 		return fmt.Errorf("submission: %s is not in round %s (its checker ids: %s); try an older --round", b.Name, *round, strings.Join(b.CheckerIDs, ", "))
 	}
 	sys := map[string]any{}
@@ -151,7 +150,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		if *systemType == "" {
 			*systemType = "edge"
-			if len(model.RequiredEdge) == 0 {
+			if len(r.Required[check.Edge][id]) == 0 {
 				*systemType = "datacenter"
 			}
 		}
@@ -171,10 +170,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else {
 		typ, _ := sys["system_type"].(string)
 		if strings.Contains(typ, "edge") {
-			scs = append(scs, model.RequiredEdge...)
+			scs = append(scs, r.Required[check.Edge][id]...)
 		}
 		if strings.Contains(typ, "datacenter") {
-			for _, s := range model.RequiredDatacenter {
+			for _, s := range r.Required[check.Datacenter][id] {
 				if !slices.Contains(scs, s) {
 					scs = append(scs, s)
 				}
@@ -192,7 +191,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Benchmark: id, TEST01DType: *dtype, Log: stderr, Score: compliance.ScorerOf(ctx, b, o, stderr),
 		Measurements: Measurements{StartingWeightsFilename: *weights, Retraining: *retraining, InputDataTypes: *inTypes, WeightDataTypes: *wTypes, WeightTransformations: *wTrans},
 	}
-	tests := model.Compliance
+	tests := r.Compliance(id)
 	if *division == "open" {
 		tests = nil
 	}
