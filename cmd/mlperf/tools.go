@@ -11,12 +11,10 @@ import (
 
 	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/report"
-	"github.com/mlperf-go/inference/submission"
 )
 
 func init() {
 	handle("compliance", "run and verify a compliance test: compliance test01|test04|test06 <benchmark> --results DIR, compliance verify ..., compliance audit-config ...", compliance.Main)
-	handle("submission", "write a results tree the MLCommons submission checker reads: submission --benchmark B --out DIR [--from RUNS]", submission.Main)
 	handle("report", "write one self-contained HTML report of a run folder or a results tree: report DIR [--out FILE]", report.Main)
 	handle("model convert", "convert a benchmark's official weights to this suite's model files: model convert <benchmark> --snapshot DIR -o OUT", modelConvertCmd)
 }
