@@ -323,6 +323,32 @@ func generatedCases() []corpusCase {
 		tr.replace(filepath.Join(tr.scen("sut", "llama3.1-8b", "Server"), "performance/result_summary.json"), `"99.0": 150000000`, `"99.0": 2500000000`)
 	})
 	add("endpoints_in_v6.0", one("v6.0", "datacenter", "llama3.1-8b", "llama3.1-8b", true, "Offline"))
+
+	// More of the older rounds.
+	add("v5.0_seeds_of_v6.1", resnetEdge("v5.0"), setPerf("resnet", "Offline", "effective_schedule_rng_seed", Rounds["v6.1"].Seeds.Schedule))
+	add("v5.0_llama2_interactive_ttft_at_limit", one("v5.0", "datacenter", "llama2-70b-interactive-99.9", "llama2-70b-interactive-99.9", false, "Offline", "Server"),
+		setPerf("llama2-70b-interactive-99.9", "Server", "result_first_token_99.00_percentile_latency_ns", 450000000))
+	add("v5.0_dlrm999_auc_below", one("v5.0", "datacenter", "dlrm-v2-99.9", "dlrm-v2-99.9", false, "Offline", "Server"),
+		accTxt("dlrm-v2-99.9", "Server", "AUC=80.229%"))
+	add("v5.0_retinanet_map_at_target", one("v5.0", "edge", "retinanet", "retinanet", false, "SingleStream", "MultiStream", "Offline"),
+		accTxt("retinanet", "MultiStream", "mAP=37.1745%"))
+	add("v5.0_gptj999_rouge1_below", one("v5.0", "edge", "gptj-99.9", "gptj-99.9", false, "SingleStream", "Offline"),
+		accTxt("gptj-99.9", "SingleStream", "{'rouge1': 42.9, 'rouge2': 20.2, 'rougeL': 30.0, 'gen_len': 3700000}"))
+	add("v5.1_llama2_99_interactive_only", one("v5.1", "datacenter", "llama2-70b-99", "llama2-70b-99", false, "Offline", "Interactive"))
+	add("v5.1_deepseek_without_server", one("v5.1", "datacenter", "deepseek-r1", "deepseek-r1", false, "Offline"))
+	add("v5.1_test01_missing", one("v5.1", "datacenter", "dlrm-v2-99.9", "dlrm-v2-99.9", false, "Offline", "Server"), rmComp("dlrm-v2-99.9", "Server", "TEST01"))
+	add("v5.1_whisper_tokens_metric", one("v5.1", "edge", "whisper", "whisper", false, "Offline"))
+	add("v6.0_dlrm_v2_gone", one("v6.0", "datacenter", "dlrm-v2-99", "dlrm-v2-99", false, "Offline", "Server"))
+	add("v6.0_yolo95_map_below", one("v6.0", "edge", "yolo-95", "yolo-95", false, "SingleStream", "MultiStream", "Offline"),
+		accTxt("yolo-95", "Offline", "mAP=50.72%"))
+	add("v6.0_llama2_99_test06_missing", one("v6.0", "datacenter", "llama2-70b-99", "llama2-70b-99", false, "Offline", "Server"), rmComp("llama2-70b-99", "Server", "TEST06"))
+	add("v6.0_sdxl_captions_missing", one("v6.0", "edge", "stable-diffusion-xl", "stable-diffusion-xl", false, "SingleStream", "Offline"), func(tr *tree) {
+		tr.rm(filepath.Join(accDir(tr, "stable-diffusion-xl", "Offline"), "images", "captions.txt"))
+	})
+	add("v6.0_sdxl_image_missing", one("v6.0", "edge", "stable-diffusion-xl", "stable-diffusion-xl", false, "SingleStream", "Offline"), func(tr *tree) {
+		tr.rm(filepath.Join(accDir(tr, "stable-diffusion-xl", "Offline"), "images", "52.png"))
+	})
+	add("v6.0_gptoss_test09_present", one("v6.0", "datacenter", "gpt-oss-120b", "gpt-oss-120b", false, "Offline", "Server"))
 	return cs
 }
 
@@ -433,6 +459,7 @@ func TestCorpusMatchesTheMLCommonsChecker(t *testing.T) {
 	for _, c := range cases {
 		rounds[c.round]++
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			g := readGolden(t, c.name)
 			dir := filepath.Join(t.TempDir(), "tree")
 			c.build(t, dir)

@@ -565,7 +565,7 @@ func (c *checker) inferred(p *perfState, res float64) (value, bool, error) {
 	case fixed == "MultiStream" && sc == "SingleStream":
 		es := p.log.get("early_stopping_latency_ms")
 		if usesEarlyStopping(p.scenario) {
-			if z, _ := eqZero(es); z {
+			if eq(es, vInt(0)) {
 				p.errs("Not enough samples were processed for early stopping to make an estimate")
 				valid = false
 			}
@@ -587,8 +587,6 @@ func (c *checker) inferred(p *perfState, res float64) (value, bool, error) {
 	}
 	return metric, valid, nil
 }
-
-func eqZero(v value) (bool, error) { return eq(v, vInt(0)), nil }
 
 func (c *checker) endpointsModel(path, model string) func() (bool, error) {
 	return func() (bool, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/loadgen"
 )
 
 // constants is testdata/rounds/constants.json, the checker's tables as
@@ -262,5 +263,22 @@ func compareLimits(t *testing.T, what string, got []accuracy.Limit, want []any) 
 		if l.Metric != metric || math.Float64bits(l.Value) != math.Float64bits(w) {
 			t.Errorf("%s %d: %s %v, the checker's %s %v", what, i, l.Metric, l.Value, metric, w)
 		}
+	}
+}
+
+// Without --round, runs use the embedded mlperf.conf: its seeds must be
+// the newest round's.
+func TestEmbeddedMLPerfConfHasTheNewestRoundsSeeds(t *testing.T) {
+	s, err := loadgen.LoadConfigs("resnet50", loadgen.Offline, loadgen.PerformanceOnly, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := loadgen.Seeds{QSL: s.QSLRNGSeed, SampleIndex: s.SampleIndexRNGSeed, Schedule: s.ScheduleRNGSeed}
+	if got != Rounds[Newest].Seeds || Newest != "v6.1" {
+		t.Fatalf("embedded mlperf.conf seeds %+v, round %s's %+v", got, Newest, Rounds[Newest].Seeds)
+	}
+	s.SetSeeds(Rounds["v5.0"].Seeds)
+	if s.QSLRNGSeed != 6023615788873153749 || s.SampleIndexRNGSeed != 15036839855038426416 || s.ScheduleRNGSeed != 9933818062894767841 {
+		t.Fatalf("SetSeeds: %d %d %d", s.QSLRNGSeed, s.SampleIndexRNGSeed, s.ScheduleRNGSeed)
 	}
 }

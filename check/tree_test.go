@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -479,14 +478,4 @@ func (tr *tree) replace(rel, old, new string) {
 // systemFile is a system's description, relative to the root.
 func (tr *tree) systemFile(system string) string {
 	return tr.names(system, "", "").format(tr.round.Layout.System)
-}
-
-// sortedRounds lists Rounds' names for a stable order in messages.
-func sortedRounds() []string {
-	var out []string
-	for n := range Rounds {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -86,6 +86,9 @@ func TestPlanRunWriteMakesTheRoundsTree(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
+			// An accuracy run's review images (sdxl's) travel with its logs.
+			os.MkdirAll(filepath.Join(runs[0].Accuracy, "images"), 0o755)
+			os.WriteFile(filepath.Join(runs[0].Accuracy, "images", "4459.png"), []byte("png"), 0o644)
 			if _, err := p.Write(context.Background(), runs, &log); err != nil {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
@@ -95,8 +98,10 @@ func TestPlanRunWriteMakesTheRoundsTree(t *testing.T) {
 			if r.V5() {
 				meas, comp, src = filepath.Join(out, "closed/Tester/measurements/box/resnet"), filepath.Join(out, "closed/Tester/compliance/box/resnet"), "closed/Tester/code"
 			}
-			if _, err := os.Stat(filepath.Join(out, src, "README.md")); err != nil {
-				t.Error(err)
+			for _, f := range []string{filepath.Join(out, src, "README.md"), filepath.Join(results, runs[0].Name, "accuracy/images/4459.png")} {
+				if _, err := os.Stat(f); err != nil {
+					t.Error(err)
+				}
 			}
 			for _, s := range p.Scenarios {
 				m := filepath.Join(meas, s, "measurements.json")

@@ -274,6 +274,16 @@ func (t *Tree) writeScenario(sc Scenario) error {
 	if err := t.w.copyFiles(acc, accRel, "mlperf_log_detail.txt", "mlperf_log_summary.txt", "mlperf_log_accuracy.json", "accuracy.txt"); err != nil {
 		return fmt.Errorf("%w (the accuracy folder needs the accuracy run's logs and accuracy.txt)", err)
 	}
+	// The review files some rounds want beside the accuracy logs
+	// (REQUIRED_ACC_BENCHMARK: sdxl's images/, wan's videos/), as the
+	// accuracy run saved them.
+	for _, extra := range []string{"images", "videos"} {
+		if st, err := os.Stat(filepath.Join(sc.Accuracy, extra)); err == nil && st.IsDir() {
+			if err := t.w.copyTree(filepath.Join(sc.Accuracy, extra), filepath.Join(accRel, extra)); err != nil {
+				return err
+			}
+		}
+	}
 	conf := []byte{}
 	if sc.UserConf != "" {
 		b, err := os.ReadFile(sc.UserConf)
