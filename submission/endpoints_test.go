@@ -23,7 +23,7 @@ func writeEndpointsRun(t *testing.T, dir, typ string, seeds loadgen.Seeds) {
  "duration_ns": 700000000000, "qps": 19.1, "tps": 22926.3,
  "ttft": {"early_stopping_percentiles": {"99.0": 150000000}}, "tpot": {"early_stopping_percentiles": {"99.0": 9000000}},
  "latency": {"early_stopping_percentiles": {"99.0": 2000000000}}, "output_sequence_lengths": {"avg": 120.5}}`,
-		"accuracy/accuracy_results.json": `{"accuracy_scores": [{"dataset_type": "accuracy", "total_samples": 13368, "score": {"rouge1": 39.5}}]}`,
+		"accuracy/accuracy_results.json":           `{"accuracy_scores": [{"dataset_type": "accuracy", "total_samples": 13368, "score": {"rouge1": 39.5}}]}`,
 		"audit/audit_consistency_output_test.json": `{"test": "consistency_output_test", "passed": true}`,
 		"performance/report.txt":                   "Summary\n",
 	}
