@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,32 +22,26 @@ import (
 // echo is a benchmark whose model answers each sample with its index as a
 // little-endian int32 and whose score counts the entries whose answer is
 // their own index, so a run in accuracy mode must score 100%.
-func echo(builds *int) *Benchmark {
-	return &Benchmark{
+func echo(builds *int) *spec.Benchmark {
+	return &spec.Benchmark{
 		Name:       "echo",
 		Summary:    "test benchmark",
 		ConfNames:  []string{"resnet50", "echo-alias"},
 		CheckerIDs: []string{"resnet"},
 		Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline},
-		Model: Models{
+		Model: spec.Models{
 			Default: "synthetic",
-			Sizes:   []Size{{Name: "full"}, {Name: "tiny"}},
-			Build: func(path, size string, seed uint64) error {
-				*builds++
-				return os.WriteFile(path, []byte(size), 0o644)
-			},
+			Sizes:   []spec.Size{{Name: "full"}, {Name: "tiny"}},
 		},
-		DefaultBatch: func(sc loadgen.Scenario, _ string) int {
-			if sc == loadgen.Offline {
-				return 4
+		Batch: spec.Batches{loadgen.Offline: {CPU: 4}},
+		Driver: &funcDriver{build: func(path, size string, seed uint64) error {
+			*builds++
+			return os.WriteFile(path, []byte(size), 0o644)
+		}, open: func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+			if got, err := os.ReadFile(r.ModelPath); err != nil || string(got) != r.SyntheticSize {
+				return nil, fmt.Errorf("model file %s holds %q, want %q (%v)", r.ModelPath, got, r.SyntheticSize, err)
 			}
-			return 1
-		},
-		Open: func(ctx context.Context, env *Env) (*Instance, error) {
-			if got, err := os.ReadFile(env.ModelPath); err != nil || string(got) != env.SyntheticSize {
-				return nil, fmt.Errorf("model file %s holds %q, want %q (%v)", env.ModelPath, got, env.SyntheticSize, err)
-			}
-			return &Instance{
+			return &spec.Instance{
 				Model: harness.ModelFunc(func(_ context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
 					for i, s := range idx {
 						out[i].Data = binary.LittleEndian.AppendUint32(nil, uint32(s))
@@ -56,8 +51,7 @@ func echo(builds *int) *Benchmark {
 				QSL:      &loadgentest.MemQSL{Total: 10, Performance: 10},
 				Describe: "echo: ten samples",
 			}, nil
-		},
-		Score: func(ctx context.Context, req *ScoreRequest) (*Score, error) {
+		}, score: func(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 			good, total := 0, 0
 			_, err := accuracy.ReadUnique(req.Log, func(e accuracy.Entry) error {
 				total++
@@ -69,8 +63,8 @@ func echo(builds *int) *Benchmark {
 			if err != nil {
 				return nil, err
 			}
-			return &Score{Lines: []string{fmt.Sprintf("accuracy=%.3f%%, good=%d, total=%d", 100*float64(good)/float64(total), good, total)}}, nil
-		},
+			return &spec.Score{Lines: []string{fmt.Sprintf("accuracy=%.3f%%, good=%d, total=%d", 100*float64(good)/float64(total), good, total)}}, nil
+		}},
 	}
 }
 
@@ -161,45 +155,6 @@ func TestSyntheticSize(t *testing.T) {
 	}
 }
 
-func TestRegistryLookup(t *testing.T) {
-	b := echo(new(int))
-	Register(b)
-	defer func() { mu.Lock(); delete(benchmarks, b.Name); mu.Unlock() }()
-	for _, n := range []string{"echo", "ECHO", "echo-alias"} {
-		if got, ok := Lookup(n); !ok || got != b {
-			t.Errorf("Lookup(%q) = %v, %v", n, got, ok)
-		}
-	}
-	if _, ok := Lookup("nope"); ok {
-		t.Error("Lookup(nope) found something")
-	}
-	if err := Unknown("nope"); !strings.Contains(err.Error(), "echo") {
-		t.Errorf("Unknown does not list the registered names: %v", err)
-	}
-	defer func() {
-		if recover() == nil {
-			t.Error("registering a second benchmark under a taken conf name did not panic")
-		}
-	}()
-	dup := echo(new(int))
-	dup.Name = "other"
-	Register(dup)
-}
-
-func TestPerfCompareRefusesEmptySides(t *testing.T) {
-	zero := func(context.Context, time.Duration, float64) (int64, time.Duration, error) { return 0, 0, nil }
-	one := func(_ context.Context, d time.Duration, _ float64) (int64, time.Duration, error) {
-		return 10, time.Second, nil
-	}
-	if _, err := PerfCompare(context.Background(), &bytes.Buffer{}, time.Second, zero, one); err == nil {
-		t.Error("a raw side with no samples gave no error (ratio would be +Inf)")
-	}
-	r, err := PerfCompare(context.Background(), &bytes.Buffer{}, time.Second, one, one)
-	if err != nil || r.Ratio() != 1 {
-		t.Errorf("equal sides: %+v, %v; want ratio 1", r, err)
-	}
-}
-
 func TestAccuracyRefusesAnotherBenchmarksLog(t *testing.T) {
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	b := echo(new(int))
@@ -209,7 +164,7 @@ func TestAccuracyRefusesAnotherBenchmarksLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(out, "mlperf_log_accuracy.json")
-	req := &AccuracyRequest{ScoreRequest: ScoreRequest{Log: log}}
+	req := &AccuracyRequest{Log: log}
 	b.LogShape = &accuracy.LogShape{Benchmark: "echo", DType: accuracy.Int32, MinElems: 1, MaxElems: 1, MaxValue: 10}
 	if _, err := Accuracy(context.Background(), b, req, &bytes.Buffer{}); err != nil {
 		t.Fatalf("a log of the benchmark's own shape: %v", err)
@@ -221,7 +176,9 @@ func TestAccuracyRefusesAnotherBenchmarksLog(t *testing.T) {
 	}
 	// A --dtype the user gives overrides the shape's.
 	req.DType = "int64"
-	b.Score = func(context.Context, *ScoreRequest) (*Score, error) { return &Score{Lines: []string{"x=1"}}, nil }
+	driverOf(b).score = func(context.Context, *spec.ScoreRequest) (*spec.Score, error) {
+		return &spec.Score{Lines: []string{"x=1"}}, nil
+	}
 	if _, err := Accuracy(context.Background(), b, req, &bytes.Buffer{}); err != nil {
 		t.Errorf("with --dtype int64: %v", err)
 	}

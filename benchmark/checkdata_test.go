@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,41 +15,15 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// --data of the wrong kind is refused with a message that names the path,
-// what the data set wants and where to get it; paths of the right kind pass.
-func TestCheckDataNamesThePathAndTheWant(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "dev.json")
+// A run checks --data against its benchmark's data set, before anything
+// is built.
+func TestValidateChecksDataAgainstTheDataset(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "dev.json")
 	os.WriteFile(file, []byte("{}"), 0o644)
-	missing := filepath.Join(dir, "missing")
-	folder := &Dataset{Name: "pics", DataWant: "the pictures folder", Download: "get_pics.sh", Synth: func(*DatasetRequest) error { return nil }}
-	oneFile := &Dataset{Name: "qa", DataFile: true, DataWant: "the qa.json file or its folder"}
-	for _, c := range []struct {
-		d    *Dataset
-		path string
-		want string // "" means accepted
-	}{
-		{folder, dir, ""},
-		{folder, "synthetic", ""},
-		{folder, file, "pics: --data " + file + " is a file; want the pictures folder"},
-		{folder, missing, "pics: --data " + missing + " does not exist; want the pictures folder; download it with get_pics.sh, or make a small one with `mlperf dataset synth pics -o DIR`"},
-		{oneFile, file, ""},
-		{oneFile, dir, ""},
-		{oneFile, missing, "qa: --data " + missing + " does not exist; want the qa.json file or its folder"},
-	} {
-		err := c.d.CheckData(c.path)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s %s: %v", c.d.Name, c.path, err)
-		case c.want != "" && (err == nil || err.Error() != c.want):
-			t.Errorf("%s %s: %v, want %q", c.d.Name, c.path, err, c.want)
-		}
+	if _, ok := spec.LookupDataset("checkdata-pics"); !ok {
+		spec.RegisterDataset(&spec.Dataset{Name: "checkdata-pics", DataWant: "the pictures folder"})
 	}
-	// A run checks --data against its benchmark's data set.
-	if _, ok := LookupDataset("checkdata-pics"); !ok {
-		RegisterDataset(&Dataset{Name: "checkdata-pics", DataWant: "the pictures folder"})
-	}
-	b := &Benchmark{Name: "pics-bench", Dataset: "checkdata-pics", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	b := &spec.Benchmark{Name: "pics-bench", Dataset: "checkdata-pics", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
 	o := Options{Scenario: loadgen.Offline, Model: "m.onnx", Data: file, Backend: "cpu"}
 	if err := o.Validate(b); err == nil || !strings.Contains(err.Error(), "is a file; want the pictures folder") {
 		t.Fatalf("run with --data a file: %v", err)
@@ -85,10 +60,10 @@ func TestRunNotesALongRunUpFront(t *testing.T) {
 // folder without a log and an empty file are refused with what to give; a
 // missing file reaches the scorer, which names it.
 func TestAccuracyLogPath(t *testing.T) {
-	b := &Benchmark{Name: "echo", Score: func(ctx context.Context, req *ScoreRequest) (*Score, error) {
+	b := &spec.Benchmark{Name: "echo", Driver: &funcDriver{score: func(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
 		_, err := os.ReadFile(req.Log)
 		return nil, err
-	}}
+	}}}
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
 	os.Mkdir(run, 0o755)
@@ -104,7 +79,7 @@ func TestAccuracyLogPath(t *testing.T) {
 		{dir, "is a folder without mlperf_log_accuracy.json"},
 		{empty, "empty.json is empty (0 bytes)"},
 	} {
-		_, err := Accuracy(context.Background(), b, &AccuracyRequest{ScoreRequest: ScoreRequest{Log: c.path}}, io.Discard)
+		_, err := Accuracy(context.Background(), b, &AccuracyRequest{Log: c.path}, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--log %s: %v, want %q", c.path, err, c.want)
 		}
@@ -113,7 +88,7 @@ func TestAccuracyLogPath(t *testing.T) {
 
 // --protocol is case-insensitive, like --backend.
 func TestProtocolCase(t *testing.T) {
-	b := &Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
+	b := &spec.Benchmark{Name: "echo", ConfNames: []string{"resnet50"}, Scenarios: []loadgen.Scenario{loadgen.Offline}}
 	o := Options{Scenario: loadgen.Offline, Data: "synthetic", Backend: "KServe", Protocol: "GRPC", Endpoints: []string{"127.0.0.1:8000"}}
 	if err := o.Validate(b); err != nil || o.Protocol != "grpc" {
 		t.Fatalf("--protocol GRPC: %v, protocol %q", err, o.Protocol)

@@ -5,79 +5,83 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"os"
-	"path/filepath"
-	"slices"
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/harness"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/loadgen"
-	"github.com/mlperf-go/inference/loadgen/loadgentest"
 )
 
-// LoadBatches loads the first batches' samples, cycles a short set to
-// fill a batch, and unloads what it loaded.
-func TestLoadBatches(t *testing.T) {
-	for _, tc := range []struct {
-		total, batch, most int
-		want               [][]loadgen.SampleIndex
-	}{
-		{10, 3, 2, [][]loadgen.SampleIndex{{0, 1, 2}, {3, 4, 5}}},
-		{2, 3, 8, [][]loadgen.SampleIndex{{0, 1, 0}}},
-		{7, 2, 8, [][]loadgen.SampleIndex{{0, 1}, {2, 3}, {4, 5}}},
-	} {
-		q := &loadgentest.MemQSL{Total: tc.total, Performance: tc.total}
-		got, unload, err := LoadBatches(context.Background(), q, tc.batch, tc.most, func(i loadgen.SampleIndex) (loadgen.SampleIndex, bool) { return i, true })
-		if err != nil {
-			t.Fatal(err)
+// A model that fixes its batch below --batch is refused before the run;
+// one that warms up gets Instance.Warmups calls of --batch samples.
+func TestFixedBatchAndWarmup(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	d := driverOf(b)
+	open := d.open
+	m := &batchModel{fixed: 4}
+	d.open = func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+		inst, err := open(ctx, r)
+		if err == nil {
+			m.Model, inst.Model, inst.Warmups = inst.Model, m, 3
 		}
-		unload()
-		if !slices.EqualFunc(got, tc.want, slices.Equal) {
-			t.Errorf("total %d batch %d: %v, want %v", tc.total, tc.batch, got, tc.want)
-		}
+		return inst, err
 	}
-	q := &loadgentest.MemQSL{Total: 4, Performance: 4}
-	if _, _, err := LoadBatches(context.Background(), q, 2, 1, func(loadgen.SampleIndex) (int, bool) { return 0, false }); err == nil {
-		t.Error("a sample missing after LoadSamples gave no error")
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: t.TempDir(), Batch: 8}
+	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "--batch 4") {
+		t.Errorf("fixed batch 4 under --batch 8: %v", err)
+	}
+	if m.warmups != 0 {
+		t.Errorf("a refused model was warmed up %d times", m.warmups)
+	}
+	o.Batch = 4
+	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); err != nil {
+		t.Fatalf("--batch 4: %v", err)
+	}
+	if m.warmups != 3 || m.warmupN != 4 {
+		t.Errorf("warm-up: %d calls of %d samples, want 3 of 4", m.warmups, m.warmupN)
+	}
+	m.fixed = 0 // a dynamic batch takes any --batch
+	o.Batch = 8
+	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); err != nil {
+		t.Fatalf("dynamic batch: %v", err)
 	}
 }
 
-func TestFileInAndCheckBatch(t *testing.T) {
-	dir := t.TempDir()
-	if got := FileIn(dir, "x.json"); got != filepath.Join(dir, "x.json") {
-		t.Errorf("folder: %s", got)
-	}
-	f := filepath.Join(dir, "y.json")
-	os.WriteFile(f, nil, 0o644)
-	if got := FileIn(f, "x.json"); got != f {
-		t.Errorf("file: %s", got)
-	}
-	env := &Env{Options: Options{Batch: 8}, Benchmark: &Benchmark{Name: "b"}}
-	if err := env.CheckBatch(0); err != nil {
-		t.Errorf("dynamic batch: %v", err)
-	}
-	if err := env.CheckBatch(4); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "--batch 4") {
-		t.Errorf("fixed batch 4 under --batch 8: %v", err)
-	}
+// batchModel is a harness.Model with a fixed batch that counts its
+// warm-up calls.
+type batchModel struct {
+	harness.Model
+	fixed            int
+	warmups, warmupN int
+}
+
+func (m *batchModel) FixedBatch() int { return m.fixed }
+
+func (m *batchModel) Warmup(_ context.Context, n, count int) error {
+	m.warmups, m.warmupN = m.warmups+count, n
+	return nil
 }
 
 func TestParseFlagsAndCheck(t *testing.T) {
 	fs := flag.NewFlagSet("run x", flag.ContinueOnError)
 	fs.Int("n", 0, "")
 	var out bytes.Buffer
-	if err := ParseFlags(fs, []string{"-n", "x"}, &out); !errors.Is(err, ErrUsage) {
+	if err := ParseFlags(fs, []string{"-n", "x"}, &out); !errors.Is(err, spec.ErrUsage) {
 		t.Errorf("bad value: %v", err)
 	}
-	if err := ParseFlags(fs, []string{"extra"}, &out); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), `"extra"`) {
+	if err := ParseFlags(fs, []string{"extra"}, &out); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), `"extra"`) {
 		t.Errorf("positional argument: %v", err)
 	}
 	if err := ParseFlags(fs, []string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "usage: mlperf run x") {
 		t.Errorf("-h: %v, %q", err, out.String())
 	}
-	// A benchmark's Check runs in Validate, before anything is built.
+	// A benchmark's CheckOptions runs in Validate, before anything is built.
 	b := echo(new(int))
-	b.Check = func(o *Options) error { return UsageError("bad %s", o.Extra["k"]) }
-	o := Options{Scenario: loadgen.Offline, Model: "synthetic", Data: "d", Backend: "cpu", Extra: Extra{"k": "v"}}
+	driverOf(b).check = func(o *spec.RunOptions) error { return spec.UsageError("bad %s", o.Extra["k"]) }
+	o := Options{Scenario: loadgen.Offline, Model: "synthetic", Data: "d", Backend: "cpu", Extra: spec.Extra{"k": "v"}}
 	if err := o.Validate(b); err == nil || err.Error() != "bad v" {
 		t.Errorf("Check not applied: %v", err)
 	}

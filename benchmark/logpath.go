@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 )
@@ -14,7 +15,7 @@ const AccuracyLogName = "mlperf_log_accuracy.json"
 // and an empty file are refused with what to give instead. A path that
 // does not exist is left to the scorer, which checks its own flags first
 // and then names the missing file.
-func resolveLog(b *Benchmark, path string) (string, error) {
+func resolveLog(b *spec.Benchmark, path string) (string, error) {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:

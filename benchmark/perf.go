@@ -4,130 +4,162 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// PerfRounds is how many times Perf alternates between the raw
-// measurement and the harness run: alternating in rounds cancels a drift
+// PerfRounds is how many rounds Perf measures, each a raw side and a
+// harness side, alternating which goes first: alternating cancels a drift
 // in the machine's speed (other load, thermal limits) that a single
 // before/after pair would put on one side only.
 const PerfRounds = 4
 
-// PerfSide measures one side for about d and returns the samples done and
-// the time they took.
-type PerfSide func(ctx context.Context, d time.Duration, expectedQPS float64) (samples int64, elapsed time.Duration, err error)
+// PerfMinBatches is the fewest batches per worker each side of a round
+// runs, so that a slow model is measured over whole batches rather than
+// over a fixed time.
+const PerfMinBatches = 2
 
-// PerfResult is what Perf measured, in samples per second.
+// PerfResult is what Perf measured, in samples per second over all
+// rounds, with each round's ratio.
 type PerfResult struct {
 	Raw, Harness float64
+	// Rounds are the harness/raw ratios of the rounds.
+	Rounds []float64
 }
 
 // Ratio is harness throughput over raw throughput.
 func (r PerfResult) Ratio() float64 { return r.Harness / r.Raw }
 
-// Perf measures b's engine alone (Instance.Raw) against the same model
-// through full loadgen Offline performance runs, each for about d in all,
-// alternating in PerfRounds rounds. It prints each round on stderr and
-// then, on stdout, the raw and harness throughputs and `ratio=` as the
-// last line.
-func Perf(ctx context.Context, b *Benchmark, o Options, d time.Duration, stdout, stderr io.Writer) (PerfResult, error) {
+// Spread is the lowest and highest round ratio.
+func (r PerfResult) Spread() (lo, hi float64) {
+	if len(r.Rounds) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return slices.Min(r.Rounds), slices.Max(r.Rounds)
+}
+
+// Perf measures b's model called directly (the raw side: the Instance's
+// Model, or Raw, with --batch samples a call from --workers goroutines)
+// against the same model through full loadgen Offline performance runs
+// (the harness side), as a fair A/B: in each of PerfRounds rounds both
+// sides run the same samples in the same order (the harness run's query,
+// replayed), at least PerfMinBatches batches per worker and about
+// d/PerfRounds long. It
+// prints each round on stderr and then, on stdout, the raw and harness
+// throughputs, the spread of the round ratios and `ratio=` as the last
+// line.
+func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, stdout, stderr io.Writer) (PerfResult, error) {
 	if d <= 0 {
 		return PerfResult{}, fmt.Errorf("%s: perf --duration %v: want a positive duration (e.g. 10s)", b.Name, d)
 	}
 	o.Scenario, o.Mode = loadgen.Offline, loadgen.PerformanceOnly
-	env, err := NewEnv(b, o, stderr)
+	s, err := newSetup(b, o, stdout, stderr)
 	if err != nil {
 		return PerfResult{}, err
 	}
-	stderr = env.Stderr
-	inst, sut, closeAll, err := open(ctx, env)
+	stderr = s.stderr
+	op, err := s.open(ctx)
 	if err != nil {
 		return PerfResult{}, err
 	}
-	defer closeAll()
-	if inst.Raw == nil {
+	defer op.stop()
+	if op.raw == nil {
 		return PerfResult{}, fmt.Errorf("%s: perf is not available for this model", b.Name)
 	}
-	raw := func(ctx context.Context, d time.Duration, _ float64) (int64, time.Duration, error) {
-		return inst.Raw(ctx, d)
+	if op.inst.Describe != "" {
+		fmt.Fprintln(stderr, op.inst.Describe)
 	}
-	viaHarness := func(ctx context.Context, d time.Duration, qps float64) (int64, time.Duration, error) {
-		return OfflineRun(ctx, env, sut, inst.QSL, d, qps)
-	}
-	if inst.Describe != "" {
-		fmt.Fprintln(stderr, inst.Describe)
-	}
-	fmt.Fprintf(stderr, "perf: raw %s engine calls vs loadgen Offline runs, batch %d, %d worker(s), %v each, alternating in %d rounds\n", env.Backend, env.Batch, env.Workers, d, PerfRounds)
-	r, err := PerfCompare(ctx, stderr, d, raw, viaHarness)
-	if err != nil {
-		return r, err
-	}
-	fmt.Fprintf(stdout, "raw:     %.2f samples/s (batch %d, %d worker(s))\n", r.Raw, env.Batch, env.Workers)
-	fmt.Fprintf(stdout, "harness: %.2f samples/s (loadgen Offline, logs in %s)\n", r.Harness, env.Out)
-	fmt.Fprintf(stdout, "ratio=%.4f\n", r.Ratio())
-	return r, nil
-}
-
-// PerfCompare measures raw and harness throughput in PerfRounds rounds of
-// raw (d/rounds/2), harness (d/rounds), raw (d/rounds/2), so that each
-// side gets about d in all, and prints each round on w.
-func PerfCompare(ctx context.Context, w io.Writer, d time.Duration, raw, harness PerfSide) (PerfResult, error) {
-	var rawN, harnessN int64
-	var rawT, harnessT time.Duration
-	sideRaw := func(d time.Duration) (float64, error) {
-		n, el, err := raw(ctx, d, 0)
+	minSamples := PerfMinBatches * s.o.Batch * s.o.Workers
+	fmt.Fprintf(stderr, "perf: the model called directly vs loadgen Offline runs of the same samples in the same order, batch %d, %d worker(s), at least %d samples and about %v a side, in %d rounds\n",
+		s.o.Batch, s.o.Workers, minSamples, d/PerfRounds, PerfRounds)
+	rec := &recorder{SUT: op.sut}
+	harnessSide := func(qps float64) (side, []loadgen.SampleIndex, error) {
+		rec.reset()
+		n, el, err := offlineRun(ctx, s, rec, op.inst.QSL, d/PerfRounds, qps, minSamples)
 		if err != nil {
-			return 0, fmt.Errorf("perf: raw run: %w", err)
+			return side{}, nil, fmt.Errorf("perf: harness run: %w", err)
 		}
-		if n <= 0 || el <= 0 {
-			return 0, fmt.Errorf("perf: the raw side completed no sample in %v; give a longer --duration", d)
-		}
-		rawN, rawT = rawN+n, rawT+el
-		return float64(n) / el.Seconds(), nil
+		return side{n, el}, rec.samples(), nil
 	}
-	per := d / PerfRounds
+	rawSide := func(order []loadgen.SampleIndex) (side, error) {
+		n, el, err := replay(ctx, op.raw, op.inst.QSL, order, s.o.Batch, s.o.Workers)
+		if err != nil {
+			return side{}, fmt.Errorf("perf: raw run: %w", err)
+		}
+		return side{n, el}, nil
+	}
+	var res PerfResult
+	var rawAll, harnessAll side
+	var order []loadgen.SampleIndex
 	for r := range PerfRounds {
-		a, err := sideRaw(per / 2)
+		var raw, h side
+		if r%2 == 0 {
+			if h, order, err = harnessSide(harnessAll.rate()); err == nil {
+				raw, err = rawSide(order)
+			}
+		} else if raw, err = rawSide(order); err == nil {
+			h, order, err = harnessSide(harnessAll.rate())
+		}
 		if err != nil {
-			return PerfResult{}, err
+			return res, err
 		}
-		n, el, err := harness(ctx, per, float64(rawN)/rawT.Seconds())
-		if err != nil {
-			return PerfResult{}, err
+		if raw.n <= 0 || raw.el <= 0 || h.n <= 0 || h.el <= 0 {
+			return res, fmt.Errorf("perf: round %d completed no sample; give a longer --duration", r+1)
 		}
-		if n <= 0 || el <= 0 {
-			return PerfResult{}, fmt.Errorf("perf: the harness run completed no sample in %v; give a longer --duration", per)
-		}
-		harnessN, harnessT = harnessN+n, harnessT+el
-		b, err := sideRaw(per / 2)
-		if err != nil {
-			return PerfResult{}, err
-		}
-		fmt.Fprintf(w, "perf: round %d/%d: raw %.2f, harness %.2f, raw %.2f samples/s\n", r+1, PerfRounds, a, float64(n)/el.Seconds(), b)
+		rawAll, harnessAll = rawAll.add(raw), harnessAll.add(h)
+		res.Rounds = append(res.Rounds, h.rate()/raw.rate())
+		fmt.Fprintf(stderr, "perf: round %d/%d: raw %.2f, harness %.2f samples/s over %d samples (ratio %.4f)\n", r+1, PerfRounds, raw.rate(), h.rate(), h.n, h.rate()/raw.rate())
 	}
-	return PerfResult{Raw: float64(rawN) / rawT.Seconds(), Harness: float64(harnessN) / harnessT.Seconds()}, nil
+	res.Raw, res.Harness = rawAll.rate(), harnessAll.rate()
+	lo, hi := res.Spread()
+	fmt.Fprintf(stdout, "raw:     %.2f samples/s (the model called directly, batch %d, %d worker(s))\n", res.Raw, s.o.Batch, s.o.Workers)
+	fmt.Fprintf(stdout, "harness: %.2f samples/s (loadgen Offline, logs in %s)\n", res.Harness, s.o.Out)
+	fmt.Fprintf(stdout, "rounds:  ratio %.4f to %.4f over %d rounds\n", lo, hi, len(res.Rounds))
+	fmt.Fprintf(stdout, "ratio=%.4f\n", res.Ratio())
+	return res, nil
 }
 
-// OfflineRun runs sut and qsl as an Offline performance run of about d
-// with the query sized from expectedQPS, logging into env.Out, and returns
-// the samples it completed and the time they took (LoadGen's max latency,
-// the denominator of its samples per second).
-func OfflineRun(ctx context.Context, env *Env, sut loadgen.SUT, qsl loadgen.QSL, d time.Duration, expectedQPS float64) (int64, time.Duration, error) {
-	s, err := loadgen.LoadConfigs(env.ModelName, loadgen.Offline, loadgen.PerformanceOnly, "", "", "")
+// side is one measurement: samples done and the time they took.
+type side struct {
+	n  int64
+	el time.Duration
+}
+
+func (s side) add(t side) side { return side{s.n + t.n, s.el + t.el} }
+
+// rate is samples per second (0 before any measurement).
+func (s side) rate() float64 {
+	if s.el <= 0 {
+		return 0
+	}
+	return float64(s.n) / s.el.Seconds()
+}
+
+// offlineRun runs sut and qsl as an Offline performance run of at least
+// minSamples samples and about d, with the query sized from expectedQPS,
+// logging into the run's folder, and returns the samples it completed and
+// the time they took (LoadGen's max latency, the denominator of its
+// samples per second).
+func offlineRun(ctx context.Context, s *setup, sut loadgen.SUT, qsl loadgen.QSL, d time.Duration, expectedQPS float64, minSamples int) (int64, time.Duration, error) {
+	ls, err := loadgen.LoadConfigs(s.o.ModelName, loadgen.Offline, loadgen.PerformanceOnly, "", "", "")
 	if err != nil {
 		return 0, 0, err
 	}
-	s.MinDurationMs = uint64(d / time.Millisecond)
-	s.MinQueryCount = 1
-	// The floor sizes the query at about one sample per d, not one per
-	// second: a model slower than 1 sample/s (RetinaNet or a large model
-	// on a CPU) would otherwise get a query many times d long.
-	s.OfflineExpectedQPS = max(expectedQPS, 1/max(d.Seconds(), 1e-3))
+	ls.MinDurationMs = uint64(d / time.Millisecond)
+	// Offline's one query is max(min_query_count, 1.1 × min_duration ×
+	// expected QPS) samples.
+	ls.MinQueryCount = uint64(minSamples)
+	ls.OfflineExpectedQPS = max(expectedQPS, 1/max(d.Seconds(), 1e-3))
 	logs := loadgen.DefaultLogSettings()
-	logs.OutDir = env.Out
-	res, err := loadgen.Run(ctx, sut, qsl, s, logs)
+	logs.OutDir = s.o.Out
+	res, err := loadgen.Run(ctx, sut, qsl, ls, logs)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -137,38 +169,103 @@ func OfflineRun(ctx context.Context, env *Env, sut loadgen.SUT, qsl loadgen.QSL,
 	return int64(res.SampleCount), time.Duration(res.Latency.Max), nil
 }
 
-// LoadBatches loads the first min(total, maxBatches×batch) samples of qsl
-// and returns them as batches of batch samples (at least one batch; a
-// short set is cycled to fill it), for a raw side that runs the engine on
-// real loaded data. sample reads a loaded sample. The caller calls unload
-// when it no longer needs the samples; the batches stay valid only until
-// then for QSLs that reuse buffers.
-func LoadBatches[T any](ctx context.Context, qsl loadgen.QSL, batch, maxBatches int, sample func(loadgen.SampleIndex) (T, bool)) (batches [][]T, unload func(), err error) {
-	if batch < 1 {
-		return nil, nil, fmt.Errorf("benchmark: batch %d: want at least 1", batch)
+// recorder passes queries to a SUT and keeps the sample indices issued,
+// in order, so that perf's raw side can replay them.
+type recorder struct {
+	loadgen.SUT
+	mu  sync.Mutex
+	idx []loadgen.SampleIndex
+}
+
+// IssueQuery implements loadgen.SUT.
+func (r *recorder) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	r.mu.Lock()
+	for _, q := range samples {
+		r.idx = append(r.idx, q.Index)
 	}
-	total := qsl.TotalSampleCount()
-	nb := max(1, min(maxBatches, total/batch))
-	idx := make([]loadgen.SampleIndex, 0, min(nb*batch, total))
-	for i := range min(nb*batch, total) {
-		idx = append(idx, loadgen.SampleIndex(i))
+	r.mu.Unlock()
+	r.SUT.IssueQuery(ctx, samples, c)
+}
+
+// Name gives the loadgen the SUT's own name, as it would see it.
+func (r *recorder) Name() string {
+	if n, ok := r.SUT.(loadgen.Namer); ok {
+		return n.Name()
 	}
-	if err := qsl.LoadSamples(ctx, idx); err != nil {
-		return nil, nil, err
+	return "GoSUT"
+}
+
+// Flush passes a flush on.
+func (r *recorder) Flush() {
+	if f, ok := r.SUT.(loadgen.Flusher); ok {
+		f.Flush()
 	}
-	unload = func() { qsl.UnloadSamples(context.WithoutCancel(ctx), idx) }
-	batches = make([][]T, nb)
-	for k := range batches {
-		batches[k] = make([]T, batch)
-		for j := range batch {
-			i := idx[(k*batch+j)%len(idx)]
-			x, ok := sample(i)
-			if !ok {
-				unload()
-				return nil, nil, fmt.Errorf("benchmark: sample %d is not loaded after LoadSamples", i)
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	r.idx = r.idx[:0]
+	r.mu.Unlock()
+}
+
+func (r *recorder) samples() []loadgen.SampleIndex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.idx)
+}
+
+// replay loads the samples of order and runs m on them in that order,
+// batch samples a Predict call, from workers goroutines each taking the
+// next batch, without the loadgen or the harness; it returns the samples
+// done and the time from the first call to the last completion. A sample
+// the model fails is an error.
+func replay(ctx context.Context, m harness.Model, qsl loadgen.QSL, order []loadgen.SampleIndex, batch, workers int) (int64, time.Duration, error) {
+	if len(order) == 0 {
+		return 0, 0, nil
+	}
+	batch, workers = max(batch, 1), max(workers, 1)
+	set := slices.Clone(order)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	if err := qsl.LoadSamples(ctx, set); err != nil {
+		return 0, 0, err
+	}
+	defer qsl.UnloadSamples(context.WithoutCancel(ctx), set)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			out := make([]loadgen.Response, batch)
+			for ctx.Err() == nil {
+				from := int(next.Add(int64(batch))) - batch
+				if from >= len(order) {
+					return
+				}
+				idx := order[from:min(from+batch, len(order))]
+				out = out[:len(idx)]
+				for i := range out {
+					out[i] = loadgen.Response{ID: loadgen.ResponseID(from + i)}
+				}
+				if err := m.Predict(ctx, idx, out); err != nil {
+					cancel(err)
+					return
+				}
+				for i := range out {
+					if out[i].Err != nil {
+						cancel(fmt.Errorf("sample %d: %w", idx[i], out[i].Err))
+						return
+					}
+				}
 			}
-			batches[k][j] = x
-		}
+		})
 	}
-	return batches, unload, nil
+	wg.Wait()
+	el := time.Since(start)
+	if err := context.Cause(ctx); err != nil {
+		return 0, el, err
+	}
+	return int64(len(order)), el, nil
 }

@@ -2,6 +2,7 @@ package benchmark
 
 import (
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"sync"
@@ -87,3 +88,5 @@ func (p *Progress) Done() {
 		fmt.Fprintln(p.w)
 	}
 }
+
+var _ spec.Progress = (*Progress)(nil)

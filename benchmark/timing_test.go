@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -45,18 +46,17 @@ func (sleepy) Close() error { return nil }
 
 // remoteEcho is a benchmark whose model sends each sample's index to the
 // kserve backend and answers what comes back.
-func remoteEcho() *Benchmark {
-	return &Benchmark{
+func remoteEcho() *spec.Benchmark {
+	return &spec.Benchmark{
 		Name: "echo", Summary: "test benchmark", ConfNames: []string{"resnet50"}, CheckerIDs: []string{"resnet"},
-		Scenarios:    []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
-		Model:        Models{Default: "synthetic", Sizes: []Size{{Name: "tiny"}}, Build: func(string, string, uint64) error { return nil }},
-		DefaultBatch: func(loadgen.Scenario, string) int { return 1 },
-		Open: func(ctx context.Context, env *Env) (*Instance, error) {
-			sess, err := env.OpenSession("", nil)
+		Scenarios: []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
+		Model:     spec.Models{Default: "synthetic", Sizes: []spec.Size{{Name: "tiny"}}},
+		Driver: &funcDriver{open: func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+			sess, err := r.Engine.OpenSession("", nil)
 			if err != nil {
 				return nil, err
 			}
-			return &Instance{
+			return &spec.Instance{
 				Model: harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
 					x := make([]int32, len(idx))
 					for i, s := range idx {
@@ -75,7 +75,7 @@ func remoteEcho() *Benchmark {
 				QSL:   &loadgentest.MemQSL{Total: 16, Performance: 16},
 				Close: func() error { return sess.Close() },
 			}, nil
-		},
+		}},
 	}
 }
 

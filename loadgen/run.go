@@ -62,7 +62,6 @@ func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*
 		res, err = runPerformance(ctx, sut, qsl, e, lw)
 	case SubmissionRun:
 		if _, err = runAccuracy(ctx, sut, qsl, e, lw); err == nil {
-			lw.resetAccuracyCount()
 			res, err = runPerformance(ctx, sut, qsl, e, lw)
 		}
 	case FindPeakPerformance:

@@ -2,13 +2,13 @@
 # make test: every test with the race detector. The full output goes to
 # out/test.log; the terminal gets each package's result, each failed test,
 # each skipped test with its reason, and the skip count
-# (internal/testreport). Exits with go test's status.
+# (cmd/testreport). Exits with go test's status.
 # Usage: scripts/test.sh [go test flags...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 mkdir -p out
-$GO build -o out/testreport ./internal/testreport || exit 1
+$GO build -o out/testreport ./cmd/testreport || exit 1
 # -timeout: the race detector makes the decoder end-to-end tests slow on 2 cores;
 # the default 10 minutes per package is too close.
 $GO test -race -count=1 -timeout 30m -json "$@" ./... | out/testreport out/test.log

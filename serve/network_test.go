@@ -3,6 +3,7 @@ package serve_test
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,7 +27,7 @@ import (
 func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
-	b, ok := benchmark.Lookup("resnet50")
+	b, ok := spec.Lookup("resnet50")
 	if !ok {
 		t.Fatal("resnet50 is not registered")
 	}
@@ -96,7 +97,7 @@ func (w *addrWriter) Write(p []byte) (int, error) {
 // contract error, over gRPC as over REST.
 func TestContractMismatchOverGRPC(t *testing.T) {
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
-	b, ok := benchmark.Lookup("resnet50")
+	b, ok := spec.Lookup("resnet50")
 	if !ok {
 		t.Fatal("resnet50 is not registered")
 	}

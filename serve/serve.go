@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"net"
 	"net/http"
@@ -131,15 +132,15 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 // Main is `mlperf serve <benchmark> [flags]`.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintf(stdout, "usage: mlperf serve <benchmark> [--listen HOST:PORT] [flags]\n\nbenchmarks: %s\n\nRun 'mlperf serve <benchmark> -h' for its flags.\n", strings.Join(benchmark.Names(), ", "))
+		fmt.Fprintf(stdout, "usage: mlperf serve <benchmark> [--listen HOST:PORT] [flags]\n\nbenchmarks: %s\n\nRun 'mlperf serve <benchmark> -h' for its flags.\n", strings.Join(spec.Names(), ", "))
 		return flag.ErrHelp
 	}
 	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
-		return benchmark.UsageError("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %s)", strings.Join(benchmark.Names(), ", "))
+		return spec.UsageError("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %s)", strings.Join(spec.Names(), ", "))
 	}
-	b, ok := benchmark.Lookup(args[0])
+	b, ok := spec.Lookup(args[0])
 	if !ok {
-		return benchmark.Unknown(args[0])
+		return spec.Unknown(args[0])
 	}
 	fs := flag.NewFlagSet("serve "+b.Name, flag.ContinueOnError)
 	var cfg Config
@@ -166,16 +167,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.Drain = drain.D
 	if err := CheckConfig(cfg); err != nil {
-		return benchmark.UsageError("%v", err)
+		return spec.UsageError("%v", err)
 	}
 	if err := backend.CheckThreads("--threads", o.Threads); err != nil {
-		return benchmark.UsageError("serve: %v", err)
+		return spec.UsageError("serve: %v", err)
 	}
 	if o.Batch < 0 {
-		return benchmark.UsageError("serve: --batch %d: want at least 1 (0: the benchmark's default)", o.Batch)
+		return spec.UsageError("serve: --batch %d: want at least 1 (0: the benchmark's default)", o.Batch)
 	}
 	if o.Device < 0 {
-		return benchmark.UsageError("serve: --device %d: want a GPU id from 0", o.Device)
+		return spec.UsageError("serve: --device %d: want a GPU id from 0", o.Device)
 	}
 	// Bind first: a port in use is said before the model loads. Serve
 	// closes the listener; an early return here closes it.
@@ -188,36 +189,30 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch *sut {
 	case "model", "null":
 	default:
-		return benchmark.UsageError("serve: --sut %q: want model or null", *sut)
+		return spec.UsageError("serve: --sut %q: want model or null", *sut)
 	}
 	cfg.Null = *sut == "null"
-	o.Extra = benchmark.Extra{}
+	o.Extra = spec.Extra{}
 	for k, v := range extra {
 		o.Extra[k] = *v
 	}
 	if o.Batch == 0 {
-		o.Batch = 1
-		if b.DefaultBatch != nil {
-			o.Batch = b.DefaultBatch(loadgen.Server, o.Backend)
-		}
+		o.Batch = b.Batch.For(loadgen.Server, o.Backend)
 	}
 	// A serving node reads no data set: the LoadGen node sends the
 	// samples. Checks of a data file pass on the synthetic one.
 	o.Data = "synthetic"
-	if b.Check != nil {
-		if err := b.Check(&o); err != nil {
-			return err
-		}
+	if err := benchmark.CheckOptions(b, &o); err != nil {
+		return err
 	}
 	cache := benchmark.CacheDir()
 	path, size, err := benchmark.ResolveModel(b, o.Model, cache, stderr)
 	if err != nil {
 		return err
 	}
-	env := &benchmark.Env{Options: o, Benchmark: b, ModelPath: path, SyntheticSize: size, CacheDir: cache, Stderr: stderr, Stdout: stdout}
-	if b.Generator != nil && !cfg.Null {
+	if benchmark.Generates(b) && !cfg.Null {
 		// A decoder: /v1/completions over the local greedy decoder.
-		gen, closeGen, err := b.Generator(ctx, env)
+		gen, closeGen, err := benchmark.OpenGenerator(ctx, b, o, path, size, stdout, stderr)
 		if err != nil {
 			return err
 		}
@@ -227,7 +222,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "serving %s (%s, continuous batching of %d) over OpenAI completions at http://%s/v1/completions\n", b.Name, path, o.Batch, addr)
 		})
 	}
-	sess, err := env.OpenSession(path, nil)
+	sess, err := benchmark.OpenLocal(&o, path, nil)
 	if err != nil {
 		return err
 	}

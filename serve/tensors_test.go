@@ -3,6 +3,7 @@ package serve_test
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +27,7 @@ func TestTensorBenchmarksOverKServeMatchLocal(t *testing.T) {
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
 	for _, name := range []string{"bert", "retinanet", "unet3d"} {
 		t.Run(name, func(t *testing.T) {
-			b, ok := benchmark.Lookup(name)
+			b, ok := spec.Lookup(name)
 			if !ok {
 				t.Fatalf("%s is not registered", name)
 			}
@@ -47,7 +48,7 @@ func TestTensorBenchmarksOverKServeMatchLocal(t *testing.T) {
 			var lastErr string // the last run's stderr
 			run := func(o benchmark.Options) string {
 				o.Scenario, o.Mode, o.Data, o.Count, o.Out = loadgen.Offline, loadgen.AccuracyOnly, "synthetic", 4, t.TempDir()
-				o.Extra = benchmark.Extra{} // the flags' defaults, as the CLI fills them
+				o.Extra = spec.Extra{} // the flags' defaults, as the CLI fills them
 				for _, op := range b.Options {
 					if !op.Bool {
 						o.Extra[op.Name] = op.Default

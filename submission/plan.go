@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/loadgen"
@@ -21,7 +22,7 @@ import (
 // flags of `mlperf submission` into them).
 type Options struct {
 	// Benchmark is the benchmark submitted.
-	Benchmark *benchmark.Benchmark
+	Benchmark *spec.Benchmark
 	// RunOptions are the runs' settings (model, data, backend, user.conf,
 	// ...); the scenario, mode, output folder and seeds are set per run.
 	RunOptions benchmark.Options
@@ -252,7 +253,7 @@ func systemTypesOf(r *check.Round, id string) []string {
 
 // runnable refuses a scenario the benchmark cannot run (Interactive is
 // Server's LLM variant).
-func runnable(b *benchmark.Benchmark, sc string) error {
+func runnable(b *spec.Benchmark, sc string) error {
 	lg := sc
 	if sc == "Interactive" {
 		lg = "Server"
@@ -407,7 +408,7 @@ func (p *Plan) Write(ctx context.Context, scs []Scenario, stderr io.Writer) ([]s
 		Out: p.Out, Division: p.Division, Submitter: p.Submitter, System: p.SystemName, SystemJSON: p.System, Round: p.Round,
 		Benchmark: p.CheckerID, TEST01DType: p.TEST01DType, Log: stderr, Measurements: p.Measurements, Scenarios: scs, Work: p.Work,
 	}
-	if p.Benchmark.Score != nil {
+	if p.Benchmark.Driver != nil {
 		tree.Score = compliance.ScorerOf(ctx, p.Benchmark, p.RunOptions, stderr)
 	}
 	return tree.Write()

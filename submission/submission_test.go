@@ -14,14 +14,15 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/benchmarktest"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/check"
-	"github.com/mlperf-go/inference/internal/fakebench"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-var fake = fakebench.New(256, 200*time.Microsecond)
+var fake = benchmarktest.New(256, 200*time.Microsecond)
 
-func init() { benchmark.Register(fake) }
+func init() { spec.Register(fake) }
 
 // gates are the checks a short run on a test benchmark cannot pass: the
 // 600 s minimum duration, the data set size and sample counts of the real
@@ -180,8 +181,8 @@ func TestRunsOfAnotherRoundFailItsSeeds(t *testing.T) {
 }
 
 // fakeBench is a descriptor for plans of --from runs (nothing runs).
-func fakeBench(name string, ids []string, scenarios ...loadgen.Scenario) *benchmark.Benchmark {
-	return &benchmark.Benchmark{Name: name, CheckerIDs: ids, ConfNames: []string{name}, Scenarios: scenarios, Model: benchmark.Models{Default: "synthetic"}}
+func fakeBench(name string, ids []string, scenarios ...loadgen.Scenario) *spec.Benchmark {
+	return &spec.Benchmark{Name: name, CheckerIDs: ids, ConfNames: []string{name}, Scenarios: scenarios, Model: spec.Models{Default: "synthetic"}}
 }
 
 // NewPlan applies each round's tables: the model id the round lists, the
@@ -196,7 +197,7 @@ func TestNewPlanAppliesTheRoundsTables(t *testing.T) {
 	gptj := fakeBench("gptj", []string{"gptj-99", "gptj-99.9"}, all...)
 	resnet := fakeBench("resnet50", []string{"resnet"}, all...)
 	for _, c := range []struct {
-		b          *benchmark.Benchmark
+		b          *spec.Benchmark
 		round, typ string
 		id         string
 		sys        check.SystemType

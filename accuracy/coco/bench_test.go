@@ -1,6 +1,7 @@
 package coco
 
 import (
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -11,12 +12,12 @@ import (
 // ground-truth boxes each over 264 categories (skewed towards low ids, as
 // real class frequencies are), and detsPer detections per image, 40% of
 // them near a ground truth box, with float32 boxes and scores.
-func synthCOCO(nImg, detsPer int, seed uint64) (*GroundTruth, []Detection) {
+func synthCOCO(nImg, detsPer int, seed uint64) (*cocojson.GroundTruth, []Detection) {
 	rng := rand.New(rand.NewPCG(seed, 0x636f636f))
 	const K = 264
-	gt := &GroundTruth{}
+	gt := &cocojson.GroundTruth{}
 	for k := range K {
-		gt.Categories = append(gt.Categories, Category{ID: int64(k), Name: "c" + strconv.Itoa(k)})
+		gt.Categories = append(gt.Categories, cocojson.Category{ID: int64(k), Name: "c" + strconv.Itoa(k)})
 	}
 	f32 := func(v float64) float64 { return float64(float32(v)) }
 	sizes := [][2]float64{{1024, 683}, {1024, 768}, {683, 1024}, {800, 533}, {1024, 1024}}
@@ -25,7 +26,7 @@ func synthCOCO(nImg, detsPer int, seed uint64) (*GroundTruth, []Detection) {
 	for i := range nImg {
 		sz := sizes[rng.IntN(len(sizes))]
 		id := int64(i + 1)
-		gt.Images = append(gt.Images, Image{ID: id, Width: sz[0], Height: sz[1]})
+		gt.Images = append(gt.Images, cocojson.Image{ID: id, Width: sz[0], Height: sz[1]})
 		first := len(gt.Annotations)
 		for range 1 + rng.IntN(13) {
 			w, h := f32(4+rng.Float64()*sz[0]/2), f32(4+rng.Float64()*sz[1]/2)
@@ -34,7 +35,7 @@ func synthCOCO(nImg, detsPer int, seed uint64) (*GroundTruth, []Detection) {
 			if rng.IntN(20) == 0 {
 				crowd = 1
 			}
-			gt.Annotations = append(gt.Annotations, Annotation{
+			gt.Annotations = append(gt.Annotations, cocojson.Annotation{
 				ID: int64(len(gt.Annotations) + 1), ImageID: id, CategoryID: cat(), BBox: b, Area: w * h, IsCrowd: crowd})
 		}
 		anns := gt.Annotations[first:]

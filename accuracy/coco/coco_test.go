@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"math"
 	"os"
 	"path/filepath"
@@ -110,9 +111,9 @@ func sha256Floats(v []float64) string {
 	return hex.EncodeToString(s[:])
 }
 
-func (c cocoCase) load(t testing.TB) (*GroundTruth, []Detection) {
+func (c cocoCase) load(t testing.TB) (*cocojson.GroundTruth, []Detection) {
 	t.Helper()
-	gt, err := DecodeGroundTruth(bytes.NewReader(c.GT), "case")
+	gt, err := cocojson.DecodeGroundTruth(bytes.NewReader(c.GT), "case")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestCOCODetectionOrderMatters(t *testing.T) {
 func TestScoreOpenImagesGolden(t *testing.T) {
 	g := readCOCOGolden(t)
 	dir := filepath.Join(cocoTestdata, "openimages")
-	gt, err := ReadGroundTruth(filepath.Join(dir, "annotations.json"))
+	gt, err := cocojson.ReadGroundTruth(filepath.Join(dir, "annotations.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package coco
 import (
 	"cmp"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"runtime"
 	"slices"
 	"sync"
@@ -80,7 +81,7 @@ func (e *Eval) RecallAt(t, k, a, m int) float64 {
 // gets id i+1 as in loadRes. A detection whose image is not in gt or whose
 // category is not one of gt's categories is an error. Categories are
 // evaluated in parallel; dets and gt are only read.
-func Evaluate(gt *GroundTruth, dets []Detection, cfg EvalConfig) (*Eval, error) {
+func Evaluate(gt *cocojson.GroundTruth, dets []Detection, cfg EvalConfig) (*Eval, error) {
 	imgIDs := cfg.ImageIDs
 	if imgIDs == nil {
 		imgIDs = make([]int64, len(gt.Images))

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,9 +27,9 @@ const miniGT = `{"info": {"dataset": "x"}, "categories": [
  {"id": 3, "image_id": 2, "category_id": 0, "bbox": [0, 0, 1024, 683], "area": 699392, "iscrowd": true},
  {"id": 4, "image_id": 2, "category_id": 2, "bbox": [100, 100, 96, 96], "area": 9216, "iscrowd": 0}]}`
 
-func miniGroundTruth(t testing.TB) *GroundTruth {
+func miniGroundTruth(t testing.TB) *cocojson.GroundTruth {
 	t.Helper()
-	gt, err := DecodeGroundTruth(strings.NewReader(miniGT), "mini.json")
+	gt, err := cocojson.DecodeGroundTruth(strings.NewReader(miniGT), "mini.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,33 +53,6 @@ func logOf(entries ...string) string {
 
 func logEntry(seq, qsl int, data []byte) string {
 	return fmt.Sprintf(`{ "seq_id" : %d, "qsl_idx" : %d, "data" : "%s" }`, seq, qsl, strings.ToUpper(hex.EncodeToString(data)))
-}
-
-func TestCOCOGroundTruthBadInputs(t *testing.T) {
-	for name, c := range map[string]struct{ json, want string }{
-		"not json":      {`{"images": [`, "bad.json"},
-		"not an object": {`[1, 2]`, "not a JSON object"},
-		"no images":     {`{"annotations": [], "categories": []}`, `no "images"`},
-		"images twice":  {`{"images": [], "images": [], "annotations": [], "categories": []}`, "twice"},
-		"short bbox": {`{"images": [], "categories": [], "annotations": [
-			{"id": 1, "image_id": 1, "category_id": 1, "area": 3, "bbox": [1, 2, 3]}]}`, "annotations: entry 0 (id 1): bbox has 3 values"},
-		"no area": {`{"images": [], "categories": [], "annotations": [
-			{"id": 1, "image_id": 1, "category_id": 1, "area": 2, "bbox": [1, 2, 3, 4]}, {"id": 7, "image_id": 1, "category_id": 1, "bbox": [1, 2, 3, 4]}]}`, "entry 1 (id 7): no area"},
-		"fractional id": {`{"images": [{"id": 1.5, "width": 1, "height": 1}], "categories": [], "annotations": []}`, "images: entry 0: id 1.5 is not an integer"},
-		"no width":      {`{"images": [{"id": 1, "height": 1}], "categories": [], "annotations": []}`, "no width"},
-		"string bbox": {`{"images": [], "categories": [], "annotations": [
-			{"id": 1, "image_id": 1, "category_id": 1, "area": 3, "bbox": "x"}]}`, "annotations: entry 0"},
-		"bad iscrowd": {`{"images": [], "categories": [], "annotations": [
-			{"id": 1, "image_id": 1, "category_id": 1, "area": 3, "bbox": [1, 2, 3, 4], "iscrowd": "yes"}]}`, "iscrowd"},
-		"duplicate ids": {`{"images": [], "categories": [], "annotations": [
-			{"id": 4, "image_id": 1, "category_id": 1, "area": 3, "bbox": [1, 2, 3, 4]},
-			{"id": 4, "image_id": 1, "category_id": 1, "area": 3, "bbox": [1, 2, 3, 4]}]}`, "annotations 0 and 1 share id 4"},
-	} {
-		_, err := DecodeGroundTruth(strings.NewReader(c.json), "bad.json")
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "accuracy: bad.json: ") || !errors.Is(err, ErrMalformed) {
-			t.Errorf("%s: err = %v, want ErrMalformed naming bad.json and %q", name, err, c.want)
-		}
-	}
 }
 
 func TestScoreOpenImagesBadInputs(t *testing.T) {
@@ -268,7 +242,7 @@ func FuzzCOCOGroundTruth(f *testing.F) {
 	f.Add([]byte(miniGT))
 	f.Add([]byte(`{"images": [{"id": 5, "width": 1, "height": 1}], "categories": [{"id": -3}], "annotations": [{"id": 0, "image_id": 5, "category_id": -3, "bbox": [0, 0, -1, 1e308], "area": -1, "iscrowd": 2.5}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		gt, err := DecodeGroundTruth(strings.NewReader(string(b)), "fuzz.json")
+		gt, err := cocojson.DecodeGroundTruth(strings.NewReader(string(b)), "fuzz.json")
 		if err != nil {
 			if !errors.Is(err, ErrMalformed) {
 				t.Fatalf("error without ErrMalformed: %v", err)

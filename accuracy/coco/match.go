@@ -2,6 +2,7 @@ package coco
 
 import (
 	"cmp"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"math"
 	"slices"
 )
@@ -55,7 +56,7 @@ func scoreKey(s float64) uint64 {
 // accumulate. Its buffers are reused from one category to the next; it is
 // owned by one goroutine.
 type cocoWorker struct {
-	gt      *GroundTruth
+	gt      *cocojson.GroundTruth
 	dets    []Detection
 	detRank []int32
 	gtRank  []int32

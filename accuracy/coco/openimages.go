@@ -3,6 +3,7 @@ package coco
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"math"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -35,7 +36,7 @@ type OpenImagesConfig struct {
 // accuracy-openimages.py does. It is read-only after
 // NewRetinaNetDecoder and safe for concurrent use.
 type RetinaNetDecoder struct {
-	gt     *GroundTruth
+	gt     *cocojson.GroundTruth
 	cfg    OpenImagesConfig
 	cats   *idIndex
 	invMap []int64
@@ -43,7 +44,7 @@ type RetinaNetDecoder struct {
 
 // NewRetinaNetDecoder returns a decoder for responses to the images of gt,
 // indexed by qsl_idx in file order.
-func NewRetinaNetDecoder(gt *GroundTruth, cfg OpenImagesConfig) *RetinaNetDecoder {
+func NewRetinaNetDecoder(gt *cocojson.GroundTruth, cfg OpenImagesConfig) *RetinaNetDecoder {
 	d := &RetinaNetDecoder{gt: gt, cfg: cfg, invMap: []int64{0}}
 	ids := make([]int64, len(gt.Categories))
 	for i, c := range gt.Categories {
@@ -176,7 +177,7 @@ func (r *OpenImagesResult) Pass(target float64) bool { return r.MAP() >= target 
 // qsl_idx is decoded (RetinaNetDecoder), every such image is evaluated
 // (params.imgIds), and COCO bbox evaluation runs over them. Where the
 // script crashes because no image has a detection, this scores 0.
-func ScoreOpenImages(logPath string, gt *GroundTruth, cfg OpenImagesConfig) (*OpenImagesResult, error) {
+func ScoreOpenImages(logPath string, gt *cocojson.GroundTruth, cfg OpenImagesConfig) (*OpenImagesResult, error) {
 	dec := NewRetinaNetDecoder(gt, cfg)
 	var dets []Detection
 	var imgIDs []int64

@@ -3,8 +3,8 @@ package dice
 import (
 	"errors"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/kits19"
 	"io"
-	"math"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/internal/pynum"
@@ -65,21 +65,6 @@ func NewCase(name string, pred, gt []uint8) (Case, error) {
 		return Case{}, fmt.Errorf("%w (case %s)", err, name)
 	}
 	return Case{Case: name, Kidney: k, Tumor: t, Composite: pynum.Sum([]float64{k, t}) / 2}, nil
-}
-
-// Labels converts voxel values to labels as the reference's
-// get_fdata().astype(np.uint8) does for valid KiTS19 volumes (truncation
-// toward zero); a value whose label is not 0, 1 or 2, or NaN, is an error.
-func Labels(v []float64) ([]uint8, error) {
-	out := make([]uint8, len(v))
-	for i, f := range v {
-		t := math.Trunc(f)
-		if !(t >= 0 && t <= 2) {
-			return nil, fmt.Errorf("accuracy: dice: voxel %d is %v, not a KiTS19 label (0, 1, 2)", i, f)
-		}
-		out[i] = uint8(t)
-	}
-	return out, nil
 }
 
 // Result is the evaluation summary: the cases in the data set's order
@@ -170,7 +155,7 @@ func ScoreKiTS19Log(logPath string, d accuracy.DType, cases []string, truth func
 			if err != nil {
 				return Result{}, err
 			}
-			if pred, err = Labels(v); err != nil {
+			if pred, err = kits19.Labels(v); err != nil {
 				return Result{}, fmt.Errorf("%w (%s, seq_id %d)", err, name, e.SeqID)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mlperf-go/inference/datasets/kits19"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,7 @@ func loadLabels(t *testing.T, path string) ([]uint8, []int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := Labels(img.Data)
+	l, err := kits19.Labels(img.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +132,6 @@ func TestDiceEdgeCases(t *testing.T) {
 	}
 	if _, _, err := Dice([]uint8{0}, []uint8{0, 1}); err == nil || !strings.Contains(err.Error(), "prediction of 1 voxels, ground truth of 2") {
 		t.Errorf("lengths: %v", err)
-	}
-	if _, err := Labels([]float64{0, 2.5, -0.5}); err != nil {
-		t.Errorf("2.5 and -0.5 truncate to labels: %v", err)
-	}
-	if _, err := Labels([]float64{3}); err == nil {
-		t.Error("3 is not a label")
 	}
 }
 

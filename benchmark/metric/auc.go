@@ -1,50 +1,50 @@
 package metric
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
+	"github.com/mlperf-go/inference/benchmark/spec"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/auc"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-func init() {
-	Register("auc", "DLRMv2 ROC AUC of an accuracy log or of (prediction, label) pairs (accuracy-dlrm.py)", metricAUC)
+// AUCOptions are the inputs of AUC: one of Log and Pairs.
+type AUCOptions struct {
+	// Log is an mlperf_log_accuracy.json whose responses are (prediction,
+	// label) pairs of type DType (float32, the reference's, when "").
+	Log, DType string
+	// Samples, with Log, is the number of aggregated samples; a larger
+	// qsl_idx is an error (0: no check).
+	Samples int
+	// Pairs is instead an N×2 .npy of (prediction, label) rows.
+	Pairs string
 }
 
-func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric auc", flag.ContinueOnError)
-	logPath := fs.String("log", "", "mlperf_log_accuracy.json whose responses are float32 (prediction, label) pairs")
-	pairs := fs.String("pairs", "", "instead of --log: an N×2 .npy of (prediction, label) rows")
-	dtype := fs.String("dtype", "float32", "response type of --log: float32 (the reference), int32 or int64")
-	samples := fs.Int("samples", 0, "with --log: the number of aggregated samples; a larger qsl_idx is an error (330067 for the full data set; 0: no check)")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
-	}
+// AUC is accuracy-dlrm.py's ROC AUC.
+func AUC(o AUCOptions) (*spec.Score, error) {
 	var r auc.DLRMResult
 	switch {
-	case (*logPath == "") == (*pairs == ""):
-		return usageError("give one of --log FILE or --pairs FILE.npy")
-	case *logPath != "":
-		dt, err := accuracy.ParseDType(*dtype)
-		if err != nil {
-			return usageError("--dtype: %v", err)
+	case (o.Log == "") == (o.Pairs == ""):
+		return nil, usageError("give one of --log FILE or --pairs FILE.npy")
+	case o.Log != "":
+		if o.DType == "" {
+			o.DType = "float32"
 		}
-		if r, err = auc.ScoreDLRM(*logPath, dt, *samples); err != nil {
-			return err
+		dt, err := accuracy.ParseDType(o.DType)
+		if err != nil {
+			return nil, usageError("--dtype: %v", err)
+		}
+		if r, err = auc.ScoreDLRM(o.Log, dt, o.Samples); err != nil {
+			return nil, err
 		}
 	default:
-		a, err := preprocess.LoadNpyArray(*pairs)
+		a, err := preprocess.LoadNpyArray(o.Pairs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(a.Shape) != 2 || a.Shape[1] != 2 {
-			return fmt.Errorf("accuracy: %s: shape %v, want (N, 2) rows of (prediction, label)", *pairs, a.Shape)
+			return nil, fmt.Errorf("accuracy: %s: shape %v, want (N, 2) rows of (prediction, label)", o.Pairs, a.Shape)
 		}
 		v := a.Float64s()
 		p, l := make([]float32, a.Shape[0]), make([]float32, a.Shape[0])
@@ -52,8 +52,8 @@ func metricAUC(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			p[i], l[i] = float32(v[2*i]), float32(v[2*i+1])
 		}
 		if r, err = auc.ScoreDLRMPairs(p, l, 1); err != nil {
-			return fmt.Errorf("%w (%s)", err, *pairs)
+			return nil, fmt.Errorf("%w (%s)", err, o.Pairs)
 		}
 	}
-	return mo.Finish(stdout, []string{r.String()})
+	return lines(r.String()), nil
 }

@@ -1,38 +1,30 @@
 package metric
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"slices"
 
-	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/clip"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-func init() {
-	Register("clip", "CLIP score of paired image and text feature vectors (SDXL tools/clip)", metricCLIP)
+// CLIPOptions are the inputs of CLIP: N×D float32 .npy files of image
+// embeddings and of the captions' text embeddings, in the same order.
+type CLIPOptions struct {
+	ImageFeatures, TextFeatures string
 }
 
-func metricCLIP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric clip", flag.ContinueOnError)
-	img := fs.String("image-features", "", "N×D float32 .npy of CLIP image embeddings (required)")
-	txt := fs.String("text-features", "", "N×D float32 .npy of the captions' text embeddings, same order (required)")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
+// CLIP is the mean CLIP score of SDXL's tools/clip.
+func CLIP(o CLIPOptions) (*spec.Score, error) {
+	if o.ImageFeatures == "" || o.TextFeatures == "" {
+		return nil, usageError("--image-features FILE and --text-features FILE are required")
 	}
-	if *img == "" || *txt == "" {
-		return usageError("--image-features FILE and --text-features FILE are required")
-	}
-	_, mean, err := clipFromFiles(*img, *txt)
+	_, mean, err := clipFromFiles(o.ImageFeatures, o.TextFeatures)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return mo.Finish(stdout, []string{fmt.Sprintf("{'CLIP_SCORE': '%s'}", pyRepr(mean))})
+	return lines(fmt.Sprintf("{'CLIP_SCORE': '%s'}", pyRepr(mean))), nil
 }
 
 func clipFromFiles(imgPath, txtPath string) ([]float64, float64, error) {
@@ -53,6 +45,3 @@ func clipFromFiles(imgPath, txtPath string) ([]float64, float64, error) {
 	}
 	return s, m, nil
 }
-
-// pyRepr is Python's str() of a float64.
-func pyRepr(x float64) string { return accuracy.PyFloatRepr(x) }

@@ -1,10 +1,9 @@
 package metric
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/datasets/kits19"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,70 +14,77 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-func init() {
-	Register("dice", "KiTS19 mean DICE of predicted label volumes or a 3D-UNet accuracy log (accuracy_kits.py)", metricDice)
+// DiceOptions are the inputs of Dice: GT and one of Pred and Log.
+type DiceOptions struct {
+	// GT is the ground truth folder: the reference's preprocessed_data
+	// (nifti/<case>/segmentation.nii.gz), or <case>/segmentation.nii.gz,
+	// <case>.nii[.gz] or <case>.npy.
+	GT string
+	// Pred is a predictions folder: <case>/prediction.nii.gz,
+	// <case>.nii[.gz] or <case>.npy.
+	Pred string
+	// Log is instead an mlperf_log_accuracy.json, one entry per case
+	// (qsl_idx: the case's index in sorted order), responses of type DType
+	// (uint8 when "").
+	Log, DType string
+	// Summary, if set, is where summary.csv (per case and mean) is
+	// written.
+	Summary string
 }
 
-func metricDice(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric dice", flag.ContinueOnError)
-	gt := fs.String("gt", "", "ground truth folder: the reference's preprocessed_data (nifti/<case>/segmentation.nii.gz) or <case>/segmentation.nii.gz, <case>.nii[.gz] or <case>.npy (uint8) (required)")
-	pred := fs.String("pred", "", "predictions folder: <case>/prediction.nii.gz (the reference's postprocessed_data), <case>.nii[.gz] or <case>.npy")
-	logPath := fs.String("log", "", "instead of --pred: mlperf_log_accuracy.json, one entry per case; qsl_idx is the case's index in sorted order, the shape the ground truth's")
-	dtype := fs.String("dtype", "uint8", "response type of --log (accuracy_kits.py --output_dtype)")
-	csv := fs.String("summary", "", "also write summary.csv (per case and mean) here")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
+// Dice is accuracy_kits.py's mean DICE over the cases.
+func Dice(o DiceOptions) (*spec.Score, error) {
+	if o.GT == "" || (o.Pred == "") == (o.Log == "") {
+		return nil, usageError("--gt DIR and one of --pred DIR or --log FILE are required")
 	}
-	if *gt == "" || (*pred == "") == (*logPath == "") {
-		return usageError("--gt DIR and one of --pred DIR or --log FILE are required")
-	}
-	gtDir := *gt
+	gtDir := o.GT
 	if st, err := os.Stat(filepath.Join(gtDir, "nifti")); err == nil && st.IsDir() {
 		gtDir = filepath.Join(gtDir, "nifti")
 	}
 	cases, err := kitsCases(gtDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	truth := func(c string) ([]uint8, error) { return kitsVolume(gtDir, c, "segmentation") }
 	var r dice.Result
-	if *logPath != "" {
-		dt, err := accuracy.ParseDType(*dtype)
-		if err != nil {
-			return usageError("--dtype: %v", err)
+	if o.Log != "" {
+		if o.DType == "" {
+			o.DType = "uint8"
 		}
-		if r, err = dice.ScoreKiTS19Log(*logPath, dt, cases, truth); err != nil {
-			return err
+		dt, err := accuracy.ParseDType(o.DType)
+		if err != nil {
+			return nil, usageError("--dtype: %v", err)
+		}
+		if r, err = dice.ScoreKiTS19Log(o.Log, dt, cases, truth); err != nil {
+			return nil, err
 		}
 	} else {
 		var scores []dice.Case
 		for _, c := range cases {
 			g, err := truth(c)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			p, err := kitsVolume(*pred, c, "prediction")
+			p, err := kitsVolume(o.Pred, c, "prediction")
 			if err != nil {
-				return err
+				return nil, err
 			}
 			s, err := dice.NewCase(c, p, g)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			scores = append(scores, s)
 		}
 		if r, err = dice.Summarize(scores); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if *csv != "" {
-		if err := os.WriteFile(*csv, []byte(r.CSV()), 0o644); err != nil {
-			return fmt.Errorf("accuracy: %w", err)
+	if o.Summary != "" {
+		if err := os.WriteFile(o.Summary, []byte(r.CSV()), 0o644); err != nil {
+			return nil, fmt.Errorf("accuracy: %w", err)
 		}
 	}
-	return mo.Finish(stdout, []string{r.String()})
+	return lines(r.String()), nil
 }
 
 // kitsSuffixes are the file forms of a case, in the order tried.
@@ -139,7 +145,7 @@ func kitsVolume(dir, c, kind string) ([]uint8, error) {
 			}
 			v = img.Data
 		}
-		l, err := dice.Labels(v)
+		l, err := kits19.Labels(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, p)
 		}

@@ -1,61 +1,61 @@
 package metric
 
 import (
-	"context"
-	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 
 	"github.com/mlperf-go/inference/accuracy/fid"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-func init() {
-	Register("fid", "FID between two feature sets or statistics files (SDXL tools/fid); with CLIP features, the full SDXL line", metricFID)
+// FIDOptions are the inputs of FID: one of FeaturesA and StatsA, one of
+// FeaturesB and StatsB, and optionally CLIP's features.
+type FIDOptions struct {
+	// FeaturesA and FeaturesB are N×D .npy feature matrices (e.g. 2048-d
+	// pool3 activations); StatsA and StatsB instead .npz files of mu and
+	// sigma (the reference's val2014.npz).
+	FeaturesA, FeaturesB, StatsA, StatsB string
+	// ImageFeatures and TextFeatures, together, add the CLIP score: the
+	// line is then SDXL's.
+	ImageFeatures, TextFeatures string
+	// Warn receives the reference's note on a singular product (nil:
+	// none).
+	Warn io.Writer
 }
 
-func metricFID(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric fid", flag.ContinueOnError)
-	fa := fs.String("features-a", "", "N×D .npy of the first set's features (e.g. the generated images' 2048-d pool3 activations)")
-	fb := fs.String("features-b", "", "N×D .npy of the second set's features")
-	sa := fs.String("stats-a", "", "instead of --features-a: .npz with mu and sigma (the reference's val2014.npz)")
-	sb := fs.String("stats-b", "", "instead of --features-b: .npz with mu and sigma")
-	img := fs.String("image-features", "", "optional: image features for the CLIP score (see --metric clip); prints the SDXL line")
-	txt := fs.String("text-features", "", "optional: text features for the CLIP score")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
+// FID is the Fréchet distance of SDXL's tools/fid, or with CLIP features
+// the full SDXL line.
+func FID(o FIDOptions) (*spec.Score, error) {
+	if (o.FeaturesA == "") == (o.StatsA == "") || (o.FeaturesB == "") == (o.StatsB == "") {
+		return nil, usageError("give one of --features-a or --stats-a, and one of --features-b or --stats-b")
 	}
-	if (*fa == "") == (*sa == "") || (*fb == "") == (*sb == "") {
-		return usageError("give one of --features-a or --stats-a, and one of --features-b or --stats-b")
-	}
-	mu1, s1, err := fidStats(*fa, *sa)
+	mu1, s1, err := fidStats(o.FeaturesA, o.StatsA)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	mu2, s2, err := fidStats(*fb, *sb)
+	mu2, s2, err := fidStats(o.FeaturesB, o.StatsB)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dist, info, err := fid.FrechetDistance(mu1, s1, mu2, s2)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if info.Offset {
-		fmt.Fprintf(stderr, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", fid.Eps)
+	if info.Offset && o.Warn != nil {
+		fmt.Fprintf(o.Warn, "fid calculation produces singular product; adding %v to diagonal of cov estimates\n", fid.Eps)
 	}
-	if (*img == "") != (*txt == "") {
-		return usageError("--image-features and --text-features go together")
+	if (o.ImageFeatures == "") != (o.TextFeatures == "") {
+		return nil, usageError("--image-features and --text-features go together")
 	}
-	if *img == "" {
-		return mo.Finish(stdout, []string{fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(dist))})
+	if o.ImageFeatures == "" {
+		return lines(fmt.Sprintf("{'FID_SCORE': '%s'}", pyRepr(dist))), nil
 	}
-	_, clipScore, err := clipFromFiles(*img, *txt)
+	_, clipScore, err := clipFromFiles(o.ImageFeatures, o.TextFeatures)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return mo.Finish(stdout, []string{fid.SDXLResult{FID: dist, CLIP: clipScore}.String()})
+	return lines(fid.SDXLResult{FID: dist, CLIP: clipScore}.String()), nil
 }
 
 // fidStats loads a feature matrix (mean and covariance computed) or an

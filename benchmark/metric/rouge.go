@@ -2,65 +2,62 @@ package metric
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy/rouge"
 )
 
-func init() {
-	Register("rouge", "ROUGE-1/2/L/Lsum of predictions against references (GPT-J evaluation.py, Llama 2 evaluate-accuracy.py)", metricRouge)
+// ROUGEOptions are the inputs of ROUGE.
+type ROUGEOptions struct {
+	// Predictions and References are a JSON array of strings or text with
+	// one per line, in the same order.
+	Predictions, References string
+	// Tokens, if set, is a JSON array of generated token counts
+	// (gen_tok_len, tokens_per_sample).
+	Tokens string
+	// Format is gptj or llama2 ("": llama2 with Tokens, else gptj).
+	Format string
 }
 
-func metricRouge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric rouge", flag.ContinueOnError)
-	preds := fs.String("predictions", "", "predictions: a JSON array of strings, or text with one prediction per line (required)")
-	refs := fs.String("references", "", "references, in the same form and order (required)")
-	tokens := fs.String("tokens", "", "optional JSON array of generated token counts (gen_tok_len, tokens_per_sample)")
-	format := fs.String("format", "", "print as gptj or llama2 (default: llama2 when --tokens is given, else gptj)")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
+// ROUGE is ROUGE-1/2/L/Lsum as GPT-J's evaluation.py or Llama 2's
+// evaluate-accuracy.py print it.
+func ROUGE(o ROUGEOptions) (*spec.Score, error) {
+	if o.Predictions == "" || o.References == "" {
+		return nil, usageError("--predictions FILE and --references FILE are required")
 	}
-	if *preds == "" || *refs == "" {
-		return usageError("--predictions FILE and --references FILE are required")
+	if o.Format != "" && o.Format != "gptj" && o.Format != "llama2" {
+		return nil, usageError("--format %q: want gptj or llama2", o.Format)
 	}
-	p, err := readTexts(*preds)
+	p, err := readTexts(o.Predictions)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r, err := readTexts(*refs)
+	r, err := readTexts(o.References)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var counts []int
-	if *tokens != "" {
-		b, err := os.ReadFile(*tokens)
+	if o.Tokens != "" {
+		b, err := os.ReadFile(o.Tokens)
 		if err != nil {
-			return fmt.Errorf("accuracy: %w", err)
+			return nil, fmt.Errorf("accuracy: %w", err)
 		}
 		if err := json.Unmarshal(b, &counts); err != nil {
-			return fmt.Errorf("accuracy: %s: want a JSON array of integers: %v", *tokens, err)
+			return nil, fmt.Errorf("accuracy: %s: want a JSON array of integers: %v", o.Tokens, err)
 		}
 	}
 	res, err := rouge.Evaluate(p, r, counts)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	switch f := *format; {
-	case f == "gptj" || (f == "" && counts == nil):
-		return mo.Finish(stdout, []string{res.GPTJString()})
-	case f == "llama2" || f == "":
-		return mo.Finish(stdout, []string{res.Llama2String()})
-	default:
-		return usageError("--format %q: want gptj or llama2", f)
+	if o.Format == "gptj" || (o.Format == "" && counts == nil) {
+		return lines(res.GPTJString()), nil
 	}
+	return lines(res.Llama2String()), nil
 }
 
 // readTexts reads a JSON array of strings (a file starting with '['),

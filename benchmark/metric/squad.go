@@ -1,52 +1,47 @@
 package metric
 
 import (
-	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 
 	"github.com/mlperf-go/inference/accuracy/squadeval"
 	"github.com/mlperf-go/inference/datasets/squad"
 )
 
-func init() {
-	Register("squad", "SQuAD v1.1 EM/F1 of predictions.json against dev-v1.1.json (evaluate_v1.1.py)", metricSquad)
+// SQuADOptions are the inputs of SQuAD.
+type SQuADOptions struct {
+	// Predictions is predictions.json ({question id: answer text}); Data
+	// the dev-v1.1.json.
+	Predictions, Data string
 }
 
-func metricSquad(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric squad", flag.ContinueOnError)
-	preds := fs.String("predictions", "", "predictions.json: {question id: answer text} (required)")
-	data := fs.String("data", "", "dev-v1.1.json (required)")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
+// SQuAD is evaluate_v1.1.py: exact match and F1, after a line for each
+// unanswered question.
+func SQuAD(o SQuADOptions) (*spec.Score, error) {
+	if o.Predictions == "" || o.Data == "" {
+		return nil, usageError("--predictions FILE and --data dev-v1.1.json are required")
 	}
-	if *preds == "" || *data == "" {
-		return usageError("--predictions FILE and --data dev-v1.1.json are required")
-	}
-	ds, err := squad.Load(*data)
+	ds, err := squad.Load(o.Data)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := os.ReadFile(*preds)
+	b, err := os.ReadFile(o.Predictions)
 	if err != nil {
-		return fmt.Errorf("accuracy: %w", err)
+		return nil, fmt.Errorf("accuracy: %w", err)
 	}
 	var p map[string]string
 	if err := json.Unmarshal(b, &p); err != nil {
-		return fmt.Errorf("accuracy: %s: want a JSON object of question id to answer text: %v", *preds, err)
+		return nil, fmt.Errorf("accuracy: %s: want a JSON object of question id to answer text: %v", o.Predictions, err)
 	}
 	r, err := squadeval.Score(ds, p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var lines []string
+	var l []string
 	for _, id := range r.Unanswered {
-		lines = append(lines, fmt.Sprintf("Unanswered question %s will receive score 0.", id))
+		l = append(l, fmt.Sprintf("Unanswered question %s will receive score 0.", id))
 	}
-	return mo.Finish(stdout, append(lines, r.String()))
+	return lines(append(l, r.String())...), nil
 }

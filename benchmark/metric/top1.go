@@ -2,10 +2,8 @@ package metric
 
 import (
 	"bufio"
-	"context"
-	"flag"
 	"fmt"
-	"io"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"strconv"
 	"strings"
@@ -13,36 +11,38 @@ import (
 	"github.com/mlperf-go/inference/accuracy"
 )
 
-func init() {
-	Register("top1", "ImageNet top-1 of an accuracy log against val_map.txt (accuracy-imagenet.py)", metricTop1)
+// Top1Options are the inputs of Top1.
+type Top1Options struct {
+	// Log is the mlperf_log_accuracy.json; Labels the val_map.txt ("image
+	// label" lines in QSL order).
+	Log, Labels string
+	// DType is the response type: float32 (the reference's; ""), int32 or
+	// int64.
+	DType string
 }
 
-func metricTop1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("accuracy --metric top1", flag.ContinueOnError)
-	logPath := fs.String("log", "", "mlperf_log_accuracy.json (required)")
-	labels := fs.String("labels", "", "val_map.txt: lines 'image label' in QSL order (required)")
-	dtype := fs.String("dtype", "float32", "response type: float32 (the reference), int32 or int64")
-	var mo Out
-	mo.Flags(fs)
-	if err := parse(fs, args, stdout); err != nil {
-		return err
+// Top1 is accuracy-imagenet.py: top-1 of an accuracy log against
+// val_map.txt's labels.
+func Top1(o Top1Options) (*spec.Score, error) {
+	if o.Log == "" || o.Labels == "" {
+		return nil, usageError("--log FILE and --labels val_map.txt are required")
 	}
-	if *logPath == "" || *labels == "" {
-		return usageError("--log FILE and --labels val_map.txt are required")
+	if o.DType == "" {
+		o.DType = "float32"
 	}
-	dt, err := accuracy.ParseDType(*dtype)
+	dt, err := accuracy.ParseDType(o.DType)
 	if err != nil {
-		return usageError("--dtype: %v", err)
+		return nil, usageError("--dtype: %v", err)
 	}
-	l, err := readValMap(*labels)
+	l, err := readValMap(o.Labels)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r, err := accuracy.Top1(*logPath, l, dt)
+	r, err := accuracy.Top1(o.Log, l, dt)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return mo.Finish(stdout, []string{r.String()})
+	return lines(r.String()), nil
 }
 
 // readValMap reads the labels of val_map.txt ("path label" per line), as

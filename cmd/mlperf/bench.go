@@ -3,13 +3,14 @@ package main
 // The commands that are generic over the benchmark registry: run, perf,
 // accuracy <benchmark>, model build, dataset synth|verify|preprocess and
 // list. A benchmark adds no line here: it registers its descriptor in
-// package benchmark (see benchmark/all).
+// package benchmark/spec (see benchmarks.go).
 
 import (
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/internal/argcheck"
 	"io"
 	"os"
@@ -18,7 +19,6 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
-	_ "github.com/mlperf-go/inference/benchmark/all"
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
@@ -39,13 +39,13 @@ func init() {
 
 // benchmarkArg takes the benchmark name off args; with none or an unknown
 // one it lists the registered benchmarks in a usage error.
-func benchmarkArg(cmd string, args []string) (*benchmark.Benchmark, []string, error) {
+func benchmarkArg(cmd string, args []string) (*spec.Benchmark, []string, error) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return nil, nil, usageError("want %s <benchmark>, one of %s (see mlperf list)", cmd, strings.Join(benchmark.Names(), ", "))
+		return nil, nil, usageError("want %s <benchmark>, one of %s (see mlperf list)", cmd, strings.Join(spec.Names(), ", "))
 	}
-	b, ok := benchmark.Lookup(args[0])
+	b, ok := spec.Lookup(args[0])
 	if !ok {
-		return nil, nil, usageError("%v", benchmark.Unknown(args[0]))
+		return nil, nil, usageError("%v", spec.Unknown(args[0]))
 	}
 	return b, args[1:], nil
 }
@@ -53,8 +53,8 @@ func benchmarkArg(cmd string, args []string) (*benchmark.Benchmark, []string, er
 // optionFlags registers a benchmark's or data set's own flags; the
 // returned func collects their values and checks that the side files
 // `make setup` installs are there when a default names one
-// (benchmark.CheckDeps).
-func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() (benchmark.Extra, error) {
+// (spec.CheckDeps).
+func optionFlags(fs *flag.FlagSet, opts []spec.Option) func() (spec.Extra, error) {
 	vals := map[string]flag.Getter{}
 	for _, o := range opts {
 		if o.Bool {
@@ -64,12 +64,12 @@ func optionFlags(fs *flag.FlagSet, opts []benchmark.Option) func() (benchmark.Ex
 		}
 		vals[o.Name] = fs.Lookup(o.Name).Value.(flag.Getter)
 	}
-	return func() (benchmark.Extra, error) {
-		e := benchmark.Extra{}
+	return func() (spec.Extra, error) {
+		e := spec.Extra{}
 		for k, v := range vals {
 			e[k] = v.String()
 		}
-		return e, benchmark.CheckDeps(opts, e)
+		return e, spec.CheckDeps(opts, e)
 	}
 }
 
@@ -79,7 +79,7 @@ var modeAliases = map[string]string{"perf": "performance", "acc": "accuracy", "f
 
 // benchFlags registers the flags of run (withScenario) and perf on fs, with
 // b's defaults; the returned func parses the typed Options from them.
-func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) func() (benchmark.Options, error) {
+func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (benchmark.Options, error) {
 	o := benchmark.Options{}
 	scenario, mode, round := "Offline", "performance", ""
 	minDur := argcheck.Duration{Name: "--duration", Unit: time.Millisecond, AllowZero: true}
@@ -140,7 +140,7 @@ func benchFlags(fs *flag.FlagSet, b *benchmark.Benchmark, withScenario bool) fun
 	}
 }
 
-func sizeNames(b *benchmark.Benchmark) string {
+func sizeNames(b *spec.Benchmark) string {
 	n := make([]string, len(b.Model.Sizes))
 	for i, s := range b.Model.Sizes {
 		n[i] = s.Name
@@ -169,7 +169,7 @@ func perfCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // parseBenchFlags parses the arguments of `mlperf run` or `mlperf perf`
 // (cmd): the benchmark, then its flags. It returns perf's --duration
 // (what each side is measured for) too.
-func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*benchmark.Benchmark, benchmark.Options, time.Duration, error) {
+func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*spec.Benchmark, benchmark.Options, time.Duration, error) {
 	b, args, err := benchmarkArg(cmd, args)
 	if err != nil {
 		if cmd == "run" {
@@ -197,9 +197,9 @@ func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*benc
 
 // accuracyBenchmark is `mlperf accuracy <benchmark>`: score an accuracy
 // log as the benchmark's reference script does.
-func accuracyBenchmark(ctx context.Context, b *benchmark.Benchmark, args []string, stdout, stderr io.Writer) error {
+func accuracyBenchmark(ctx context.Context, b *spec.Benchmark, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("accuracy "+b.Name, flag.ContinueOnError)
-	req := &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Stderr: stderr}}
+	req := &benchmark.AccuracyRequest{Stderr: stderr}
 	fs.StringVar(&req.Log, "log", "", "mlperf_log_accuracy.json (required)")
 	fs.StringVar(&req.Data, "data", "", "the data set the run used (folder or file, or synthetic) (required)")
 	fs.IntVar(&req.Count, "count", 0, "the --count of the run (0: the whole data set)")
@@ -232,7 +232,7 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if len(b.Model.Sizes) == 0 || b.Model.Build == nil {
+	if _, builds := b.Driver.(spec.ModelBuilder); len(b.Model.Sizes) == 0 || !builds {
 		return fmt.Errorf("%s: no synthetic model in this build", b.Name)
 	}
 	fs := flag.NewFlagSet("model build "+b.Name, flag.ContinueOnError)
@@ -259,7 +259,7 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
 		return usageError("--size %q: want one of %s", *size, sizeNames(b))
 	}
-	if err := b.Model.Build(*out, *size, *seed); err != nil {
+	if err := benchmark.BuildModel(b, *out, *size, *seed); err != nil {
 		return err
 	}
 	st, err := os.Stat(*out)
@@ -281,16 +281,17 @@ func datasetCmd(verb string) handler {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 			return usageError("want dataset %s <dataset>, one of %s (see mlperf list)", verb, strings.Join(datasetNames(), ", "))
 		}
-		d, ok := benchmark.LookupDataset(args[0])
+		d, ok := spec.LookupDataset(args[0])
 		if !ok {
 			return usageError("unknown data set %q; want one of %s", args[0], strings.Join(datasetNames(), ", "))
 		}
-		run := map[string]func(*benchmark.DatasetRequest) error{"synth": d.Synth, "verify": d.Verify, "preprocess": d.Preprocess}[verb]
+		run := map[string]func(*spec.DatasetRequest) error{"synth": d.Synth, "verify": d.Verify, "preprocess": d.Preprocess}[verb]
 		if run == nil {
 			return usageError("data set %s has no %s command", d.Name, verb)
 		}
 		fs := flag.NewFlagSet("dataset "+verb+" "+d.Name, flag.ContinueOnError)
-		req := &benchmark.DatasetRequest{Stdout: stdout, Stderr: stderr, Ctx: ctx}
+		req := &spec.DatasetRequest{Stdout: stdout, Stderr: stderr, Ctx: ctx,
+			Progress: func(what, unit string) spec.Progress { return benchmark.NewProgress(stderr, what, unit) }}
 		fs.StringVar(&req.Out, "o", "", "output folder or file (synth: required; preprocess: default beside the data)")
 		fs.StringVar(&req.Data, "data", "", "the data set folder or file (verify, preprocess: required)")
 		n := fs.Int("n", 0, "synth: samples to write (0: the data set's default); verify: expected sample count")
@@ -328,7 +329,7 @@ func datasetCmd(verb string) handler {
 
 func datasetNames() []string {
 	var n []string
-	for _, d := range benchmark.AllDatasets() {
+	for _, d := range spec.AllDatasets() {
 		n = append(n, d.Name)
 	}
 	return n
@@ -340,7 +341,7 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	listBenchmarks(stdout)
 	fmt.Fprintln(stdout, "\ndata sets:")
-	for _, d := range benchmark.AllDatasets() {
+	for _, d := range spec.AllDatasets() {
 		var verbs []string
 		for _, v := range []struct {
 			name string
@@ -359,7 +360,7 @@ func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // data set and synthetic model sizes.
 func listBenchmarks(w io.Writer) {
 	fmt.Fprintln(w, "benchmarks:")
-	for _, b := range benchmark.All() {
+	for _, b := range spec.All() {
 		sc := make([]string, len(b.Scenarios))
 		for i, s := range b.Scenarios {
 			sc[i] = s.String()
@@ -376,5 +377,5 @@ func listBenchmarks(w io.Writer) {
 
 // isUsage reports an error about the command line (exit status 2)
 func isUsage(err error) bool {
-	return errors.Is(err, errUsage) || errors.Is(err, benchmark.ErrUsage)
+	return errors.Is(err, errUsage) || errors.Is(err, spec.ErrUsage)
 }

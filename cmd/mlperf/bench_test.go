@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,15 +20,15 @@ func TestListAndUnknownBenchmark(t *testing.T) {
 	if code := runMain([]string{"list"}, &out, &errb); code != 0 {
 		t.Fatalf("list: exit %d: %s", code, errb.String())
 	}
-	if len(benchmark.All()) < 4 {
-		t.Fatalf("%d benchmarks registered, want at least resnet50, bert, gptj, llama2", len(benchmark.All()))
+	if len(spec.All()) < 4 {
+		t.Fatalf("%d benchmarks registered, want at least resnet50, bert, gptj, llama2", len(spec.All()))
 	}
-	for _, b := range benchmark.All() {
+	for _, b := range spec.All() {
 		if !strings.Contains(out.String(), "\n  "+b.Name+" ") || !strings.Contains(out.String(), "data set "+b.Dataset) {
 			t.Errorf("list lacks %s (data set %s):\n%s", b.Name, b.Dataset, out.String())
 		}
 	}
-	for _, d := range benchmark.AllDatasets() {
+	for _, d := range spec.AllDatasets() {
 		if !strings.Contains(out.String(), "\n  "+d.Name+" ") {
 			t.Errorf("list lacks the data set %s", d.Name)
 		}

@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/compliance"
@@ -15,15 +20,16 @@ import (
 )
 
 func init() {
+	handle("compliance", "run and verify a compliance test: compliance test01|test04|test06 <benchmark> --results DIR, compliance verify ..., compliance audit-config ...", complianceCmd)
 	handle("compliance test06", "TEST06 checks of an LLM accuracy log: first token, trailing EOS, token_count", complianceTEST06)
 }
 
 // complianceTEST06 is the log-only form `compliance test06 --log FILE
 // --scenario S`; `compliance test06 <benchmark> ...` runs the test
-// (compliance.Main).
+// (complianceCmd).
 func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return compliance.Main(ctx, append([]string{"test06"}, args...), stdout, stderr)
+		return complianceCmd(ctx, append([]string{"test06"}, args...), stdout, stderr)
 	}
 	fs := flag.NewFlagSet("compliance test06", flag.ContinueOnError)
 	logPath := fs.String("log", "", "mlperf_log_accuracy.json of the TEST06 run, or its folder (required)")
@@ -56,4 +62,113 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 		return usageError("%v", err)
 	}
 	return llama2.WriteTEST06(*logPath, sc, *out, dt, *eos, stdout, stderr)
+}
+
+// complianceCmd is `mlperf compliance`:
+//
+//	mlperf compliance test01|test04|test06 <benchmark> --results DIR [--work DIR] [run flags]
+//	mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR] [--dtype D] [--scenario S] [--eos N]
+//	mlperf compliance audit-config test01|test04|test06 <benchmark>
+//
+// The first runs the test and verifies it into DIR/TEST0X; verify checks
+// existing logs as run_verification.py; audit-config prints the file.
+func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	usage := func() error {
+		fmt.Fprintln(stderr, "usage: mlperf compliance test01|test04|test06 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance audit-config test01|test04|test06 <benchmark>")
+		return errors.New("compliance: missing arguments")
+	}
+	if len(args) == 0 {
+		return usage()
+	}
+	switch strings.ToLower(args[0]) {
+	case "audit-config":
+		if len(args) < 3 {
+			return usage()
+		}
+		name := args[2]
+		if b, ok := spec.Lookup(name); ok {
+			name = compliance.RefName(b, b.ConfNames[0])
+		}
+		s, err := compliance.AuditConfig(args[1], name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(stdout, s)
+		return nil
+	case "verify":
+		if len(args) < 2 {
+			return usage()
+		}
+		test := strings.ToUpper(args[1])
+		fs := flag.NewFlagSet("compliance verify", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		results := fs.String("results", "", "the submission's scenario folder (with accuracy/ and performance/run_1/)")
+		comp := fs.String("compliance", "", "the compliance run's log folder")
+		out := fs.String("out", "", "folder to make TEST0X/ in (default: --results)")
+		dtype := fs.String("dtype", "", "TEST01: response element type byte|float32|int32|int64 (default byte); TEST06: int32|int64|... (default int32)")
+		scenario := fs.String("scenario", "", "TEST06: the run's scenario")
+		eos := fs.Int64("eos", 2, "TEST06: end-of-sequence token id")
+		if err := fs.Parse(args[2:]); err != nil {
+			return err
+		}
+		if *results == "" && test != "TEST06" || *comp == "" {
+			return usage()
+		}
+		if *out == "" {
+			*out = *results
+		}
+		res, err := compliance.Verify(stdout, test, *results, *comp, *out, *dtype, *scenario, *eos)
+		if err != nil {
+			return err
+		}
+		if !res.Pass() {
+			return fmt.Errorf("compliance: %s failed", test)
+		}
+		return nil
+	case "test01", "test04", "test06":
+		if len(args) < 2 {
+			return usage()
+		}
+		b, ok := spec.Lookup(args[1])
+		if !ok {
+			return spec.Unknown(args[1])
+		}
+		test := strings.ToUpper(args[0])
+		if !slices.ContainsFunc(b.Compliance, func(c string) bool { return strings.EqualFold(c, test) }) {
+			fmt.Fprintf(stderr, "compliance: note: %s does not list %s among its compliance tests (%s)\n", b.Name, test, strings.Join(b.Compliance, ", "))
+		}
+		fs := flag.NewFlagSet("compliance "+args[0], flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		results := fs.String("results", "", "the submission's scenario folder (accuracy/ and performance/run_1/ from earlier runs); TEST0X/ is made in it")
+		work := fs.String("work", "", "folder for the compliance run's logs (default: a new folder in the system's temporary folder; TEST0X/ gets copies of what the checker reads)")
+		opts := compliance.RunFlags(fs, b)
+		if err := fs.Parse(args[2:]); err != nil {
+			return err
+		}
+		if *results == "" {
+			return usage()
+		}
+		o, err := opts()
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		res, err := compliance.Run(ctx, b, test, o, *results, *work, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, passText(res.Pass()), time.Since(start).Round(time.Second))
+		if !res.Pass() {
+			return fmt.Errorf("compliance: %s failed", test)
+		}
+		return nil
+	}
+	return usage()
+}
+
+func passText(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
 }

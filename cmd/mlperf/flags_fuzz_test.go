@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mlperf-go/inference/benchmark"
 )
 
 // FuzzBenchFlags drives the CLI flag layer of `mlperf run` and `mlperf
@@ -67,7 +66,7 @@ func FuzzBenchFlags(f *testing.F) {
 		if o.Batch < 1 || o.Workers < 1 || o.Threads < 0 || o.Count < 0 || o.QPS < 0 {
 			t.Fatalf("options %+v accepted from %q", o, args)
 		}
-		if _, ok := benchmark.Lookup(b.Name); !ok {
+		if _, ok := spec.Lookup(b.Name); !ok {
 			t.Fatalf("benchmark %q not registered", b.Name)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -24,7 +24,7 @@ import (
 // or skips.
 func gptjTestTokenizer(t *testing.T) string {
 	t.Helper()
-	d := benchmark.DepsPath("gptj")
+	d := spec.DepsPath("gptj")
 	if !filepath.IsAbs(d) {
 		d = filepath.Join("..", "..", d)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -58,7 +59,7 @@ func TestDatasetImagenetCommands(t *testing.T) {
 // The run flags parse into typed Options once (scenario and mode through
 // loadgen's parsers) and are checked against the benchmark.
 func TestRunFlagsParseAndValidate(t *testing.T) {
-	b, ok := benchmark.Lookup("resnet50")
+	b, ok := spec.Lookup("resnet50")
 	if !ok {
 		t.Fatal("resnet50 is not registered")
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,7 +20,6 @@ import (
 	"github.com/mlperf-go/inference/accuracy/rouge"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -32,7 +32,7 @@ import (
 // Llama 2 tokenizer.
 func needLlamaTokenizer(t *testing.T) {
 	t.Helper()
-	if _, err := tokenizer.LoadLlama(benchmark.DepsPath("llama2")); err != nil {
+	if _, err := tokenizer.LoadLlama(spec.DepsPath("llama2")); err != nil {
 		t.Skipf("Llama 2 tokenizer not installed: %v", err)
 	}
 }
@@ -232,7 +232,7 @@ func TestRunLlama2AccuracyEndToEnd(t *testing.T) {
 	if len(es) != n {
 		t.Fatalf("%d entries, want %d", len(es), n)
 	}
-	tok, _ := tokenizer.LoadLlama(benchmark.DepsPath("llama2"))
+	tok, _ := tokenizer.LoadLlama(spec.DepsPath("llama2"))
 	var preds, refs []string
 	var counts []int
 	outputs, _ := ds.Strings(openorca.ColOutput)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // note; a Server run at 0.0001 QPS gets it.
 func TestNoLongRunNoteForDefaultSettings(t *testing.T) {
 	n := 0
-	for _, b := range benchmark.All() {
+	for _, b := range spec.All() {
 		for _, name := range b.ConfNames {
 			for _, sc := range b.Scenarios {
 				o := &benchmark.Options{ModelName: name, Scenario: sc, Mode: loadgen.PerformanceOnly}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"os/signal"
@@ -46,10 +47,10 @@ func handle(path, summary string, run handler) {
 }
 
 // errUsage marks an error caused by how the command was called (exit 2).
-var errUsage = benchmark.ErrUsage
+var errUsage = spec.ErrUsage
 
 // usageError returns an error that prints as msg and exits with status 2.
-func usageError(format string, a ...any) error { return benchmark.UsageError(format, a...) }
+func usageError(format string, a ...any) error { return spec.UsageError(format, a...) }
 
 // lookup finds the command with the longest path that prefixes args.
 func lookup(args []string) (*command, []string) {

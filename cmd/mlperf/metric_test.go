@@ -55,7 +55,7 @@ func TestMetricAUC(t *testing.T) {
 	}
 	// 61.322% is far below dlrm-v2-99's 79.5069: exit 1, file still written.
 	code, txt, se = runMetric(t, "--metric=auc", "--log", log, "--benchmark", "dlrm-v2-99")
-	if code != 1 || txt != want+"\n" || !strings.Contains(se, "accuracy target not met") {
+	if code != 1 || txt != want+"\n" || !strings.Contains(se, "accuracy target of dlrm-v2-99 not met") {
 		t.Fatalf("exit %d, %q, stderr %q", code, txt, se)
 	}
 	code, txt, _ = runMetric(t, "--metric", "auc", "--pairs", filepath.Join(accTestdata, "auc/testdata/ties_2dp.npy"))

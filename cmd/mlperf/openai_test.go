@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/remote/openai/ollamatest"
 )
@@ -111,7 +111,7 @@ func TestRunLlama2OpenAIOllama(t *testing.T) {
 		t.Skip("-short: skipping the real-engine test")
 	}
 	needLlamaTokenizer(t)
-	tok, err := tokenizer.LoadLlama(benchmark.DepsPath("llama2"))
+	tok, err := tokenizer.LoadLlama(spec.DepsPath("llama2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/internal/argcheck"
 	"github.com/mlperf-go/inference/submission"
@@ -59,9 +60,9 @@ func submissionCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		return usageError("--benchmark is required\n%s", submissionUsage)
 	}
-	b, ok := benchmark.Lookup(name)
+	b, ok := spec.Lookup(name)
 	if !ok {
-		return usageError("%v", benchmark.Unknown(name))
+		return usageError("%v", spec.Unknown(name))
 	}
 	fs := flag.NewFlagSet("submission --benchmark "+b.Name, flag.ContinueOnError)
 	var o submission.Options
@@ -132,7 +133,7 @@ func submissionCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // submissionRunFlags are run's flags less the scenario, mode and round
 // (submission decides them), with --out meaning the tree's folder.
-func submissionRunFlags(fs *flag.FlagSet, b *benchmark.Benchmark) func() (benchmark.Options, error) {
+func submissionRunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, error) {
 	opts := benchFlags(fs, b, false)
 	minDur := argcheck.Duration{Name: "--duration", Unit: time.Millisecond, AllowZero: true}
 	timeout := argcheck.Duration{Name: "--completion-timeout", Min: time.Second, AllowZero: true}

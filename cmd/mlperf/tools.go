@@ -7,14 +7,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 
-	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/report"
 )
 
 func init() {
-	handle("compliance", "run and verify a compliance test: compliance test01|test04|test06 <benchmark> --results DIR, compliance verify ..., compliance audit-config ...", compliance.Main)
 	handle("report", "write one self-contained HTML report of a run folder or a results tree: report DIR [--out FILE]", report.Main)
 	handle("model convert", "convert a benchmark's official weights to this suite's model files: model convert <benchmark> --snapshot DIR -o OUT", modelConvertCmd)
 }
@@ -24,7 +23,8 @@ func modelConvertCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if b.Model.Convert == nil {
+	conv, ok := b.Driver.(spec.ModelConverter)
+	if !ok {
 		return usageError("%s: no converter: its official model runs as published (see models/%s/download_model.sh)", b.Name, b.Name)
 	}
 	fs := flag.NewFlagSet("model convert "+b.Name, flag.ContinueOnError)
@@ -36,7 +36,7 @@ func modelConvertCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if *src == "" || *out == "" {
 		return usageError("--snapshot DIR and -o OUT are required")
 	}
-	if err := b.Model.Convert(ctx, *src, *out, stderr); err != nil {
+	if err := conv.ConvertModel(ctx, *src, *out, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote the %s model converted from %s to %s\n", b.Name, *src, *out)

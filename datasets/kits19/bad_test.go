@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -123,5 +125,18 @@ func TestSynthPreprocessVerify(t *testing.T) {
 	os.Remove(ImagePath(out, names[1]))
 	if _, err := Open(out); err == nil || !strings.Contains(err.Error(), names[1]) {
 		t.Errorf("Open with a missing image: %v", err)
+	}
+}
+
+// Labels truncates toward zero as get_fdata().astype(np.uint8) does and
+// refuses a value that is no KiTS19 label.
+func TestLabels(t *testing.T) {
+	if l, err := Labels([]float64{0, 2.5, -0.5, 1}); err != nil || !slices.Equal(l, []uint8{0, 2, 0, 1}) {
+		t.Errorf("2.5 and -0.5 truncate to labels: %v, %v", l, err)
+	}
+	for _, v := range []float64{3, -1, math.NaN()} {
+		if _, err := Labels([]float64{0, v}); err == nil || !strings.Contains(err.Error(), "voxel 1") {
+			t.Errorf("%v is not a label: %v", v, err)
+		}
 	}
 }

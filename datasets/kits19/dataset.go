@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mlperf-go/inference/accuracy/dice"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -294,7 +293,7 @@ func LoadTruth(dir, name string) ([]uint8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kits19: %w", err)
 	}
-	l, err := dice.Labels(img.Data)
+	l, err := Labels(img.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, TruthPath(dir, name))
 	}

@@ -164,3 +164,18 @@ func toLabel(v float64) (uint8, error) {
 	}
 	return uint8(v), nil
 }
+
+// Labels converts voxel values to labels as the reference's
+// get_fdata().astype(np.uint8) does for valid KiTS19 volumes (truncation
+// toward zero); a value whose label is not 0, 1 or 2, or NaN, is an error.
+func Labels(v []float64) ([]uint8, error) {
+	out := make([]uint8, len(v))
+	for i, f := range v {
+		t := math.Trunc(f)
+		if !(t >= 0 && t <= 2) {
+			return nil, fmt.Errorf("kits19: voxel %d is %v, not a KiTS19 label (0, 1, 2)", i, f)
+		}
+		out[i] = uint8(t)
+	}
+	return out, nil
+}

@@ -14,7 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mlperf-go/inference/accuracy/coco"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 )
 
 // Data set facts.
@@ -58,7 +58,7 @@ type Dataset struct {
 	Dir, Annotations string
 	// GT holds the images present on disk (first Count of them when
 	// Options.Count is set), their annotations and all categories.
-	GT *coco.GroundTruth
+	GT *cocojson.GroundTruth
 	// Listed is the number of images in the annotation file; Missing
 	// the file names of those not on disk, which the reference's loader
 	// skips (so that the QSL indices of later images shift).
@@ -93,7 +93,7 @@ func Load(dir string, o Options) (*Dataset, error) {
 	if _, err := os.Stat(ann); err != nil {
 		return nil, fmt.Errorf("%w: %s (download the data set with models/retinanet/download_dataset.sh, or use --data synthetic)", ErrNoAnnotations, ann)
 	}
-	gt, err := coco.ReadGroundTruth(ann)
+	gt, err := cocojson.ReadGroundTruth(ann)
 	if err != nil {
 		return nil, fmt.Errorf("openimages: annotation file %s is not a valid COCO annotation file (%w); download it again", ann, err)
 	}
@@ -101,7 +101,7 @@ func Load(dir string, o Options) (*Dataset, error) {
 		return nil, fmt.Errorf("openimages: annotation file %s lists no images", ann)
 	}
 	d := &Dataset{Dir: dir, Annotations: ann, Listed: len(gt.Images)}
-	var keep []coco.Image
+	var keep []cocojson.Image
 	for _, im := range gt.Images {
 		if o.Count > 0 && len(keep) >= o.Count {
 			break
@@ -130,7 +130,7 @@ func Load(dir string, o Options) (*Dataset, error) {
 }
 
 // restrict returns gt with only the images keep and their annotations.
-func restrict(gt *coco.GroundTruth, keep []coco.Image) *coco.GroundTruth {
+func restrict(gt *cocojson.GroundTruth, keep []cocojson.Image) *cocojson.GroundTruth {
 	if len(keep) == len(gt.Images) {
 		return gt
 	}
@@ -138,7 +138,7 @@ func restrict(gt *coco.GroundTruth, keep []coco.Image) *coco.GroundTruth {
 	for _, im := range keep {
 		ids[im.ID] = true
 	}
-	out := &coco.GroundTruth{Images: keep, Categories: gt.Categories}
+	out := &cocojson.GroundTruth{Images: keep, Categories: gt.Categories}
 	for _, a := range gt.Annotations {
 		if ids[a.ImageID] {
 			out.Annotations = append(out.Annotations, a)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mlperf-go/inference/accuracy/coco"
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"github.com/mlperf-go/inference/preprocess"
 )
 
@@ -73,7 +73,7 @@ func Verify(dir, annotations string, workers int) (*VerifyReport, error) {
 	if _, err := os.Stat(ann); err != nil {
 		return nil, fmt.Errorf("%w: %s (download the data set with models/retinanet/download_dataset.sh or write one with `mlperf dataset synth openimages`)", ErrNoAnnotations, ann)
 	}
-	gt, err := coco.ReadGroundTruth(ann)
+	gt, err := cocojson.ReadGroundTruth(ann)
 	if err != nil {
 		return nil, fmt.Errorf("openimages: annotation file %s is not a valid COCO annotation file (%w); download it again", ann, err)
 	}

@@ -35,31 +35,31 @@ import (
 
 // Synthetic model sizes.
 const (
-	// SizeFull is the real architecture (334,094,338 parameters: BERT-large
+	// sizeFull is the real architecture (334,094,338 parameters: BERT-large
 	// without the pooler, plus the 1024→2 QA head).
-	SizeFull = "full"
-	// SizeTiny keeps the vocabulary, position table, sequence length and
+	sizeFull = "full"
+	// sizeTiny keeps the vocabulary, position table, sequence length and
 	// graph shape of the full model with 2 layers of width 64, for tests.
-	SizeTiny = "tiny"
+	sizeTiny = "tiny"
 )
 
-// ArchSeed is the weight seed used when the caller has no reason to pick
+// archSeed is the weight seed used when the caller has no reason to pick
 // another: the same size and seed always give the same file, byte for byte.
-const ArchSeed uint64 = 20191106
+const archSeed uint64 = 20191106
 
 // Tensor names of the official fp32 ONNX model (bert_tf_to_pytorch.py's
 // save_to_onnx), and of the int8 model's inputs (onnxruntime_SUT.py's
 // quantized branch).
 const (
-	InputIDs        = "input_ids"
-	InputMask       = "input_mask"
-	InputSegmentIDs = "segment_ids"
-	// Int8InputMask and Int8InputSegmentIDs are the int8 model's names for
+	inputIDs        = "input_ids"
+	inputMask       = "input_mask"
+	inputSegmentIDs = "segment_ids"
+	// int8InputMask and Int8InputSegmentIDs are the int8 model's names for
 	// input_mask and segment_ids (its token ids are input_ids too).
-	Int8InputMask       = "attention_mask"
-	Int8InputSegmentIDs = "token_type_ids"
-	OutputStart         = "output_start_logits"
-	OutputEnd           = "output_end_logits"
+	int8InputMask       = "attention_mask"
+	int8InputSegmentIDs = "token_type_ids"
+	outputStart         = "output_start_logits"
+	outputEnd           = "output_end_logits"
 )
 
 // ArchConfig is the shape of a BERT question-answering model.
@@ -78,8 +78,8 @@ type ArchConfig struct {
 	InputNames [3]string
 }
 
-// FullArch is BERT-large with the MLPerf bert_config.json values.
-var FullArch = ArchConfig{
+// fullArch is BERT-large with the MLPerf bert_config.json values.
+var fullArch = ArchConfig{
 	Layers: 24, Hidden: 1024, Heads: 16, Intermediate: 4096,
 	Vocab: VocabSize, Positions: 512, TypeVocab: 2, SeqLen: MaxSeqLength, Eps: 1e-12,
 }
@@ -91,21 +91,21 @@ var TinyArch = ArchConfig{
 	Vocab: VocabSize, Positions: 512, TypeVocab: 2, SeqLen: MaxSeqLength, Eps: 1e-12,
 }
 
-// ArchFor returns the configuration of a size name ("full" or "tiny").
-func ArchFor(size string) (ArchConfig, error) {
+// archFor returns the configuration of a size name ("full" or "tiny").
+func archFor(size string) (ArchConfig, error) {
 	switch size {
-	case SizeFull:
-		return FullArch, nil
-	case SizeTiny:
+	case sizeFull:
+		return fullArch, nil
+	case sizeTiny:
 		return TinyArch, nil
 	}
-	return ArchConfig{}, fmt.Errorf("bert: unknown model size %q (want %s or %s)", size, SizeFull, SizeTiny)
+	return ArchConfig{}, fmt.Errorf("bert: unknown model size %q (want %s or %s)", size, sizeFull, sizeTiny)
 }
 
 // inputNames returns the configured input names, defaulting to the
 // official ones.
 func (c ArchConfig) inputNames() [3]string {
-	n := [3]string{InputIDs, InputMask, InputSegmentIDs}
+	n := [3]string{inputIDs, inputMask, inputSegmentIDs}
 	for i, s := range c.InputNames {
 		if s != "" {
 			n[i] = s
@@ -149,20 +149,20 @@ var (
 	archBeta   = onnx.Uniform(-0.05, 0.05)
 )
 
-// Arch builds the BERT question-answering graph of a size ("full" or
+// arch builds the BERT question-answering graph of a size ("full" or
 // "tiny") with weights drawn from seed (see onnx.Init).
-func Arch(size string, seed uint64) (*onnx.Graph, error) {
-	c, err := ArchFor(size)
+func arch(size string, seed uint64) (*onnx.Graph, error) {
+	c, err := archFor(size)
 	if err != nil {
 		return nil, err
 	}
-	return ArchOf(c, seed, "bert_large_squad_"+size)
+	return archOf(c, seed, "bert_large_squad_"+size)
 }
 
-// ArchOf builds the graph of any configuration (tests use it for models
+// archOf builds the graph of any configuration (tests use it for models
 // that break the contract: another vocabulary, sequence length or input
 // names). name is the graph name.
-func ArchOf(c ArchConfig, seed uint64, name string) (*onnx.Graph, error) {
+func archOf(c ArchConfig, seed uint64, name string) (*onnx.Graph, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -198,10 +198,10 @@ func ArchOf(c ArchConfig, seed uint64, name string) (*onnx.Graph, error) {
 
 	logits := b.dense("qa_outputs", x, h, 2) // [N, S, 2]
 	se := g.Split(logits, 2, 1, 1)
-	g.Node("Squeeze", []string{se[0], g.Int64s(2)}, []string{OutputStart})
-	g.Node("Squeeze", []string{se[1], g.Int64s(2)}, []string{OutputEnd})
-	g.Output(OutputStart, onnx.Float, batch, onnx.Fix(c.SeqLen))
-	g.Output(OutputEnd, onnx.Float, batch, onnx.Fix(c.SeqLen))
+	g.Node("Squeeze", []string{se[0], g.Int64s(2)}, []string{outputStart})
+	g.Node("Squeeze", []string{se[1], g.Int64s(2)}, []string{outputEnd})
+	g.Output(outputStart, onnx.Float, batch, onnx.Fix(c.SeqLen))
+	g.Output(outputEnd, onnx.Float, batch, onnx.Fix(c.SeqLen))
 	if err := g.Err(); err != nil {
 		return nil, fmt.Errorf("bert: build model: %w", err)
 	}
@@ -259,11 +259,11 @@ func (b archBuilder) layer(prefix, x, mask string) string {
 	return b.layerNorm(prefix+".output.LayerNorm", g.Add(y, x))
 }
 
-// Build writes the BERT model of the given size and seed to w as one ONNX
+// build writes the BERT model of the given size and seed to w as one ONNX
 // protobuf (about 1.34 GB for full, 8 MB for tiny). The same arguments
 // always write the same bytes.
-func Build(w io.Writer, size string, seed uint64) error {
-	g, err := Arch(size, seed)
+func build(w io.Writer, size string, seed uint64) error {
+	g, err := arch(size, seed)
 	if err != nil {
 		return err
 	}
@@ -273,10 +273,10 @@ func Build(w io.Writer, size string, seed uint64) error {
 	return nil
 }
 
-// BuildFile writes the model to path (atomically: a failed write leaves no
+// buildFile writes the model to path (atomically: a failed write leaves no
 // file).
-func BuildFile(path, size string, seed uint64) error {
-	g, err := Arch(size, seed)
+func buildFile(path, size string, seed uint64) error {
+	g, err := arch(size, seed)
 	if err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func BuildFile(path, size string, seed uint64) error {
 
 // BuildFileOf writes the model of any configuration to path.
 func BuildFileOf(path string, c ArchConfig, seed uint64) error {
-	g, err := ArchOf(c, seed, "bert_squad_custom")
+	g, err := archOf(c, seed, "bert_squad_custom")
 	if err != nil {
 		return err
 	}

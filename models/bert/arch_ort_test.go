@@ -28,7 +28,7 @@ import (
 func tinyModel(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tiny.onnx")
-	if err := BuildFile(path, SizeTiny, ArchSeed); err != nil {
+	if err := buildFile(path, sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -72,7 +72,7 @@ func TestArchTinyRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := m.Contract(); c.IDs != InputIDs || c.Mask != InputMask || c.Segments != InputSegmentIDs || c.FixedBatch != 0 {
+	if c := m.Contract(); c.IDs != inputIDs || c.Mask != inputMask || c.Segments != inputSegmentIDs || c.FixedBatch != 0 {
 		t.Fatalf("contract %+v", c)
 	}
 	in, out := officialInfos()
@@ -149,7 +149,7 @@ func TestArchTinyRuns(t *testing.T) {
 // layers, QA head) computed from the same seeded weights.
 func TestArchTinyMatchesGo(t *testing.T) {
 	s := openTiny(t)
-	g, err := Arch(SizeTiny, ArchSeed)
+	g, err := arch(sizeTiny, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestContractModels(t *testing.T) {
 	base := TinyArch
 	base.Layers, base.Hidden, base.Heads, base.Intermediate = 1, 16, 2, 32
 	int8Arch := base
-	int8Arch.InputNames = [3]string{InputIDs, Int8InputMask, Int8InputSegmentIDs}
+	int8Arch.InputNames = [3]string{inputIDs, int8InputMask, int8InputSegmentIDs}
 	seq256 := base
 	seq256.SeqLen = 256
 	vocab30000 := base
@@ -321,7 +321,7 @@ func TestContractModels(t *testing.T) {
 				if rerr != nil {
 					t.Fatal(rerr)
 				}
-				err = CheckVocab(rows, v)
+				err = checkVocab(rows, v)
 			}
 			if tc.err == "" {
 				if err != nil {
@@ -329,7 +329,7 @@ func TestContractModels(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), tc.err) {
+			if !errors.Is(err, errContract) || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("error %v, want ErrContract containing %q", err, tc.err)
 			}
 		})
@@ -347,11 +347,11 @@ func TestEndToEndSynth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sq, err := NewSQuAD(ds, testTokenizer(t), DefaultConfig)
+	sq, err := newSQuAD(ds, testTokenizer(t), defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qsl, err := NewQSL(sq, DataConfig{Workers: 2})
+	qsl, err := newQSL(sq, DataConfig{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestEndToEndSynth(t *testing.T) {
 	for i, p := range preds {
 		ex := sq.Examples[i]
 		ctxText := strings.Join(ex.DocTokens, " ")
-		if p.QasID != ex.QasID || p.Text == "" || (p.Text != EmptyPrediction && !strings.Contains(ctxText, p.Text)) {
+		if p.QasID != ex.QasID || p.Text == "" || (p.Text != emptyPrediction && !strings.Contains(ctxText, p.Text)) {
 			t.Errorf("question %s: answer %q not from its context", ex.QasID, p.Text)
 		}
 	}
@@ -444,7 +444,7 @@ func BenchmarkArchFull(b *testing.B) {
 	path := os.Getenv("BERT_FULL_MODEL")
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "full.onnx")
-		if err := BuildFile(path, SizeFull, ArchSeed); err != nil {
+		if err := buildFile(path, sizeFull, archSeed); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -500,11 +500,11 @@ func BenchmarkPoolVsRaw(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sq, err := NewSQuAD(ds, testTokenizer(b), DefaultConfig)
+	sq, err := newSQuAD(ds, testTokenizer(b), defaultConfig)
 	if err != nil {
 		b.Fatal(err)
 	}
-	qsl, err := NewQSL(sq, DataConfig{})
+	qsl, err := newQSL(sq, DataConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -537,9 +537,9 @@ func BenchmarkPoolVsRaw(b *testing.B) {
 		}
 		shape := []int64{batch, MaxSeqLength}
 		rawIn[r] = []backend.Tensor{
-			{Name: InputIDs, DType: backend.Int64, Shape: shape, Data: ids},
-			{Name: InputMask, DType: backend.Int64, Shape: shape, Data: mask},
-			{Name: InputSegmentIDs, DType: backend.Int64, Shape: shape, Data: seg},
+			{Name: inputIDs, DType: backend.Int64, Shape: shape, Data: ids},
+			{Name: inputMask, DType: backend.Int64, Shape: shape, Data: mask},
+			{Name: inputSegmentIDs, DType: backend.Int64, Shape: shape, Data: seg},
 		}
 	}
 	pool := harness.NewPool(m, harness.PoolConfig{Batch: batch, Workers: 1})

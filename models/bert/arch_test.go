@@ -30,15 +30,15 @@ func TestArchSizes(t *testing.T) {
 		tensors int   // 5 embedding tensors + 16 per layer + 2 head
 		ops     map[string]int
 	}{
-		{SizeFull, 334_094_338, 5 + 16*24 + 2, map[string]int{"LayerNormalization": 1 + 2*24, "Softmax": 24, "Erf": 24, "Gather": 2, "MatMul": 8*24 + 1}},
-		{SizeTiny, TinyArch.Params(), 5 + 16*2 + 2, map[string]int{"LayerNormalization": 1 + 2*2, "Softmax": 2, "Erf": 2, "Gather": 2, "MatMul": 8*2 + 1}},
+		{sizeFull, 334_094_338, 5 + 16*24 + 2, map[string]int{"LayerNormalization": 1 + 2*24, "Softmax": 24, "Erf": 24, "Gather": 2, "MatMul": 8*24 + 1}},
+		{sizeTiny, TinyArch.Params(), 5 + 16*2 + 2, map[string]int{"LayerNormalization": 1 + 2*2, "Softmax": 2, "Erf": 2, "Gather": 2, "MatMul": 8*2 + 1}},
 	} {
 		t.Run(tc.size, func(t *testing.T) {
-			g, err := Arch(tc.size, ArchSeed)
+			g, err := arch(tc.size, archSeed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, _ := ArchFor(tc.size)
+			c, _ := archFor(tc.size)
 			n, tensors := weightCount(g)
 			if n != tc.params || c.Params() != tc.params || tensors != tc.tensors {
 				t.Errorf("%d weights in %d tensors (config says %d), want %d in %d", n, tensors, c.Params(), tc.params, tc.tensors)
@@ -66,7 +66,7 @@ func TestArchSizes(t *testing.T) {
 			}
 		})
 	}
-	if p := FullArch.Params(); p < 330e6 || p > 340e6 {
+	if p := fullArch.Params(); p < 330e6 || p > 340e6 {
 		t.Errorf("full BERT-large has %d parameters, want about 335M", p)
 	}
 }
@@ -85,12 +85,12 @@ func TestArchBadConfig(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := TinyArch
 			tc.mod(&c)
-			if _, err := ArchOf(c, 1, "x"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := archOf(c, 1, "x"); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := Arch("huge", 1); err == nil || !strings.Contains(err.Error(), "unknown model size") {
+	if _, err := arch("huge", 1); err == nil || !strings.Contains(err.Error(), "unknown model size") {
 		t.Fatalf("unknown size: %v", err)
 	}
 }
@@ -100,12 +100,12 @@ func TestArchBadConfig(t *testing.T) {
 func TestArchDeterministic(t *testing.T) {
 	sum := func(seed uint64) [32]byte {
 		var b bytes.Buffer
-		if err := Build(&b, SizeTiny, seed); err != nil {
+		if err := build(&b, sizeTiny, seed); err != nil {
 			t.Fatal(err)
 		}
 		return sha256.Sum256(b.Bytes())
 	}
-	a, b, c := sum(ArchSeed), sum(ArchSeed), sum(ArchSeed+1)
+	a, b, c := sum(archSeed), sum(archSeed), sum(archSeed+1)
 	if a != b {
 		t.Fatal("same seed, different bytes")
 	}

@@ -37,7 +37,7 @@ func TestTruncate(t *testing.T) {
 			t.Fatalf("count %d: %d examples, %d questions; want %d", n, len(sq.Examples), sq.Dataset.NumQuestions(), last+1)
 		}
 		// The kept questions are the first ones, in order.
-		for i, ex := range Examples(sq.Dataset) {
+		for i, ex := range examples(sq.Dataset) {
 			if ex.QasID != full.Examples[i].QasID {
 				t.Fatalf("count %d: question %d is %s, want %s", n, i, ex.QasID, full.Examples[i].QasID)
 			}
@@ -91,7 +91,7 @@ func TestSynthDataset(t *testing.T) {
 func TestQSL(t *testing.T) {
 	exs, feats := synthSmall(t)
 	sq := &SQuAD{Examples: exs, Features: feats}
-	q, err := NewQSL(sq, DataConfig{Workers: 3})
+	q, err := newQSL(sq, DataConfig{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestQSL(t *testing.T) {
 	if _, ok := q.Sample(1); ok {
 		t.Fatal("sample 1 loaded")
 	}
-	if _, err := NewQSL(&SQuAD{}, DataConfig{}); err == nil {
+	if _, err := newQSL(&SQuAD{}, DataConfig{}); err == nil {
 		t.Fatal("empty QSL accepted")
 	}
 }

@@ -53,18 +53,18 @@ func testVocabPath(t testing.TB) string {
 
 var (
 	tokOnce sync.Once
-	tokTest *Tokenizer
+	tokTest *wordPieceTokenizer
 	tokErr  error
 )
 
-func testTokenizer(t testing.TB) *Tokenizer {
+func testTokenizer(t testing.TB) *wordPieceTokenizer {
 	t.Helper()
 	p := testVocabPath(t)
 	tokOnce.Do(func() {
-		var v *Vocab
-		v, tokErr = LoadVocab(p)
+		var v *vocab
+		v, tokErr = loadVocab(p)
 		if tokErr == nil {
-			tokTest = NewTokenizer(v)
+			tokTest = newTokenizer(v)
 		}
 	})
 	if tokErr != nil {
@@ -84,14 +84,14 @@ func readJSON(t testing.TB, path string, v any) {
 	}
 }
 
-func synthSmall(t testing.TB) ([]Example, []Feature) {
+func synthSmall(t testing.TB) ([]example, []feature) {
 	t.Helper()
 	ds, err := squad.Load(synthSmallPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := Examples(ds)
-	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	exs := examples(ds)
+	feats, err := buildFeatures(exs, testTokenizer(t), defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

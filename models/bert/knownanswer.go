@@ -24,8 +24,8 @@ import (
 // The marker words of the known-answer set: whole words of the uncased
 // BERT vocabulary.
 const (
-	KnownAnswerStartWord = "zebra"
-	KnownAnswerEndWord   = "volcano"
+	knownAnswerStartWord = "zebra"
+	knownAnswerEndWord   = "volcano"
 )
 
 // knownFiller are the words contexts and questions are made of.
@@ -33,11 +33,11 @@ var knownFiller = strings.Fields("the a city river north south market house gree
 	"road bridge tower garden village king queen school music paper window mountain forest winter summer " +
 	"morning evening island harbor station library museum")
 
-// KnownAnswerDataset returns a SQuAD v1.1 data set of n questions, one per
+// knownAnswerDataset returns a SQuAD v1.1 data set of n questions, one per
 // paragraph, drawn from seed: contexts of 60 to 700 filler words with the
 // answer "<start word> w w … <end word>" (2 to 6 words between) at a random
 // place.
-func KnownAnswerDataset(n int, seed uint64) *squad.Dataset {
+func knownAnswerDataset(n int, seed uint64) *squad.Dataset {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	words := func(k int) []string {
 		w := make([]string, k)
@@ -50,7 +50,7 @@ func KnownAnswerDataset(n int, seed uint64) *squad.Dataset {
 	art := squad.Article{Title: "known_answers"}
 	for q := range n {
 		ctx := words(60 + rng.IntN(640))
-		ans := append(append([]string{KnownAnswerStartWord}, words(2+rng.IntN(5))...), KnownAnswerEndWord)
+		ans := append(append([]string{knownAnswerStartWord}, words(2+rng.IntN(5))...), knownAnswerEndWord)
 		at := rng.IntN(len(ctx) + 1)
 		before := strings.Join(ctx[:at], " ")
 		text := strings.Join(ans, " ")
@@ -72,21 +72,21 @@ func KnownAnswerDataset(n int, seed uint64) *squad.Dataset {
 	return ds
 }
 
-// KnownAnswerArch builds the known-answer model under the official
+// knownAnswerArch builds the known-answer model under the official
 // contract: startID and endID are the vocabulary ids of the marker words.
-func KnownAnswerArch(startID, endID int64) (*onnx.Graph, error) {
+func knownAnswerArch(startID, endID int64) (*onnx.Graph, error) {
 	g := onnx.NewGraph(onnx.Config{Name: "bert_known_answer", Doc: "BERT QA contract; logits point at the marker words: a test model whose answers are known"})
 	batch := onnx.Sym("batch_size")
-	ids := g.Input(InputIDs, onnx.Int64, batch, onnx.Fix(MaxSeqLength))
-	g.Input(InputMask, onnx.Int64, batch, onnx.Fix(MaxSeqLength))
-	g.Input(InputSegmentIDs, onnx.Int64, batch, onnx.Fix(MaxSeqLength))
+	ids := g.Input(inputIDs, onnx.Int64, batch, onnx.Fix(MaxSeqLength))
+	g.Input(inputMask, onnx.Int64, batch, onnx.Fix(MaxSeqLength))
+	g.Input(inputSegmentIDs, onnx.Int64, batch, onnx.Fix(MaxSeqLength))
 	point := func(id int64, out string) {
 		hit := g.Cast(g.Equal(ids, g.Const("", onnx.Int64, []int64{}, []int64{id})), onnx.Float)
 		g.Node("Sub", []string{g.Mul(hit, g.Scalar(onnx.Float, 20)), g.Scalar(onnx.Float, 10)}, []string{out})
 		g.Output(out, onnx.Float, batch, onnx.Fix(MaxSeqLength))
 	}
-	point(startID, OutputStart)
-	point(endID, OutputEnd)
+	point(startID, outputStart)
+	point(endID, outputEnd)
 	if err := g.Err(); err != nil {
 		return nil, fmt.Errorf("bert: build the known-answer model: %w", err)
 	}

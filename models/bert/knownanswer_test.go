@@ -16,18 +16,18 @@ import (
 )
 
 // knownAnswerModel opens the known-answer model for the test vocabulary.
-func knownAnswerModel(t *testing.T, tok *Tokenizer) *ort.Session {
+func knownAnswerModel(t *testing.T, tok *wordPieceTokenizer) *ort.Session {
 	t.Helper()
 	orttest.Need(t)
 	var ids [2]int64
-	for i, w := range []string{KnownAnswerStartWord, KnownAnswerEndWord} {
+	for i, w := range []string{knownAnswerStartWord, knownAnswerEndWord} {
 		id, ok := tok.Vocab().ID(w)
 		if !ok {
 			t.Fatalf("marker %q is not a word of the vocabulary", w)
 		}
 		ids[i] = int64(id)
 	}
-	g, err := KnownAnswerArch(ids[0], ids[1])
+	g, err := knownAnswerArch(ids[0], ids[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,15 +49,15 @@ func knownAnswerModel(t *testing.T, tok *Tokenizer) *ort.Session {
 // responses: every answer is known, so exact match and F1 must be 100.
 func TestKnownAnswerAccuracyEndToEnd(t *testing.T) {
 	tok := testTokenizer(t)
-	ds := KnownAnswerDataset(24, 7)
-	sq, err := NewSQuAD(ds, tok, DefaultConfig)
+	ds := knownAnswerDataset(24, 7)
+	sq, err := newSQuAD(ds, tok, defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sq.Features) < len(sq.Examples)+8 {
 		t.Fatalf("%d features for %d questions: the set should need several spans per question", len(sq.Features), len(sq.Examples))
 	}
-	qsl, err := NewQSL(sq, DataConfig{Workers: 2})
+	qsl, err := newQSL(sq, DataConfig{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,11 +105,11 @@ func TestKnownAnswerAccuracyEndToEnd(t *testing.T) {
 // fail: the same responses with start and end exchanged score 0.
 func TestKnownAnswerDetectsSwappedLogits(t *testing.T) {
 	tok := testTokenizer(t)
-	sq, err := NewSQuAD(KnownAnswerDataset(6, 3), tok, DefaultConfig)
+	sq, err := newSQuAD(knownAnswerDataset(6, 3), tok, defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qsl, err := NewQSL(sq, DataConfig{Workers: 1})
+	qsl, err := newQSL(sq, DataConfig{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,16 +11,16 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// ErrContract is wrapped by errors about a model whose inputs or outputs
+// errContract is wrapped by errors about a model whose inputs or outputs
 // are not those of the official BERT SQuAD ONNX models.
-var ErrContract = errors.New("bert: model does not match the BERT SQuAD contract")
+var errContract = errors.New("bert: model does not match the BERT SQuAD contract")
 
 // contractFix is the advice appended to contract errors.
 const contractFix = "give the official model.onnx (models/bert/download_model.sh) or build one with `mlperf model build bert`"
 
-// Contract is what CheckContract found out about a model: which of its
+// contract is what CheckContract found out about a model: which of its
 // inputs and outputs play which role.
-type Contract struct {
+type contract struct {
 	// IDs, Mask and Segments are the names of the token ids, input mask
 	// and segment ids inputs: input_ids, input_mask, segment_ids (fp32
 	// model) or input_ids, attention_mask, token_type_ids (int8 model).
@@ -32,7 +32,7 @@ type Contract struct {
 	FixedBatch int
 }
 
-// CheckContract validates a session's inputs and outputs against the
+// checkContract validates a session's inputs and outputs against the
 // official models' contract before any run: three int64 [N, 384] inputs
 // named as the fp32 model's (input_ids, input_mask, segment_ids) or the
 // int8 model's (input_ids, attention_mask, token_type_ids), and two
@@ -40,44 +40,44 @@ type Contract struct {
 // for a model without those names, exactly two outputs taken in order, as
 // the reference SUT does with the int8 model). A sequence dimension other
 // than 384 is an error; a dynamic one is accepted and fed 384 tokens.
-func CheckContract(inputs, outputs []backend.Info) (Contract, error) {
-	var c Contract
+func checkContract(inputs, outputs []backend.Info) (contract, error) {
+	var c contract
 	has := func(name string) bool { return findInfo(inputs, name) != nil }
 	switch {
-	case len(inputs) == 3 && has(InputIDs) && has(InputMask) && has(InputSegmentIDs):
-		c.IDs, c.Mask, c.Segments = InputIDs, InputMask, InputSegmentIDs
-	case len(inputs) == 3 && has(InputIDs) && has(Int8InputMask) && has(Int8InputSegmentIDs):
-		c.IDs, c.Mask, c.Segments = InputIDs, Int8InputMask, Int8InputSegmentIDs
+	case len(inputs) == 3 && has(inputIDs) && has(inputMask) && has(inputSegmentIDs):
+		c.IDs, c.Mask, c.Segments = inputIDs, inputMask, inputSegmentIDs
+	case len(inputs) == 3 && has(inputIDs) && has(int8InputMask) && has(int8InputSegmentIDs):
+		c.IDs, c.Mask, c.Segments = inputIDs, int8InputMask, int8InputSegmentIDs
 	default:
 		return c, fmt.Errorf("%w: want inputs %q, %q, %q (or the int8 model's %q, %q, %q), model has %s; %s",
-			ErrContract, InputIDs, InputMask, InputSegmentIDs, InputIDs, Int8InputMask, Int8InputSegmentIDs, describe(inputs), contractFix)
+			errContract, inputIDs, inputMask, inputSegmentIDs, inputIDs, int8InputMask, int8InputSegmentIDs, describe(inputs), contractFix)
 	}
 	for _, name := range []string{c.IDs, c.Mask, c.Segments} {
 		in := findInfo(inputs, name)
 		if in.DType != backend.Int64 || len(in.Shape) != 2 {
-			return c, fmt.Errorf("%w: input %q is %s %s, want int64 [N,%d]; %s", ErrContract, name, in.DType, backend.FormatShape(in.Shape), MaxSeqLength, contractFix)
+			return c, fmt.Errorf("%w: input %q is %s %s, want int64 [N,%d]; %s", errContract, name, in.DType, backend.FormatShape(in.Shape), MaxSeqLength, contractFix)
 		}
 		if s := in.Shape[1]; s >= 0 && s != MaxSeqLength {
-			return c, fmt.Errorf("%w: input %q has sequence length %d, but the benchmark's features are %d tokens (max_seq_length); use a model exported for %d", ErrContract, name, s, MaxSeqLength, MaxSeqLength)
+			return c, fmt.Errorf("%w: input %q has sequence length %d, but the benchmark's features are %d tokens (max_seq_length); use a model exported for %d", errContract, name, s, MaxSeqLength, MaxSeqLength)
 		}
 		if n := int(in.Shape[0]); n > 0 {
 			if c.FixedBatch > 0 && c.FixedBatch != n {
-				return c, fmt.Errorf("%w: inputs have different fixed batch sizes (%s); %s", ErrContract, describe(inputs), contractFix)
+				return c, fmt.Errorf("%w: inputs have different fixed batch sizes (%s); %s", errContract, describe(inputs), contractFix)
 			}
 			c.FixedBatch = n
 		}
 	}
-	c.Start, c.End = indexOf(outputs, OutputStart), indexOf(outputs, OutputEnd)
+	c.Start, c.End = indexOf(outputs, outputStart), indexOf(outputs, outputEnd)
 	if c.Start < 0 || c.End < 0 {
 		if len(outputs) != 2 || c.Start >= 0 || c.End >= 0 {
-			return c, fmt.Errorf("%w: want outputs %q and %q, model has %s; %s", ErrContract, OutputStart, OutputEnd, describe(outputs), contractFix)
+			return c, fmt.Errorf("%w: want outputs %q and %q, model has %s; %s", errContract, outputStart, outputEnd, describe(outputs), contractFix)
 		}
 		c.Start, c.End = 0, 1 // unnamed (int8) outputs: start, end in order
 	}
 	for _, i := range []int{c.Start, c.End} {
 		o := outputs[i]
 		if o.DType != backend.Float32 || len(o.Shape) != 2 || (o.Shape[1] >= 0 && o.Shape[1] != MaxSeqLength) {
-			return c, fmt.Errorf("%w: output %q is %s %s, want float32 [N,%d]; %s", ErrContract, o.Name, o.DType, backend.FormatShape(o.Shape), MaxSeqLength, contractFix)
+			return c, fmt.Errorf("%w: output %q is %s %s, want float32 [N,%d]; %s", errContract, o.Name, o.DType, backend.FormatShape(o.Shape), MaxSeqLength, contractFix)
 		}
 	}
 	return c, nil
@@ -110,62 +110,62 @@ func describe(infos []backend.Info) string {
 	return strings.Join(s, ", ")
 }
 
-// CheckVocab compares the word-embedding rows of a model (see
+// checkVocab compares the word-embedding rows of a model (see
 // ModelVocabSize) with a tokenizer's vocabulary. A vocabulary with more
 // entries than the model would feed ids the model cannot look up; one with
 // fewer is another vocabulary than the model was trained with. Both are
 // errors naming the two sizes and the fix.
-func CheckVocab(modelRows int, v *Vocab) error {
+func checkVocab(modelRows int, v *vocab) error {
 	if v == nil || modelRows <= 0 || modelRows == v.Size() {
 		return nil
 	}
 	return fmt.Errorf("%w: the model embeds %d token ids but vocab.txt has %d entries; use the vocab.txt the model was trained with (the MLPerf uncased vocab has %d, md5 %s)",
-		ErrContract, modelRows, v.Size(), VocabSize, VocabMD5)
+		errContract, modelRows, v.Size(), VocabSize, vocabMD5)
 }
 
-// Input is one sample as the model takes it: MaxSeqLength token ids,
+// input is one sample as the model takes it: MaxSeqLength token ids,
 // input mask and segment ids. Loaded samples are shared between
 // concurrent readers and must not be modified.
-type Input struct {
+type input struct {
 	IDs, Mask, Segments []int64
 }
 
 // NewInput pads a feature into a new Input of MaxSeqLength positions.
-func NewInput(f *Feature) (Input, error) {
+func NewInput(f *feature) (input, error) {
 	buf := make([]int64, 3*MaxSeqLength)
-	in := Input{IDs: buf[:MaxSeqLength:MaxSeqLength], Mask: buf[MaxSeqLength : 2*MaxSeqLength : 2*MaxSeqLength], Segments: buf[2*MaxSeqLength:]}
+	in := input{IDs: buf[:MaxSeqLength:MaxSeqLength], Mask: buf[MaxSeqLength : 2*MaxSeqLength : 2*MaxSeqLength], Segments: buf[2*MaxSeqLength:]}
 	if err := f.Fill(in.IDs, in.Mask, in.Segments); err != nil {
-		return Input{}, err
+		return input{}, err
 	}
 	return in, nil
 }
 
-func (in Input) valid() bool {
+func (in input) valid() bool {
 	return len(in.IDs) == MaxSeqLength && len(in.Mask) == MaxSeqLength && len(in.Segments) == MaxSeqLength
 }
 
-// Samples returns loaded sample i, or false if it is not loaded.
+// sampleFunc returns loaded sample i, or false if it is not loaded.
 // harness.QSL[Input]'s Sample method is one.
-type Samples func(i loadgen.SampleIndex) (Input, bool)
+type sampleFunc func(i loadgen.SampleIndex) (input, bool)
 
 // Model runs BERT on loaded samples and writes the reference's responses.
 // It implements harness.Model and is safe for concurrent use (as the
 // session is).
 type Model struct {
 	sess    backend.Session
-	samples Samples
-	c       Contract
+	samples sampleFunc
+	c       contract
 	bufs    sync.Pool // *[]int64 batch buffers of 3 × n × MaxSeqLength
 }
 
 // New wraps a session after checking it against the contract. samples
 // gives the model its inputs (usually a QSL's Sample method); it may be
 // nil if only Logits is used.
-func New(sess backend.Session, samples Samples) (*Model, error) {
+func New(sess backend.Session, samples sampleFunc) (*Model, error) {
 	if sess == nil {
 		return nil, errors.New("bert: nil session")
 	}
-	c, err := CheckContract(sess.Inputs(), sess.Outputs())
+	c, err := checkContract(sess.Inputs(), sess.Outputs())
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func New(sess backend.Session, samples Samples) (*Model, error) {
 }
 
 // Contract is what New found out about the model.
-func (m *Model) Contract() Contract { return m.c }
+func (m *Model) Contract() contract { return m.c }
 
 // FixedBatch is the model's fixed batch size, or 0 if it is dynamic.
 func (m *Model) FixedBatch() int { return m.c.FixedBatch }
@@ -236,7 +236,7 @@ func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []lo
 		return errors.New("bert: model has no sample source")
 	}
 	ok := make([]int, 0, len(idx)) // positions in idx of loaded samples
-	var single Input
+	var single input
 	for i, x := range idx {
 		s, loaded := m.samples(x)
 		if !loaded || !s.valid() {

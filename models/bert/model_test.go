@@ -23,12 +23,12 @@ import (
 func officialInfos() ([]backend.Info, []backend.Info) {
 	s := []int64{-1, MaxSeqLength}
 	return []backend.Info{
-			{Name: InputIDs, DType: backend.Int64, Shape: s},
-			{Name: InputMask, DType: backend.Int64, Shape: s},
-			{Name: InputSegmentIDs, DType: backend.Int64, Shape: s},
+			{Name: inputIDs, DType: backend.Int64, Shape: s},
+			{Name: inputMask, DType: backend.Int64, Shape: s},
+			{Name: inputSegmentIDs, DType: backend.Int64, Shape: s},
 		}, []backend.Info{
-			{Name: OutputStart, DType: backend.Float32, Shape: s},
-			{Name: OutputEnd, DType: backend.Float32, Shape: s},
+			{Name: outputStart, DType: backend.Float32, Shape: s},
+			{Name: outputEnd, DType: backend.Float32, Shape: s},
 		}
 }
 
@@ -61,7 +61,7 @@ func fakeRun(inputs, outputs []backend.Info, in []backend.Tensor) ([]backend.Ten
 	outs := make([]backend.Tensor, len(outputs))
 	for i, o := range outputs {
 		d := start
-		if o.Name == OutputEnd || (i == 1 && o.Name != OutputStart) {
+		if o.Name == outputEnd || (i == 1 && o.Name != outputStart) {
 			d = end
 		}
 		outs[i] = backend.Tensor{Name: o.Name, DType: backend.Float32, Shape: []int64{n, MaxSeqLength}, Data: d}
@@ -74,42 +74,42 @@ func TestCheckContract(t *testing.T) {
 		return backend.Info{Name: name, DType: dt, Shape: shape}
 	}
 	in, out := officialInfos()
-	int8In := []backend.Info{in[0], ids(Int8InputMask, backend.Int64, -1, 384), ids(Int8InputSegmentIDs, backend.Int64, -1, 384)}
+	int8In := []backend.Info{in[0], ids(int8InputMask, backend.Int64, -1, 384), ids(int8InputSegmentIDs, backend.Int64, -1, 384)}
 	unnamedOut := []backend.Info{ids("start", backend.Float32, -1, 384), ids("end", backend.Float32, -1, 384)}
 	for _, tc := range []struct {
 		name    string
 		in, out []backend.Info
-		want    Contract
+		want    contract
 		err     string // "" for success
 	}{
-		{"official", in, out, Contract{IDs: InputIDs, Mask: InputMask, Segments: InputSegmentIDs, Start: 0, End: 1}, ""},
-		{"outputs swapped", in, []backend.Info{out[1], out[0]}, Contract{IDs: InputIDs, Mask: InputMask, Segments: InputSegmentIDs, Start: 1, End: 0}, ""},
-		{"int8 names, unnamed outputs", int8In, unnamedOut, Contract{IDs: InputIDs, Mask: Int8InputMask, Segments: Int8InputSegmentIDs, Start: 0, End: 1}, ""},
-		{"fixed batch", []backend.Info{ids(InputIDs, backend.Int64, 4, 384), ids(InputMask, backend.Int64, 4, 384), ids(InputSegmentIDs, backend.Int64, 4, 384)}, out,
-			Contract{IDs: InputIDs, Mask: InputMask, Segments: InputSegmentIDs, Start: 0, End: 1, FixedBatch: 4}, ""},
-		{"dynamic sequence", []backend.Info{ids(InputIDs, backend.Int64, -1, -1), ids(InputMask, backend.Int64, -1, -1), ids(InputSegmentIDs, backend.Int64, -1, -1)}, out,
-			Contract{IDs: InputIDs, Mask: InputMask, Segments: InputSegmentIDs, Start: 0, End: 1}, ""},
-		{"sequence 256", []backend.Info{ids(InputIDs, backend.Int64, -1, 256), in[1], in[2]}, out, Contract{}, "sequence length 256"},
-		{"mixed names", []backend.Info{in[0], in[1], int8In[2]}, out, Contract{}, "want inputs"},
-		{"missing input", in[:2], out, Contract{}, "want inputs"},
-		{"extra input", append(append([]backend.Info{}, in...), ids("position_ids", backend.Int64, -1, 384)), out, Contract{}, "want inputs"},
-		{"int32 ids", []backend.Info{ids(InputIDs, backend.Int32, -1, 384), in[1], in[2]}, out, Contract{}, `"input_ids" is int32`},
-		{"rank 1", []backend.Info{ids(InputIDs, backend.Int64, 384), in[1], in[2]}, out, Contract{}, "want int64 [N,384]"},
-		{"different fixed batches", []backend.Info{ids(InputIDs, backend.Int64, 2, 384), ids(InputMask, backend.Int64, 4, 384), in[2]}, out, Contract{}, "different fixed batch"},
-		{"one output", in, out[:1], Contract{}, "want outputs"},
-		{"three unnamed outputs", in, append(unnamedOut, unnamedOut[0]), Contract{}, "want outputs"},
-		{"float16 logits", in, []backend.Info{out[0], ids(OutputEnd, backend.Float16, -1, 384)}, Contract{}, "want float32"},
-		{"logits length 512", in, []backend.Info{out[0], ids(OutputEnd, backend.Float32, -1, 512)}, Contract{}, "want float32 [N,384]"},
+		{"official", in, out, contract{IDs: inputIDs, Mask: inputMask, Segments: inputSegmentIDs, Start: 0, End: 1}, ""},
+		{"outputs swapped", in, []backend.Info{out[1], out[0]}, contract{IDs: inputIDs, Mask: inputMask, Segments: inputSegmentIDs, Start: 1, End: 0}, ""},
+		{"int8 names, unnamed outputs", int8In, unnamedOut, contract{IDs: inputIDs, Mask: int8InputMask, Segments: int8InputSegmentIDs, Start: 0, End: 1}, ""},
+		{"fixed batch", []backend.Info{ids(inputIDs, backend.Int64, 4, 384), ids(inputMask, backend.Int64, 4, 384), ids(inputSegmentIDs, backend.Int64, 4, 384)}, out,
+			contract{IDs: inputIDs, Mask: inputMask, Segments: inputSegmentIDs, Start: 0, End: 1, FixedBatch: 4}, ""},
+		{"dynamic sequence", []backend.Info{ids(inputIDs, backend.Int64, -1, -1), ids(inputMask, backend.Int64, -1, -1), ids(inputSegmentIDs, backend.Int64, -1, -1)}, out,
+			contract{IDs: inputIDs, Mask: inputMask, Segments: inputSegmentIDs, Start: 0, End: 1}, ""},
+		{"sequence 256", []backend.Info{ids(inputIDs, backend.Int64, -1, 256), in[1], in[2]}, out, contract{}, "sequence length 256"},
+		{"mixed names", []backend.Info{in[0], in[1], int8In[2]}, out, contract{}, "want inputs"},
+		{"missing input", in[:2], out, contract{}, "want inputs"},
+		{"extra input", append(append([]backend.Info{}, in...), ids("position_ids", backend.Int64, -1, 384)), out, contract{}, "want inputs"},
+		{"int32 ids", []backend.Info{ids(inputIDs, backend.Int32, -1, 384), in[1], in[2]}, out, contract{}, `"input_ids" is int32`},
+		{"rank 1", []backend.Info{ids(inputIDs, backend.Int64, 384), in[1], in[2]}, out, contract{}, "want int64 [N,384]"},
+		{"different fixed batches", []backend.Info{ids(inputIDs, backend.Int64, 2, 384), ids(inputMask, backend.Int64, 4, 384), in[2]}, out, contract{}, "different fixed batch"},
+		{"one output", in, out[:1], contract{}, "want outputs"},
+		{"three unnamed outputs", in, append(unnamedOut, unnamedOut[0]), contract{}, "want outputs"},
+		{"float16 logits", in, []backend.Info{out[0], ids(outputEnd, backend.Float16, -1, 384)}, contract{}, "want float32"},
+		{"logits length 512", in, []backend.Info{out[0], ids(outputEnd, backend.Float32, -1, 512)}, contract{}, "want float32 [N,384]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := CheckContract(tc.in, tc.out)
+			c, err := checkContract(tc.in, tc.out)
 			if tc.err == "" {
 				if err != nil || c != tc.want {
 					t.Fatalf("got %+v, %v; want %+v", c, err, tc.want)
 				}
 				return
 			}
-			if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), tc.err) {
+			if !errors.Is(err, errContract) || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("error %v, want ErrContract containing %q", err, tc.err)
 			}
 		})
@@ -121,7 +121,7 @@ func TestModelVocabSize(t *testing.T) {
 	small := TinyArch
 	small.Vocab, small.Layers, small.Hidden, small.Heads, small.Intermediate = 1000, 1, 8, 2, 16
 	int8Arch := small
-	int8Arch.InputNames = [3]string{InputIDs, Int8InputMask, Int8InputSegmentIDs}
+	int8Arch.InputNames = [3]string{inputIDs, int8InputMask, int8InputSegmentIDs}
 	build := func(name string, c ArchConfig) string {
 		p := filepath.Join(dir, name)
 		if err := BuildFileOf(p, c, 1); err != nil {
@@ -132,7 +132,7 @@ func TestModelVocabSize(t *testing.T) {
 	// A graph whose table is dequantised from int8 before the Gather, and
 	// whose ids are cast first.
 	g := onnx.NewGraph(onnx.Config{Name: "q"})
-	ids := g.Input(InputIDs, onnx.Int64, onnx.Sym("N"), onnx.Fix(384))
+	ids := g.Input(inputIDs, onnx.Int64, onnx.Sym("N"), onnx.Fix(384))
 	q := g.Param("emb_q", onnx.Int8, []int64{777, 4}, onnx.Uniform(-100, 100))
 	table := g.Op("DequantizeLinear", []string{q, g.Scalar(onnx.Float, 0.01), g.Const("", onnx.Int8, []int64{}, []int8{0})})
 	y := g.Gather(table, g.Cast(ids, onnx.Int32), 0)
@@ -143,7 +143,7 @@ func TestModelVocabSize(t *testing.T) {
 	}
 	// A graph without a Gather on input_ids.
 	g = onnx.NewGraph(onnx.Config{Name: "none"})
-	x := g.Input(InputIDs, onnx.Int64, onnx.Sym("N"))
+	x := g.Input(inputIDs, onnx.Int64, onnx.Sym("N"))
 	g.Output(g.Identity(x), onnx.Int64, onnx.Sym("N"))
 	none := filepath.Join(dir, "none.onnx")
 	if err := g.WriteFile(none, onnx.FileOptions{}); err != nil {
@@ -187,27 +187,27 @@ func TestModelVocabSize(t *testing.T) {
 
 func TestCheckVocab(t *testing.T) {
 	v := testTokenizer(t).Vocab()
-	if err := CheckVocab(VocabSize, v); err != nil {
+	if err := checkVocab(VocabSize, v); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckVocab(0, v); err != nil { // unknown: skipped
+	if err := checkVocab(0, v); err != nil { // unknown: skipped
 		t.Fatal(err)
 	}
 	for _, rows := range []int{30000, 30528} {
-		err := CheckVocab(rows, v)
-		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), fmt.Sprintf("embeds %d token ids but vocab.txt has %d", rows, VocabSize)) {
+		err := checkVocab(rows, v)
+		if !errors.Is(err, errContract) || !strings.Contains(err.Error(), fmt.Sprintf("embeds %d token ids but vocab.txt has %d", rows, VocabSize)) {
 			t.Fatalf("rows %d: %v", rows, err)
 		}
 	}
 }
 
 // fakeSamples serves inputs whose ids are all v+1000 for sample v.
-func fakeSamples(loaded map[loadgen.SampleIndex]bool) Samples {
-	return func(i loadgen.SampleIndex) (Input, bool) {
+func fakeSamples(loaded map[loadgen.SampleIndex]bool) sampleFunc {
+	return func(i loadgen.SampleIndex) (input, bool) {
 		if !loaded[i] {
-			return Input{}, false
+			return input{}, false
 		}
-		in := Input{IDs: make([]int64, MaxSeqLength), Mask: make([]int64, MaxSeqLength), Segments: make([]int64, MaxSeqLength)}
+		in := input{IDs: make([]int64, MaxSeqLength), Mask: make([]int64, MaxSeqLength), Segments: make([]int64, MaxSeqLength)}
 		for p := range in.IDs {
 			in.IDs[p] = int64(i) + 1000
 			in.Mask[p] = 1
@@ -305,7 +305,7 @@ func TestPredictErrors(t *testing.T) {
 	}
 	bad := newFake()
 	bad.In = bad.In[:2]
-	if _, err := New(bad, nil); !errors.Is(err, ErrContract) {
+	if _, err := New(bad, nil); !errors.Is(err, errContract) {
 		t.Fatalf("bad contract: %v", err)
 	}
 }
@@ -314,7 +314,7 @@ func TestPredictErrors(t *testing.T) {
 // mask and segment ids.
 func TestPredictInt8Names(t *testing.T) {
 	f := newFake()
-	f.In[1].Name, f.In[2].Name = Int8InputMask, Int8InputSegmentIDs
+	f.In[1].Name, f.In[2].Name = int8InputMask, int8InputSegmentIDs
 	f.Out[0].Name, f.Out[1].Name = "out0", "out1"
 	m, err := New(f, fakeSamples(map[loadgen.SampleIndex]bool{4: true}))
 	if err != nil {
@@ -353,7 +353,7 @@ func i64bytes(x []int64) []byte { return []byte(fmt.Sprint(x)) }
 func FuzzModelVocabSize(f *testing.F) {
 	c := TinyArch
 	c.Vocab, c.Layers, c.Hidden, c.Heads, c.Intermediate, c.Positions, c.SeqLen = 50, 1, 4, 1, 4, 8, 8
-	g, err := ArchOf(c, 1, "fuzz")
+	g, err := archOf(c, 1, "fuzz")
 	if err != nil {
 		f.Fatal(err)
 	}

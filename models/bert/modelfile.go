@@ -9,9 +9,9 @@ import (
 	"os"
 )
 
-// ErrNoEmbedding is returned (wrapped) by ModelVocabSize when the model
+// errNoEmbedding is returned (wrapped) by ModelVocabSize when the model
 // file has no word-embedding table that the token ids index directly.
-var ErrNoEmbedding = errors.New("bert: no word-embedding table found")
+var errNoEmbedding = errors.New("bert: no word-embedding table found")
 
 // ModelVocabSize reads an ONNX model file's structure (not its weights) and
 // returns the number of rows of the word-embedding table: the first input
@@ -176,11 +176,11 @@ func modelVocabSize(r io.ReaderAt, size int64) (int, error) {
 	// The token ids reach the Gather directly or through one node (a Cast
 	// or Unsqueeze of input_ids).
 	isIDs := func(v string) bool {
-		if v == InputIDs {
+		if v == inputIDs {
 			return true
 		}
 		p, ok := producer[v]
-		return ok && len(p.inputs) > 0 && p.inputs[0] == InputIDs
+		return ok && len(p.inputs) > 0 && p.inputs[0] == inputIDs
 	}
 	for _, g := range nodes {
 		if g.op != "Gather" || len(g.inputs) != 2 || !isIDs(g.inputs[1]) {
@@ -197,7 +197,7 @@ func modelVocabSize(r io.ReaderAt, size int64) (int, error) {
 			return int(d[0]), nil
 		}
 	}
-	return 0, ErrNoEmbedding
+	return 0, errNoEmbedding
 }
 
 func parseNode(b []byte) (pbNode, error) {

@@ -18,17 +18,17 @@ const ResponseBytes = MaxSeqLength * 2 * 4
 
 // Post-processing constants of accuracy-squad.py.
 const (
-	NBestSize       = 20
-	MaxAnswerLength = 30
-	// PadLogit fills the positions a shorter response does not cover.
-	PadLogit = -10000.0
-	// EmptyPrediction is the answer when no span survives the filters.
-	EmptyPrediction = "empty"
+	nBestSize       = 20
+	maxAnswerLength = 30
+	// padLogit fills the positions a shorter response does not cover.
+	padLogit = -10000.0
+	// emptyPrediction is the answer when no span survives the filters.
+	emptyPrediction = "empty"
 )
 
-// ErrResponse is returned (wrapped) for response bytes that cannot be
+// errResponse is returned (wrapped) for response bytes that cannot be
 // decoded as logits.
-var ErrResponse = errors.New("bert: bad response")
+var errResponse = errors.New("bert: bad response")
 
 // EncodeResponse writes the model's start and end logits for one feature
 // into dst as float32 [n, 2] (start, end interleaved), little-endian, and
@@ -36,7 +36,7 @@ var ErrResponse = errors.New("bert: bad response")
 // equal len(end). This is the reference's np.stack([start, end], axis=-1).
 func EncodeResponse(dst []byte, start, end []float32) ([]byte, error) {
 	if len(start) != len(end) {
-		return nil, fmt.Errorf("%w: %d start logits but %d end logits", ErrResponse, len(start), len(end))
+		return nil, fmt.Errorf("%w: %d start logits but %d end logits", errResponse, len(start), len(end))
 	}
 	n := len(start) * 8
 	if cap(dst) < n {
@@ -60,28 +60,28 @@ type Logits struct {
 // with its defaults: little-endian float32 reshaped to (-1, 2), column 0 the
 // start and column 1 the end logits, padded to MaxSeqLength with PadLogit.
 func DecodeResponse(data []byte) (Logits, error) {
-	return DecodeLogits(data, "float32", false)
+	return decodeLogits(data, "float32", false)
 }
 
-// DecodeLogits is DecodeResponse for the other --output_dtype values of
+// decodeLogits is DecodeResponse for the other --output_dtype values of
 // accuracy-squad.py (int8, int16, int32, int64, float16, float32, float64)
 // and --output_transposed (the data is [2, n], all start logits first).
-func DecodeLogits(data []byte, dtype string, transposed bool) (Logits, error) {
+func decodeLogits(data []byte, dtype string, transposed bool) (Logits, error) {
 	size, conv := dtypeDecoder(dtype)
 	if conv == nil {
-		return Logits{}, fmt.Errorf("%w: unknown dtype %q (want int8, int16, int32, int64, float16, float32 or float64)", ErrResponse, dtype)
+		return Logits{}, fmt.Errorf("%w: unknown dtype %q (want int8, int16, int32, int64, float16, float32 or float64)", errResponse, dtype)
 	}
 	if len(data)%(2*size) != 0 {
-		return Logits{}, fmt.Errorf("%w: %d bytes is not a whole number of (start, end) %s pairs", ErrResponse, len(data), dtype)
+		return Logits{}, fmt.Errorf("%w: %d bytes is not a whole number of (start, end) %s pairs", errResponse, len(data), dtype)
 	}
 	n := len(data) / (2 * size)
 	if n > MaxSeqLength {
-		return Logits{}, fmt.Errorf("%w: %d positions, more than the sequence length %d", ErrResponse, n, MaxSeqLength)
+		return Logits{}, fmt.Errorf("%w: %d positions, more than the sequence length %d", errResponse, n, MaxSeqLength)
 	}
 	l := Logits{Start: make([]float64, MaxSeqLength), End: make([]float64, MaxSeqLength)}
 	for i := 0; i < MaxSeqLength; i++ {
 		if i >= n {
-			l.Start[i], l.End[i] = PadLogit, PadLogit
+			l.Start[i], l.End[i] = padLogit, padLogit
 			continue
 		}
 		var si, ei int
@@ -137,23 +137,23 @@ func halfToFloat(h uint16) float64 {
 	return sign * math.Ldexp(1024+frac, exp-25)
 }
 
-// PostprocessConfig sets write_predictions' parameters. DefaultPostprocess
+// postprocessConfig sets write_predictions' parameters. DefaultPostprocess
 // holds the reference's values.
-type PostprocessConfig struct {
+type postprocessConfig struct {
 	NBestSize       int
 	MaxAnswerLength int
 }
 
-// DefaultPostprocess is n-best 20, max answer length 30.
-var DefaultPostprocess = PostprocessConfig{NBestSize: NBestSize, MaxAnswerLength: MaxAnswerLength}
+// defaultPostprocess is n-best 20, max answer length 30.
+var defaultPostprocess = postprocessConfig{NBestSize: nBestSize, MaxAnswerLength: maxAnswerLength}
 
-// Prediction is the answer text chosen for one question.
-type Prediction struct {
+// prediction is the answer text chosen for one question.
+type prediction struct {
 	QasID string
 	Text  string
 }
 
-// Postprocess is write_predictions of accuracy-squad.py: for every example,
+// postprocess is write_predictions of accuracy-squad.py: for every example,
 // over the features that have logits (results is keyed by QSL index, the
 // feature's position in features), it pairs the NBestSize best start and
 // end positions (ties: lower position first), drops pairs outside the
@@ -165,7 +165,7 @@ type Prediction struct {
 //
 // Predictions come in example order. Postprocess does not modify its
 // arguments and is safe for concurrent use.
-func Postprocess(examples []Example, features []Feature, results map[int]Logits, cfg PostprocessConfig) ([]Prediction, error) {
+func postprocess(examples []example, features []feature, results map[int]Logits, cfg postprocessConfig) ([]prediction, error) {
 	if cfg.NBestSize <= 0 || cfg.MaxAnswerLength <= 0 {
 		return nil, fmt.Errorf("bert: postprocess: n-best size %d and max answer length %d must be positive", cfg.NBestSize, cfg.MaxAnswerLength)
 	}
@@ -185,11 +185,11 @@ func Postprocess(examples []Example, features []Feature, results map[int]Logits,
 		}
 		byExample[ei] = append(byExample[ei], fi)
 	}
-	preds := make([]Prediction, len(examples))
+	preds := make([]prediction, len(examples))
 	var p predictor
 	p.cfg = cfg
 	for ei := range examples {
-		preds[ei] = Prediction{QasID: examples[ei].QasID, Text: p.best(&examples[ei], features, byExample[ei], results)}
+		preds[ei] = prediction{QasID: examples[ei].QasID, Text: p.best(&examples[ei], features, byExample[ei], results)}
 	}
 	return preds, nil
 }
@@ -202,14 +202,14 @@ type prelim struct {
 
 // predictor holds scratch space reused across examples.
 type predictor struct {
-	cfg      PostprocessConfig
+	cfg      postprocessConfig
 	starts   []int
 	ends     []int
 	prelims  []prelim
 	basicBuf []string
 }
 
-func (p *predictor) best(ex *Example, features []Feature, fidx []int, results map[int]Logits) string {
+func (p *predictor) best(ex *example, features []feature, fidx []int, results map[int]Logits) string {
 	p.prelims = p.prelims[:0]
 	for _, fi := range fidx {
 		res, ok := results[fi]
@@ -257,7 +257,7 @@ func (p *predictor) best(ex *Example, features []Feature, fidx []int, results ma
 		origText := strings.Join(ex.DocTokens[ws:we+1], " ")
 		return p.finalText(tokText, origText)
 	}
-	return EmptyPrediction
+	return emptyPrediction
 }
 
 // bestIndexes is _get_best_indexes: the positions of the n largest logits,
@@ -291,20 +291,20 @@ func bestIndexes(logits []float64, n int, dst []int) []int {
 	return dst
 }
 
-// GetFinalText is get_final_text of accuracy-squad.py (do_lower_case=True):
+// getFinalText is get_final_text of accuracy-squad.py (do_lower_case=True):
 // it projects predText, the normalized WordPiece answer, back onto
 // origText, the original words of the span joined by spaces. origText is
 // run through BasicTokenize; predText is searched in the result; when both
 // have the same length without spaces, characters are aligned one to one
 // and the matching slice of origText is returned. Whenever the alignment
 // fails, the whole origText is returned.
-func GetFinalText(predText, origText string) string {
+func getFinalText(predText, origText string) string {
 	var p predictor
 	return p.finalText(predText, origText)
 }
 
 func (p *predictor) finalText(predText, origText string) string {
-	p.basicBuf = BasicTokenize(origText, p.basicBuf[:0])
+	p.basicBuf = basicTokenize(origText, p.basicBuf[:0])
 	tokText := strings.Join(p.basicBuf, " ")
 
 	bytePos := strings.Index(tokText, predText)

@@ -37,8 +37,8 @@ func comparePostprocess(t *testing.T, squadPath, goldenPath string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := Examples(ds)
-	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	exs := examples(ds)
+	feats, err := buildFeatures(exs, testTokenizer(t), defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func comparePostprocess(t *testing.T, squadPath, goldenPath string) {
 	if len(results) == len(feats) {
 		t.Fatal("fixture should leave some features without a response")
 	}
-	preds, err := Postprocess(exs, feats, results, DefaultPostprocess)
+	preds, err := postprocess(exs, feats, results, defaultPostprocess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestGetFinalTextGolden(t *testing.T) {
 	var cases []struct{ Pred, Orig, Out string }
 	readJSON(t, "testdata/final_text_golden.json", &cases)
 	for _, c := range cases {
-		if got := GetFinalText(c.Pred, c.Orig); got != c.Out {
+		if got := getFinalText(c.Pred, c.Orig); got != c.Out {
 			t.Errorf("GetFinalText(%q, %q) = %q, want %q", c.Pred, c.Orig, got, c.Out)
 		}
 	}
@@ -101,7 +101,7 @@ func TestGetFinalTextCases(t *testing.T) {
 		{"", "x", "x", "empty prediction: end before start"},
 		{"the", "the the", "the", "first occurrence"},
 	} {
-		if got := GetFinalText(tc.pred, tc.orig); got != tc.want {
+		if got := getFinalText(tc.pred, tc.orig); got != tc.want {
 			t.Errorf("%s: GetFinalText(%q, %q) = %q, want %q", tc.why, tc.pred, tc.orig, got, tc.want)
 		}
 	}
@@ -109,13 +109,13 @@ func TestGetFinalTextCases(t *testing.T) {
 
 // handFeature builds one example and its features with a small window so
 // that positions are easy to reason about.
-func handFeature(t *testing.T) ([]Example, []Feature) {
+func handFeature(t *testing.T) ([]example, []feature) {
 	t.Helper()
 	// Tokens of the context: [the, quick, brown, fox, (, 1895, -, 1943, ),
 	// ., steve, smith, ', s, house]; word indices 0..7.
 	doc := strings.Fields("The quick brown fox (1895-1943). Steve Smith's house")
-	exs := []Example{{QasID: "q1", QuestionText: "who", DocTokens: doc}}
-	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	exs := []example{{QasID: "q1", QuestionText: "who", DocTokens: doc}}
+	feats, err := buildFeatures(exs, testTokenizer(t), defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestPostprocessHandBuilt(t *testing.T) {
 		{"span ending inside a word", map[int]float64{o + 10: 2}, map[int]float64{o + 13: 2}, "Steve Smith's"},
 	} {
 		l := logits(tc.start, tc.end)
-		preds, err := Postprocess(exs, feats, map[int]Logits{0: l}, DefaultPostprocess)
+		preds, err := postprocess(exs, feats, map[int]Logits{0: l}, defaultPostprocess)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,17 +168,17 @@ func TestPostprocessHandBuilt(t *testing.T) {
 	}
 	// Longer than MaxAnswerLength: the next best span wins.
 	l := logits(map[int]float64{o: 10, o + 1: 1}, map[int]float64{o + 5: 10, o + 2: 1})
-	preds, err := Postprocess(exs, feats, map[int]Logits{0: l}, PostprocessConfig{NBestSize: 20, MaxAnswerLength: 3})
+	preds, err := postprocess(exs, feats, map[int]Logits{0: l}, postprocessConfig{NBestSize: 20, MaxAnswerLength: 3})
 	if err != nil || preds[0].Text != "The quick brown" {
 		t.Errorf("too long: %q %v, want %q", preds[0].Text, err, "The quick brown")
 	}
-	preds, _ = Postprocess(exs, feats, map[int]Logits{0: l}, DefaultPostprocess)
+	preds, _ = postprocess(exs, feats, map[int]Logits{0: l}, defaultPostprocess)
 	if preds[0].Text != "The quick brown fox (1895" {
 		t.Errorf("6 tokens within 30: %q", preds[0].Text)
 	}
 	// No response at all: "empty".
-	preds, err = Postprocess(exs, feats, nil, DefaultPostprocess)
-	if err != nil || preds[0].Text != EmptyPrediction {
+	preds, err = postprocess(exs, feats, nil, defaultPostprocess)
+	if err != nil || preds[0].Text != emptyPrediction {
 		t.Errorf("no results: %v %v", preds, err)
 	}
 	// Only invalid candidates: "empty".
@@ -189,9 +189,9 @@ func TestPostprocessHandBuilt(t *testing.T) {
 	for _, p := range []int{0, 1, 2} { // [CLS], query, [SEP]
 		l.Start[p], l.End[p] = 100, 100
 	}
-	preds, _ = Postprocess(exs, feats, map[int]Logits{0: l}, PostprocessConfig{NBestSize: 3, MaxAnswerLength: 30})
-	if preds[0].Text != EmptyPrediction {
-		t.Errorf("only invalid spans: %q, want %q", preds[0].Text, EmptyPrediction)
+	preds, _ = postprocess(exs, feats, map[int]Logits{0: l}, postprocessConfig{NBestSize: 3, MaxAnswerLength: 30})
+	if preds[0].Text != emptyPrediction {
+		t.Errorf("only invalid spans: %q, want %q", preds[0].Text, emptyPrediction)
 	}
 }
 
@@ -199,8 +199,8 @@ func TestPostprocessMaxContext(t *testing.T) {
 	// Two spans over a 20-word document; the candidate whose start is not
 	// max-context in its span is dropped in favour of a lower-scoring one.
 	words := strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty")
-	exs := []Example{{QasID: "q", QuestionText: "who what", DocTokens: words}}
-	feats, err := BuildFeatures(exs, testTokenizer(t), Config{MaxSeqLength: 15, MaxQueryLength: 64, DocStride: 4})
+	exs := []example{{QasID: "q", QuestionText: "who what", DocTokens: words}}
+	feats, err := buildFeatures(exs, testTokenizer(t), config{MaxSeqLength: 15, MaxQueryLength: 64, DocStride: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestPostprocessMaxContext(t *testing.T) {
 			}
 		}
 	}
-	preds, err := Postprocess(exs, feats, map[int]Logits{0: l0, 1: l1}, DefaultPostprocess)
+	preds, err := postprocess(exs, feats, map[int]Logits{0: l0, 1: l1}, defaultPostprocess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,17 +230,17 @@ func TestPostprocessMaxContext(t *testing.T) {
 
 func TestPostprocessErrors(t *testing.T) {
 	exs, feats := handFeature(t)
-	if _, err := Postprocess(exs, feats, map[int]Logits{5: logits(nil, nil)}, DefaultPostprocess); err == nil {
+	if _, err := postprocess(exs, feats, map[int]Logits{5: logits(nil, nil)}, defaultPostprocess); err == nil {
 		t.Error("qsl index out of range accepted")
 	}
 	bad := Logits{Start: make([]float64, 384), End: make([]float64, 3)}
-	if _, err := Postprocess(exs, feats, map[int]Logits{0: bad}, DefaultPostprocess); err == nil {
+	if _, err := postprocess(exs, feats, map[int]Logits{0: bad}, defaultPostprocess); err == nil {
 		t.Error("uneven logits accepted")
 	}
-	if _, err := Postprocess(exs, feats, nil, PostprocessConfig{}); err == nil {
+	if _, err := postprocess(exs, feats, nil, postprocessConfig{}); err == nil {
 		t.Error("zero config accepted")
 	}
-	if _, err := Postprocess(nil, feats, nil, DefaultPostprocess); err == nil {
+	if _, err := postprocess(nil, feats, nil, defaultPostprocess); err == nil {
 		t.Error("features of missing examples accepted")
 	}
 }
@@ -318,11 +318,11 @@ func TestDecodeLogits(t *testing.T) {
 		{"float64", f64, "float64", false},
 		{"int32 transposed", i32T, "int32", true},
 	} {
-		l, err := DecodeLogits(tc.data, tc.dtype, tc.tr)
+		l, err := decodeLogits(tc.data, tc.dtype, tc.tr)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if l.Start[0] != 1 || l.Start[1] != 2 || l.End[0] != 3 || l.End[1] != 4 || l.Start[2] != PadLogit || l.End[383] != PadLogit {
+		if l.Start[0] != 1 || l.Start[1] != 2 || l.End[0] != 3 || l.End[1] != 4 || l.Start[2] != padLogit || l.End[383] != padLogit {
 			t.Errorf("%s: start %v end %v", tc.name, l.Start[:3], l.End[:3])
 		}
 	}
@@ -334,7 +334,7 @@ func TestDecodeLogits(t *testing.T) {
 		{make([]byte, 8*385), "float32"},
 		{make([]byte, 8), "bfloat16"},
 	} {
-		if _, err := DecodeLogits(tc.data, tc.dtype, false); !errors.Is(err, ErrResponse) {
+		if _, err := decodeLogits(tc.data, tc.dtype, false); !errors.Is(err, errResponse) {
 			t.Errorf("%d bytes of %s: %v, want ErrResponse", len(tc.data), tc.dtype, err)
 		}
 	}
@@ -355,7 +355,7 @@ func FuzzGetFinalText(f *testing.F) {
 	f.Add("a", "\u0301a\u00a0")
 	f.Add("ς", "ΟΣ Σ")
 	f.Fuzz(func(t *testing.T, pred, orig string) {
-		out := GetFinalText(pred, orig)
+		out := getFinalText(pred, orig)
 		// Texts come from JSON and are valid UTF-8; invalid bytes read as
 		// U+FFFD, so only valid input must give back a part of itself.
 		if utf8.ValidString(orig) && out != orig && !strings.Contains(orig, out) {
@@ -369,7 +369,7 @@ func FuzzDecodeResponse(f *testing.F) {
 	f.Add(make([]byte, 3072), "float32", true)
 	f.Add([]byte{1, 2, 3}, "float16", false)
 	f.Fuzz(func(t *testing.T, data []byte, dtype string, tr bool) {
-		l, err := DecodeLogits(data, dtype, tr)
+		l, err := decodeLogits(data, dtype, tr)
 		if err == nil && (len(l.Start) != MaxSeqLength || len(l.End) != MaxSeqLength) {
 			t.Fatalf("%d/%d logits", len(l.Start), len(l.End))
 		}
@@ -383,8 +383,8 @@ func BenchmarkPostprocessDevSized(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	exs := Examples(ds)
-	feats, err := BuildFeatures(exs, testTokenizer(b), DefaultConfig)
+	exs := examples(ds)
+	feats, err := buildFeatures(exs, testTokenizer(b), defaultConfig)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -404,14 +404,14 @@ func BenchmarkPostprocessDevSized(b *testing.B) {
 		results[i] = l
 	}
 	for b.Loop() {
-		if _, err := Postprocess(exs, feats, results, DefaultPostprocess); err != nil {
+		if _, err := postprocess(exs, feats, results, defaultPostprocess); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func TestSQuADScoreEndToEnd(t *testing.T) {
-	s, err := LoadSQuAD(synthSmallPath, testVocabPath(t), DefaultConfig)
+	s, err := loadSQuAD(synthSmallPath, testVocabPath(t), defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestSQuADScoreEndToEnd(t *testing.T) {
 	if res.ExactMatch != 100 || res.F1 != 100 {
 		t.Fatalf("score %s, want 100/100", res)
 	}
-	if _, err := LoadSQuAD(synthSmallPath, "/nonexistent/vocab.txt", DefaultConfig); err == nil {
+	if _, err := loadSQuAD(synthSmallPath, "/nonexistent/vocab.txt", defaultConfig); err == nil {
 		t.Error("missing vocab accepted")
 	}
 }

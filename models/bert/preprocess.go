@@ -15,42 +15,42 @@ import (
 // Reference constants (squad_QSL.py, accuracy-squad.py).
 const (
 	MaxSeqLength   = 384
-	MaxQueryLength = 64
-	DocStride      = 128
-	// FirstUniqueID is the unique_id of the first feature.
-	FirstUniqueID = 1000000000
+	maxQueryLength = 64
+	docStride      = 128
+	// firstUniqueID is the unique_id of the first feature.
+	firstUniqueID = 1000000000
 )
 
-// Config sets the feature construction. The zero value is invalid; use
+// config sets the feature construction. The zero value is invalid; use
 // DefaultConfig, the reference's values.
-type Config struct {
+type config struct {
 	MaxSeqLength   int // tokens per feature, padding included
 	MaxQueryLength int // query tokens kept (the rest are dropped)
 	DocStride      int // tokens between the starts of consecutive spans, at most
 }
 
-// DefaultConfig is the reference configuration: 384, 64, 128.
-var DefaultConfig = Config{MaxSeqLength: MaxSeqLength, MaxQueryLength: MaxQueryLength, DocStride: DocStride}
+// defaultConfig is the reference configuration: 384, 64, 128.
+var defaultConfig = config{MaxSeqLength: MaxSeqLength, MaxQueryLength: maxQueryLength, DocStride: docStride}
 
-// ErrConfig is returned (wrapped) for a Config the construction cannot use.
-var ErrConfig = errors.New("bert: bad feature configuration")
+// errConfig is returned (wrapped) for a Config the construction cannot use.
+var errConfig = errors.New("bert: bad feature configuration")
 
-func (c Config) validate() error {
+func (c config) validate() error {
 	switch {
 	case c.MaxQueryLength < 0:
-		return fmt.Errorf("%w: max query length %d < 0", ErrConfig, c.MaxQueryLength)
+		return fmt.Errorf("%w: max query length %d < 0", errConfig, c.MaxQueryLength)
 	case c.DocStride <= 0:
-		return fmt.Errorf("%w: doc stride %d must be positive", ErrConfig, c.DocStride)
+		return fmt.Errorf("%w: doc stride %d must be positive", errConfig, c.DocStride)
 	case c.MaxSeqLength < 4:
-		return fmt.Errorf("%w: max sequence length %d leaves no room for 3 special tokens and the document", ErrConfig, c.MaxSeqLength)
+		return fmt.Errorf("%w: max sequence length %d leaves no room for 3 special tokens and the document", errConfig, c.MaxSeqLength)
 	}
 	return nil
 }
 
-// Example is one question with its context split into whitespace words
+// example is one question with its context split into whitespace words
 // (read_squad_examples with is_training=False). Examples of the same
 // paragraph share the DocTokens slice.
-type Example struct {
+type example struct {
 	QasID        string
 	QuestionText string
 	// DocTokens are the context's words: maximal runs of characters other
@@ -58,23 +58,23 @@ type Example struct {
 	DocTokens []string
 }
 
-// Examples returns the examples of ds in file order, one per question.
-func Examples(ds *squad.Dataset) []Example {
-	exs := make([]Example, 0, ds.NumQuestions())
+// examples returns the examples of ds in file order, one per question.
+func examples(ds *squad.Dataset) []example {
+	exs := make([]example, 0, ds.NumQuestions())
 	for _, a := range ds.Data {
 		for _, p := range a.Paragraphs {
-			doc := SplitDoc(p.Context)
+			doc := splitDoc(p.Context)
 			for _, qa := range p.QAs {
-				exs = append(exs, Example{QasID: qa.ID, QuestionText: qa.Question, DocTokens: doc})
+				exs = append(exs, example{QasID: qa.ID, QuestionText: qa.Question, DocTokens: doc})
 			}
 		}
 	}
 	return exs
 }
 
-// SplitDoc splits a context into words the way read_squad_examples does:
+// splitDoc splits a context into words the way read_squad_examples does:
 // on space, tab, CR, LF and U+202F only (not on other Unicode spaces).
-func SplitDoc(context string) []string {
+func splitDoc(context string) []string {
 	var words []string
 	start := -1
 	for i, r := range context {
@@ -93,13 +93,13 @@ func SplitDoc(context string) []string {
 	return words
 }
 
-// Feature is one model input: [CLS] query [SEP] doc-span [SEP], with the
+// feature is one model input: [CLS] query [SEP] doc-span [SEP], with the
 // bookkeeping post-processing needs. Its position in the slice that
 // BuildFeatures returns is its QSL sample index.
 //
 // A Feature is immutable once built and safe for concurrent reads; its
 // slices may be shared with other features and must not be modified.
-type Feature struct {
+type feature struct {
 	UniqueID     int64 // FirstUniqueID + position
 	ExampleIndex int   // index of the example (question) it belongs to
 	DocSpanIndex int   // index of the span within its example
@@ -120,42 +120,42 @@ type Feature struct {
 
 // Len is the number of real tokens; positions Len()..MaxSeqLength-1 are
 // padding.
-func (f *Feature) Len() int { return len(f.InputIDs) }
+func (f *feature) Len() int { return len(f.InputIDs) }
 
 // DocOffset is the position of the first span token (QueryLen + 2).
-func (f *Feature) DocOffset() int { return f.QueryLen + 2 }
+func (f *feature) DocOffset() int { return f.QueryLen + 2 }
 
 // SpanLen is the number of document tokens in the span.
-func (f *Feature) SpanLen() int { return len(f.TokenToOrig) }
+func (f *feature) SpanLen() int { return len(f.TokenToOrig) }
 
 // Token returns the token at position pos ("" for padding or out of range).
-func (f *Feature) Token(pos int) string {
+func (f *feature) Token(pos int) string {
 	switch {
 	case pos < 0 || pos >= f.Len():
 		return ""
 	case pos == 0:
-		return TokenCLS
+		return tokenCLS
 	case pos <= f.QueryLen:
 		return f.query[pos-1]
 	case pos == f.QueryLen+1 || pos == f.Len()-1:
-		return TokenSep
+		return tokenSep
 	}
 	return f.doc[pos-f.DocOffset()]
 }
 
 // Tokens returns the feature's real tokens (feature.tokens). It allocates.
-func (f *Feature) Tokens() []string {
+func (f *feature) Tokens() []string {
 	out := make([]string, 0, f.Len())
-	out = append(out, TokenCLS)
+	out = append(out, tokenCLS)
 	out = append(out, f.query...)
-	out = append(out, TokenSep)
+	out = append(out, tokenSep)
 	out = append(out, f.doc...)
-	return append(out, TokenSep)
+	return append(out, tokenSep)
 }
 
 // OrigIndex is token_to_orig_map[pos]: the word of the example's context
 // that the token at pos comes from; ok is false outside the span.
-func (f *Feature) OrigIndex(pos int) (word int, ok bool) {
+func (f *feature) OrigIndex(pos int) (word int, ok bool) {
 	i := pos - f.DocOffset()
 	if i < 0 || i >= len(f.TokenToOrig) {
 		return 0, false
@@ -164,7 +164,7 @@ func (f *Feature) OrigIndex(pos int) (word int, ok bool) {
 }
 
 // IsMaxContext is token_is_max_context.get(pos, False).
-func (f *Feature) IsMaxContext(pos int) bool {
+func (f *feature) IsMaxContext(pos int) bool {
 	i := pos - f.DocOffset()
 	return i >= 0 && i < len(f.MaxContext) && f.MaxContext[i]
 }
@@ -174,7 +174,7 @@ func (f *Feature) IsMaxContext(pos int) bool {
 // MaxSeqLength for the reference model): input_ids, input_mask (1 for real
 // tokens) and segment_ids (0 for [CLS], the query and the first [SEP]; 1 for
 // the span and the last [SEP]); zeros after Len().
-func (f *Feature) Fill(ids, mask, seg []int64) error {
+func (f *feature) Fill(ids, mask, seg []int64) error {
 	n := len(ids)
 	if len(mask) != n || len(seg) != n {
 		return fmt.Errorf("bert: fill: buffers of lengths %d, %d, %d differ", n, len(mask), len(seg))
@@ -205,7 +205,7 @@ type docTok struct {
 	tokToOrig []int32
 }
 
-// BuildFeatures is convert_examples_to_features (is_training=False): for
+// buildFeatures is convert_examples_to_features (is_training=False): for
 // each example, the query is tokenized and cut to MaxQueryLength tokens,
 // every context word is tokenized on its own, and the document tokens are
 // covered by spans of at most MaxSeqLength-len(query)-3 tokens whose starts
@@ -214,14 +214,14 @@ type docTok struct {
 // An example whose context has no tokens yields no feature.
 //
 // It is safe to call concurrently with the same Tokenizer.
-func BuildFeatures(examples []Example, tok *Tokenizer, cfg Config) ([]Feature, error) {
+func buildFeatures(examples []example, tok *wordPieceTokenizer, cfg config) ([]feature, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	if tok == nil {
 		return nil, fmt.Errorf("bert: build features: nil tokenizer")
 	}
-	feats := make([]Feature, 0, len(examples)+len(examples)/32)
+	feats := make([]feature, 0, len(examples)+len(examples)/32)
 	enc := &encoder{t: tok}
 	words := make(map[string]wordTok, 1<<14)
 	var cache docTok
@@ -249,7 +249,7 @@ func BuildFeatures(examples []Example, tok *Tokenizer, cfg Config) ([]Feature, e
 		maxDoc := cfg.MaxSeqLength - len(query) - 3
 		if maxDoc <= 0 {
 			// The reference loops forever here.
-			return nil, fmt.Errorf("%w: question %q has %d tokens, which leaves no room for the document in %d (lower MaxQueryLength)", ErrConfig, ex.QasID, len(query), cfg.MaxSeqLength)
+			return nil, fmt.Errorf("%w: question %q has %d tokens, which leaves no room for the document in %d (lower MaxQueryLength)", errConfig, ex.QasID, len(query), cfg.MaxSeqLength)
 		}
 		spans = spans[:0]
 		for start := 0; start < n; {
@@ -271,8 +271,8 @@ func BuildFeatures(examples []Example, tok *Tokenizer, cfg Config) ([]Feature, e
 			for i := range maxCtx {
 				maxCtx[i] = isMaxContext(spans, si, sp.start+i)
 			}
-			feats = append(feats, Feature{
-				UniqueID:     FirstUniqueID + int64(len(feats)),
+			feats = append(feats, feature{
+				UniqueID:     firstUniqueID + int64(len(feats)),
 				ExampleIndex: exIdx,
 				DocSpanIndex: si,
 				QueryLen:     len(query),
@@ -296,7 +296,7 @@ type wordTok struct {
 
 // tokenizeDoc tokenizes each word of a context separately, memoizing words
 // (tokenization is a pure function of the word).
-func tokenizeDoc(words []string, tok *Tokenizer, memo map[string]wordTok) docTok {
+func tokenizeDoc(words []string, tok *wordPieceTokenizer, memo map[string]wordTok) docTok {
 	var d docTok
 	enc := &encoder{t: tok}
 	for wi, w := range words {

@@ -42,8 +42,8 @@ func compareFeatures(t *testing.T, squadPath, goldenPath string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := Examples(ds)
-	feats, err := BuildFeatures(exs, testTokenizer(t), DefaultConfig)
+	exs := examples(ds)
+	feats, err := buildFeatures(exs, testTokenizer(t), defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,11 +118,11 @@ func TestFeatureSpansByHand(t *testing.T) {
 	tok := testTokenizer(t)
 	// 20 words of one token each.
 	words := strings.Fields("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty")
-	ex := Example{QasID: "q", QuestionText: "who what", DocTokens: words}
+	ex := example{QasID: "q", QuestionText: "who what", DocTokens: words}
 	// max_tokens_for_doc = 15 - 2 - 3 = 10; stride 4:
 	// spans [0,10) [4,14) [8,18) [12,20).
-	cfg := Config{MaxSeqLength: 15, MaxQueryLength: 64, DocStride: 4}
-	feats, err := BuildFeatures([]Example{ex}, tok, cfg)
+	cfg := config{MaxSeqLength: 15, MaxQueryLength: 64, DocStride: 4}
+	feats, err := buildFeatures([]example{ex}, tok, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestFeatureSpansByHand(t *testing.T) {
 	// (length 8) min(3,4)+0.08 = 3.08, so span 3.
 	wantBest := []int{0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3}
 	for i, f := range feats {
-		if f.UniqueID != FirstUniqueID+int64(i) || f.ExampleIndex != 0 || f.DocSpanIndex != i {
+		if f.UniqueID != firstUniqueID+int64(i) || f.ExampleIndex != 0 || f.DocSpanIndex != i {
 			t.Errorf("feature %d: ids %d/%d/%d", i, f.UniqueID, f.ExampleIndex, f.DocSpanIndex)
 		}
 		start, n := wantSpans[i][0], wantSpans[i][1]
@@ -162,11 +162,11 @@ func TestFeatureSpansByHand(t *testing.T) {
 func TestFeatureQueryTruncation(t *testing.T) {
 	tok := testTokenizer(t)
 	q := strings.Repeat("why ", 100)
-	feats, err := BuildFeatures([]Example{{QasID: "q", QuestionText: q, DocTokens: []string{"answer"}}}, tok, DefaultConfig)
+	feats, err := buildFeatures([]example{{QasID: "q", QuestionText: q, DocTokens: []string{"answer"}}}, tok, defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(feats) != 1 || feats[0].QueryLen != MaxQueryLength || feats[0].Len() != MaxQueryLength+1+3 {
+	if len(feats) != 1 || feats[0].QueryLen != maxQueryLength || feats[0].Len() != maxQueryLength+1+3 {
 		t.Fatalf("got %d features, query %d, len %d", len(feats), feats[0].QueryLen, feats[0].Len())
 	}
 }
@@ -175,46 +175,46 @@ func TestFeatureQueryTruncation(t *testing.T) {
 // for it (and post-processing answers "empty").
 func TestFeatureEmptyContext(t *testing.T) {
 	tok := testTokenizer(t)
-	exs := []Example{
+	exs := []example{
 		{QasID: "a", QuestionText: "q?", DocTokens: nil},
 		{QasID: "b", QuestionText: "q?", DocTokens: []string{"\u200b"}}, // a word with no tokens
 		{QasID: "c", QuestionText: "q?", DocTokens: []string{"yes"}},
 	}
-	feats, err := BuildFeatures(exs, tok, DefaultConfig)
+	feats, err := buildFeatures(exs, tok, defaultConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(feats) != 1 || feats[0].ExampleIndex != 2 || feats[0].UniqueID != FirstUniqueID {
+	if len(feats) != 1 || feats[0].ExampleIndex != 2 || feats[0].UniqueID != firstUniqueID {
 		t.Fatalf("features %+v", feats)
 	}
-	preds, err := Postprocess(exs, feats, map[int]Logits{}, DefaultPostprocess)
+	preds, err := postprocess(exs, feats, map[int]Logits{}, defaultPostprocess)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range preds {
-		if p.Text != EmptyPrediction {
-			t.Errorf("%s: %q, want %q", p.QasID, p.Text, EmptyPrediction)
+		if p.Text != emptyPrediction {
+			t.Errorf("%s: %q, want %q", p.QasID, p.Text, emptyPrediction)
 		}
 	}
 }
 
 func TestConfigErrors(t *testing.T) {
 	tok := testTokenizer(t)
-	for _, cfg := range []Config{
+	for _, cfg := range []config{
 		{MaxSeqLength: 3, MaxQueryLength: 0, DocStride: 128},
 		{MaxSeqLength: 384, MaxQueryLength: 64, DocStride: 0},
 		{MaxSeqLength: 384, MaxQueryLength: -1, DocStride: 128},
 		{},
 	} {
-		if _, err := BuildFeatures(nil, tok, cfg); !errors.Is(err, ErrConfig) {
+		if _, err := buildFeatures(nil, tok, cfg); !errors.Is(err, errConfig) {
 			t.Errorf("%+v: err %v, want ErrConfig", cfg, err)
 		}
 	}
-	ex := []Example{{QasID: "long", QuestionText: "why why why", DocTokens: []string{"yes"}}}
-	if _, err := BuildFeatures(ex, tok, Config{MaxSeqLength: 6, MaxQueryLength: 64, DocStride: 1}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "long") {
+	ex := []example{{QasID: "long", QuestionText: "why why why", DocTokens: []string{"yes"}}}
+	if _, err := buildFeatures(ex, tok, config{MaxSeqLength: 6, MaxQueryLength: 64, DocStride: 1}); !errors.Is(err, errConfig) || !strings.Contains(err.Error(), "long") {
 		t.Errorf("query filling the sequence: err %v, want ErrConfig naming the question", err)
 	}
-	if _, err := BuildFeatures(nil, nil, DefaultConfig); err == nil {
+	if _, err := buildFeatures(nil, nil, defaultConfig); err == nil {
 		t.Error("nil tokenizer accepted")
 	}
 }
@@ -229,7 +229,7 @@ func TestSplitDoc(t *testing.T) {
 		{"a\u00a0b\u2028c", []string{"a\u00a0b\u2028c"}}, // not SQuAD whitespace
 		{"é", []string{"é"}},
 	} {
-		if got := SplitDoc(tc.in); !slices.Equal(got, tc.want) {
+		if got := splitDoc(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("SplitDoc(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -251,7 +251,7 @@ func TestExamplesShareDocTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exs := Examples(ds)
+	exs := examples(ds)
 	if len(exs) != ds.NumQuestions() {
 		t.Fatalf("%d examples for %d questions", len(exs), ds.NumQuestions())
 	}
@@ -268,11 +268,11 @@ func BenchmarkBuildFeaturesDevSized(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	exs := Examples(ds)
+	exs := examples(ds)
 	tok := testTokenizer(b)
 	var n int
 	for b.Loop() {
-		feats, err := BuildFeatures(exs, tok, DefaultConfig)
+		feats, err := buildFeatures(exs, tok, defaultConfig)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,82 +16,82 @@ import (
 
 // Special tokens of the uncased BERT vocabulary.
 const (
-	TokenPad  = "[PAD]"
-	TokenUnk  = "[UNK]"
-	TokenCLS  = "[CLS]"
-	TokenSep  = "[SEP]"
-	TokenMask = "[MASK]"
+	tokenPad  = "[PAD]"
+	tokenUnk  = "[UNK]"
+	tokenCLS  = "[CLS]"
+	tokenSep  = "[SEP]"
+	tokenMask = "[MASK]"
 )
 
-// VocabMD5 is the MD5 of the MLPerf vocab.txt (Zenodo record 3733868), equal
+// vocabMD5 is the MD5 of the MLPerf vocab.txt (Zenodo record 3733868), equal
 // to bert-base-uncased-vocab.txt shipped in github.com/sugarme/tokenizer
 // v0.3.0 under pretrained/model/.
-const VocabMD5 = "64800d5d8528ce344256daf115d4965e"
+const vocabMD5 = "64800d5d8528ce344256daf115d4965e"
 
 // VocabSize is the number of entries of the uncased vocabulary, and the
 // vocab_size of the BERT-large model.
 const VocabSize = 30522
 
-// DefaultMaxInputCharsPerWord is the word length (in code points) above which
+// defaultMaxInputCharsPerWord is the word length (in code points) above which
 // WordPiece emits [UNK] for the whole word: transformers' (2.4.0, pinned by
 // the reference Dockerfile) and NVIDIA DeepLearningExamples' value.
-const DefaultMaxInputCharsPerWord = 100
+const defaultMaxInputCharsPerWord = 100
 
 // specialTokens are the tokens transformers' BertTokenizer never splits or
 // lower-cases (its all_special_tokens).
-var specialTokens = [...]string{TokenUnk, TokenSep, TokenPad, TokenCLS, TokenMask}
+var specialTokens = [...]string{tokenUnk, tokenSep, tokenPad, tokenCLS, tokenMask}
 
-// ErrVocab is returned (wrapped) for a vocabulary file that cannot serve as
+// errVocab is returned (wrapped) for a vocabulary file that cannot serve as
 // the BERT vocabulary.
-var ErrVocab = errors.New("bert: bad vocabulary")
+var errVocab = errors.New("bert: bad vocabulary")
 
-// Vocab maps WordPiece tokens to ids (the line number in vocab.txt, from 0).
+// vocab maps WordPiece tokens to ids (the line number in vocab.txt, from 0).
 // It is immutable after LoadVocab and safe for concurrent use.
-type Vocab struct {
+type vocab struct {
 	ids    map[string]int32
 	tokens []string
 }
 
-// LoadVocab reads a vocab.txt (one token per line) with the WordPiece model
+// loadVocab reads a vocab.txt (one token per line) with the WordPiece model
 // loader of github.com/sugarme/tokenizer. As in transformers' load_vocab,
 // a token listed twice keeps its last line number. The file must contain the
 // special tokens [PAD], [UNK], [CLS], [SEP] and [MASK].
-func LoadVocab(path string) (*Vocab, error) {
+func loadVocab(path string) (*vocab, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("bert: vocab: %w (run make setup, which copies it to .deps/bert/vocab.txt)", err)
 	}
-	wp, err := wordpiece.NewWordPieceFromFile(path, TokenUnk)
+	wp, err := wordpiece.NewWordPieceFromFile(path, tokenUnk)
 	if err != nil {
 		return nil, fmt.Errorf("bert: vocab %s: %w", path, err)
 	}
-	v, err := NewVocab(wp.GetVocab())
+	v, err := newVocab(wp.GetVocab())
 	if err != nil {
 		return nil, fmt.Errorf("%w (file %s)", err, path)
 	}
 	return v, nil
 }
 
-// NewVocab builds a Vocab from a token → id map (ids from 0). Ids that no
+// newVocab builds a Vocab from a token → id map (ids from 0). Ids that no
 // token maps to read back as "".
-func NewVocab(m map[string]int) (*Vocab, error) {
+func newVocab(m map[string]int) (*vocab, error) {
 	if len(m) == 0 {
-		return nil, fmt.Errorf("%w: empty", ErrVocab)
+		return nil, fmt.Errorf("%w: empty", errVocab)
 	}
 	maxID := -1
 	for _, id := range m {
 		if id < 0 || id >= 1<<31-1 {
-			return nil, fmt.Errorf("%w: id %d out of range", ErrVocab, id)
+			return nil, fmt.Errorf("%w: id %d out of range", errVocab, id)
 		}
 		maxID = max(maxID, id)
 	}
-	v := &Vocab{ids: make(map[string]int32, len(m)), tokens: make([]string, maxID+1)}
+	v := &vocab{ids: make(map[string]int32, len(m)), tokens: make([]string, maxID+1)}
 	for tok, id := range m {
 		v.ids[tok] = int32(id)
 		v.tokens[id] = tok
 	}
 	for _, s := range specialTokens {
 		if _, ok := v.ids[s]; !ok {
-			return nil, fmt.Errorf("%w: no %s token", ErrVocab, s)
+			return nil, fmt.Errorf("%w: no %s token", errVocab, s)
 		}
 	}
 	return v, nil
@@ -99,23 +99,23 @@ func NewVocab(m map[string]int) (*Vocab, error) {
 
 // Size is the number of ids (the highest id + 1), which must equal the
 // model's vocab_size.
-func (v *Vocab) Size() int { return len(v.tokens) }
+func (v *vocab) Size() int { return len(v.tokens) }
 
 // ID returns the id of tok.
-func (v *Vocab) ID(tok string) (int32, bool) {
+func (v *vocab) ID(tok string) (int32, bool) {
 	id, ok := v.ids[tok]
 	return id, ok
 }
 
 // Token returns the token of id, or "" when id is out of range.
-func (v *Vocab) Token(id int32) string {
+func (v *vocab) Token(id int32) string {
 	if id < 0 || int(id) >= len(v.tokens) {
 		return ""
 	}
 	return v.tokens[id]
 }
 
-// Tokenizer is transformers.BertTokenizer(vocab_file) with its defaults, as
+// wordPieceTokenizer is transformers.BertTokenizer(vocab_file) with its defaults, as
 // the reference's squad_QSL.py builds it: special tokens split out of the
 // text, then BERT's basic tokenization (clean text, spaces around CJK
 // characters, Python whitespace split, Python lower-casing, NFD accent
@@ -124,28 +124,28 @@ func (v *Vocab) Token(id int32) string {
 // longer than MaxInputCharsPerWord code points.
 //
 // A Tokenizer is immutable and safe for concurrent use.
-type Tokenizer struct {
-	vocab                *Vocab
+type wordPieceTokenizer struct {
+	vocab                *vocab
 	maxInputCharsPerWord int
 	unk, cls, sep        int32
 }
 
-// NewTokenizer returns the reference tokenizer over v.
-func NewTokenizer(v *Vocab) *Tokenizer {
-	return &Tokenizer{
+// newTokenizer returns the reference tokenizer over v.
+func newTokenizer(v *vocab) *wordPieceTokenizer {
+	return &wordPieceTokenizer{
 		vocab:                v,
-		maxInputCharsPerWord: DefaultMaxInputCharsPerWord,
-		unk:                  v.ids[TokenUnk],
-		cls:                  v.ids[TokenCLS],
-		sep:                  v.ids[TokenSep],
+		maxInputCharsPerWord: defaultMaxInputCharsPerWord,
+		unk:                  v.ids[tokenUnk],
+		cls:                  v.ids[tokenCLS],
+		sep:                  v.ids[tokenSep],
 	}
 }
 
 // Vocab returns the tokenizer's vocabulary.
-func (t *Tokenizer) Vocab() *Vocab { return t.vocab }
+func (t *wordPieceTokenizer) Vocab() *vocab { return t.vocab }
 
 // Tokenize splits text into WordPiece tokens (tokenizer.tokenize(text)).
-func (t *Tokenizer) Tokenize(text string) []string {
+func (t *wordPieceTokenizer) Tokenize(text string) []string {
 	toks, _ := t.Encode(text)
 	return toks
 }
@@ -153,7 +153,7 @@ func (t *Tokenizer) Tokenize(text string) []string {
 // Encode returns the WordPiece tokens of text and their ids
 // (convert_tokens_to_ids(tokenize(text))). The token strings are shared
 // with the vocabulary and must not be modified.
-func (t *Tokenizer) Encode(text string) ([]string, []int32) {
+func (t *wordPieceTokenizer) Encode(text string) ([]string, []int32) {
 	var e encoder
 	e.t = t
 	e.encode(text)
@@ -162,7 +162,7 @@ func (t *Tokenizer) Encode(text string) ([]string, []int32) {
 
 // encoder holds the scratch buffers of one tokenization.
 type encoder struct {
-	t     *Tokenizer
+	t     *wordPieceTokenizer
 	toks  []string
 	ids   []int32
 	words []string
@@ -211,7 +211,7 @@ func nextSpecial(s string) (int, string) {
 }
 
 func (e *encoder) encodePlain(text string) {
-	e.words = BasicTokenize(text, e.words[:0])
+	e.words = basicTokenize(text, e.words[:0])
 	for _, w := range e.words {
 		e.wordPiece(w)
 	}
@@ -232,7 +232,7 @@ func (e *encoder) wordPiece(w string) {
 	}
 	n := len(e.offs)
 	if n > e.t.maxInputCharsPerWord {
-		e.toks = append(e.toks, TokenUnk)
+		e.toks = append(e.toks, tokenUnk)
 		e.ids = append(e.ids, e.t.unk)
 		return
 	}
@@ -259,14 +259,14 @@ func (e *encoder) wordPiece(w string) {
 			}
 		}
 		if !found {
-			e.toks = append(e.toks[:mark], TokenUnk)
+			e.toks = append(e.toks[:mark], tokenUnk)
 			e.ids = append(e.ids[:mark], e.t.unk)
 			return
 		}
 	}
 }
 
-// BasicTokenize appends to dst the tokens of BERT's BasicTokenizer with
+// basicTokenize appends to dst the tokens of BERT's BasicTokenizer with
 // do_lower_case=True and the special tokens in never_split (as NVIDIA
 // DeepLearningExamples' PyTorch tokenization.py, the one the reference's
 // accuracy-squad.py imports, and transformers' BertTokenizer run it):
@@ -279,7 +279,7 @@ func (e *encoder) wordPiece(w string) {
 //     then drop Mn characters), unless the token is a special token;
 //   - split each token before and after every punctuation character (ASCII
 //     symbols and Unicode P*).
-func BasicTokenize(text string, dst []string) []string {
+func basicTokenize(text string, dst []string) []string {
 	text = cleanText(text)
 	for _, tok := range pytext.Fields(text) {
 		if isSpecial(tok) {

@@ -23,14 +23,14 @@ func TestVocabFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := md5.Sum(b)
-	if got := hex.EncodeToString(sum[:]); got != VocabMD5 {
-		t.Fatalf("%s: md5 %s, want %s", p, got, VocabMD5)
+	if got := hex.EncodeToString(sum[:]); got != vocabMD5 {
+		t.Fatalf("%s: md5 %s, want %s", p, got, vocabMD5)
 	}
 	v := testTokenizer(t).Vocab()
 	if v.Size() != VocabSize {
 		t.Fatalf("vocab size %d, want %d", v.Size(), VocabSize)
 	}
-	for tok, want := range map[string]int32{TokenPad: 0, TokenUnk: 100, TokenCLS: 101, TokenSep: 102, TokenMask: 103} {
+	for tok, want := range map[string]int32{tokenPad: 0, tokenUnk: 100, tokenCLS: 101, tokenSep: 102, tokenMask: 103} {
 		if id, ok := v.ID(tok); !ok || id != want {
 			t.Errorf("ID(%s) = %d, %v; want %d", tok, id, ok, want)
 		}
@@ -58,7 +58,7 @@ func TestLoadVocabErrors(t *testing.T) {
 		{noSpecial, "no [UNK] token"},
 		{empty, "empty"},
 	} {
-		_, err := LoadVocab(tc.path)
+		_, err := loadVocab(tc.path)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("LoadVocab(%s) = %v, want error containing %q", filepath.Base(tc.path), err, tc.want)
 		}
@@ -88,7 +88,7 @@ func TestTokenizeGolden(t *testing.T) {
 		if !slices.Equal(ids, c.IDs) && !(len(ids) == 0 && len(c.IDs) == 0) {
 			t.Errorf("ids(%q) = %v, want %v", c.Text, ids, c.IDs)
 		}
-		if got := BasicTokenize(c.Text, nil); !slices.Equal(got, c.Basic) && !(len(got) == 0 && len(c.Basic) == 0) {
+		if got := basicTokenize(c.Text, nil); !slices.Equal(got, c.Basic) && !(len(got) == 0 && len(c.Basic) == 0) {
 			t.Errorf("BasicTokenize(%q) = %q, want %q", c.Text, got, c.Basic)
 		}
 	}
@@ -96,7 +96,7 @@ func TestTokenizeGolden(t *testing.T) {
 
 func TestTokenizeCases(t *testing.T) {
 	tok := testTokenizer(t)
-	long := strings.Repeat("a", DefaultMaxInputCharsPerWord)
+	long := strings.Repeat("a", defaultMaxInputCharsPerWord)
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -104,10 +104,10 @@ func TestTokenizeCases(t *testing.T) {
 		{"unaffable", []string{"una", "##ffa", "##ble"}},
 		{"Hello, World!", []string{"hello", ",", "world", "!"}},
 		{"ΟΔΟΣ", []string{"ο", "##δ", "##ος"}}, // final sigma, as Python's str.lower
-		{"x[SEP]y", []string{"x", TokenSep, "y"}},
+		{"x[SEP]y", []string{"x", tokenSep, "y"}},
 		{"[sep]", []string{"[", "sep", "]"}},
-		{long + "a", []string{TokenUnk}}, // 101 code points
-		{strings.Repeat("é", 101), []string{TokenUnk}},
+		{long + "a", []string{tokenUnk}}, // 101 code points
+		{strings.Repeat("é", 101), []string{tokenUnk}},
 		{"北京", []string{"北", "京"}},
 		{"a\u00a0b", []string{"a", "b"}},
 		{"zero\u200bwidth", []string{"zero", "##wi", "##dt", "##h"}}, // U+200B (Cf) is removed
@@ -129,7 +129,7 @@ func TestTokenizeCases(t *testing.T) {
 // no-break spaces and unassigned code points), which is why basic
 // tokenization is ours.
 func TestSugarmeWordPieceAgrees(t *testing.T) {
-	wp, err := wordpiece.NewWordPieceFromFile(testVocabPath(t), TokenUnk)
+	wp, err := wordpiece.NewWordPieceFromFile(testVocabPath(t), tokenUnk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestSugarmeWordPieceAgrees(t *testing.T) {
 		texts = append(texts, c.Text)
 	}
 	for _, text := range texts {
-		for _, w := range BasicTokenize(text, nil) {
+		for _, w := range basicTokenize(text, nil) {
 			sub, err := wp.Tokenize(w)
 			if err != nil {
 				t.Fatal(err)
@@ -192,7 +192,7 @@ func FuzzTokenize(f *testing.F) {
 				t.Fatalf("token %q has id %d (%q)", toks[i], id, tok.Vocab().Token(id))
 			}
 		}
-		for _, w := range BasicTokenize(s, nil) {
+		for _, w := range basicTokenize(s, nil) {
 			if w == "" || !utf8.ValidString(w) && utf8.ValidString(s) {
 				t.Fatalf("bad basic token %q", w)
 			}

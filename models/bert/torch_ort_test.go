@@ -9,7 +9,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/internal/torchgolden"
+	"github.com/mlperf-go/inference/onnx/torchgolden"
 )
 
 // The goldens in testdata/torch come from PyTorch 1.13 (Debian's
@@ -42,9 +42,9 @@ func torchInputs() []backend.Tensor {
 	}
 	shape := []int64{2, s}
 	return []backend.Tensor{
-		{Name: InputIDs, DType: backend.Int64, Shape: shape, Data: ids},
-		{Name: InputMask, DType: backend.Int64, Shape: shape, Data: mask},
-		{Name: InputSegmentIDs, DType: backend.Int64, Shape: shape, Data: seg},
+		{Name: inputIDs, DType: backend.Int64, Shape: shape, Data: ids},
+		{Name: inputMask, DType: backend.Int64, Shape: shape, Data: mask},
+		{Name: inputSegmentIDs, DType: backend.Int64, Shape: shape, Data: seg},
 	}
 }
 
@@ -57,7 +57,7 @@ func compareTorch(t *testing.T, s backend.Session) {
 		t.Fatal(err)
 	}
 	for _, o := range out {
-		file := map[string]string{OutputStart: "start.npy", OutputEnd: "end.npy"}[o.Name]
+		file := map[string]string{outputStart: "start.npy", outputEnd: "end.npy"}[o.Name]
 		if file == "" {
 			continue
 		}
@@ -86,7 +86,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // PyTorch's logits: embeddings, mask, attention, post-LayerNorm, GELU and
 // the QA head are wired as BertForQuestionAnswering.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	g, err := ArchOf(torchSmallArch, ArchSeed, "bert_torch_small")
+	g, err := archOf(torchSmallArch, archSeed, "bert_torch_small")
 	if err != nil {
 		t.Fatal(err)
 	}

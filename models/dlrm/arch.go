@@ -10,13 +10,14 @@ package dlrm
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/mlperf-go/inference/datasets/criteo"
 	"github.com/mlperf-go/inference/onnx"
 )
 
-// Arch sizes a DLRM-DCNv2.
-type Arch struct {
+// arch sizes a DLRM-DCNv2.
+type arch struct {
 	// Dim is the embedding dimension; the bottom MLP ends with it.
 	Dim int
 	// Bottom are the bottom (dense) MLP's layer widths, ReLU after each.
@@ -31,27 +32,27 @@ type Arch struct {
 	MaxRows int
 }
 
-// Full is the reference's architecture (mlcommons/inference
+// archFull is the reference's architecture (mlcommons/inference
 // recommendation/dlrm_v2/pytorch/python/main.py; TorchRec
 // torchrec/models/dlrm.py DLRM_DCN): 128-d embeddings, bottom MLP
 // 13-512-256-128, three low-rank (512) cross layers over 27·128 = 3456,
 // top MLP 1024-1024-512-256-1.
-var Full = Arch{Dim: 128, Bottom: []int{512, 256, 128}, LowRank: 512, Layers: 3, Top: []int{1024, 1024, 512, 256, 1}}
+var archFull = arch{Dim: 128, Bottom: []int{512, 256, 128}, LowRank: 512, Layers: 3, Top: []int{1024, 1024, 512, 256, 1}}
 
-// SyntheticFullMaxRows caps the synthetic full model's tables (the real
+// syntheticFullMaxRows caps the synthetic full model's tables (the real
 // ones hold 204,184,588 rows, 97 GiB): 65,536 rows each at most, about
 // 320 MiB in all. Performance figures of this model say so.
-const SyntheticFullMaxRows = 65536
+const syntheticFullMaxRows = 65536
 
-// Tiny is the architecture of the synthetic tiny model used by tests:
+// archTiny is the architecture of the synthetic tiny model used by tests:
 // the same graph with small widths and tables of at most 64 rows.
-var Tiny = Arch{Dim: 8, Bottom: []int{16, 8}, LowRank: 4, Layers: 3, Top: []int{16, 8, 1}, MaxRows: 64}
+var archTiny = arch{Dim: 8, Bottom: []int{16, 8}, LowRank: 4, Layers: 3, Top: []int{16, 8, 1}, MaxRows: 64}
 
 // Interaction is the width of the cross network's input, (26+1)·Dim.
-func (a Arch) Interaction() int { return (criteo.NumSparse + 1) * a.Dim }
+func (a arch) Interaction() int { return (criteo.NumSparse + 1) * a.Dim }
 
 // Rows is the number of stored rows of table k.
-func (a Arch) Rows(k int) int {
+func (a arch) Rows(k int) int {
 	r := criteo.TableRows[k]
 	if a.MaxRows > 0 && r > a.MaxRows {
 		r = a.MaxRows
@@ -59,26 +60,26 @@ func (a Arch) Rows(k int) int {
 	return r
 }
 
-func (a Arch) check() error {
+func (a arch) check() error {
 	if a.Dim < 1 || len(a.Bottom) == 0 || a.Bottom[len(a.Bottom)-1] != a.Dim || a.LowRank < 1 || a.Layers < 0 || len(a.Top) == 0 || a.Top[len(a.Top)-1] != 1 {
 		return fmt.Errorf("dlrm: bad architecture %+v (the bottom MLP must end at Dim, the top MLP at 1)", a)
 	}
 	return nil
 }
 
-// Weights supplies the dense graph's parameters by name (see DenseGraph
+// weights supplies the dense graph's parameters by name (see DenseGraph
 // for the names and shapes); nil means seeded synthetic weights.
-type Weights func(name string, dims []int64) (*onnx.Tensor, error)
+type weights func(name string, dims []int64) (*onnx.Tensor, error)
 
 // Names of the dense graph's inputs and output: the model contract (see
 // README.md).
 const (
-	InputDense     = "dense"     // float32 [rows, 13]
-	InputEmbedding = "embedding" // float32 [rows, 26, Dim]: sum-pooled lookups of features 0..25
-	OutputProb     = "probability"
+	inputDense     = "dense"     // float32 [rows, 13]
+	inputEmbedding = "embedding" // float32 [rows, 26, Dim]: sum-pooled lookups of features 0..25
+	outputProb     = "probability"
 )
 
-// DenseGraph builds the dense part of DLRM-DCNv2: inputs dense [rows, 13]
+// denseGraph builds the dense part of DLRM-DCNv2: inputs dense [rows, 13]
 // and embedding [rows, 26, Dim], output probability [rows] = sigmoid of
 // the logit. Parameter names and shapes (x·W layout, i.e. TorchRec's
 // weights transposed):
@@ -88,7 +89,7 @@ const (
 //	cross.<l>.W [LowRank, 27·Dim]  (W_kernels[l]ᵀ)
 //	cross.<l>.bias [27·Dim]
 //	top.<i>.weight [in, out], top.<i>.bias [out]
-func DenseGraph(a Arch, seed uint64, w Weights) (*onnx.Graph, error) {
+func denseGraph(a arch, seed uint64, w weights) (*onnx.Graph, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
@@ -117,8 +118,8 @@ func DenseGraph(a Arch, seed uint64, w Weights) (*onnx.Graph, error) {
 		return y
 	}
 	rows := onnx.Sym("rows")
-	x := g.Input(InputDense, onnx.Float, rows, onnx.Fix(criteo.NumDense))
-	emb := g.Input(InputEmbedding, onnx.Float, rows, onnx.Fix(criteo.NumSparse), onnx.Fix(int64(a.Dim)))
+	x := g.Input(inputDense, onnx.Float, rows, onnx.Fix(criteo.NumDense))
+	emb := g.Input(inputEmbedding, onnx.Float, rows, onnx.Fix(criteo.NumSparse), onnx.Fix(int64(a.Dim)))
 	in := criteo.NumDense
 	for i, out := range a.Bottom {
 		x = linear(fmt.Sprintf("bottom.%d", i), x, in, out, true)
@@ -140,10 +141,40 @@ func DenseGraph(a Arch, seed uint64, w Weights) (*onnx.Graph, error) {
 		y = linear(fmt.Sprintf("top.%d", i), y, in, out, i < len(a.Top)-1)
 		in = out
 	}
-	p := g.Rename(g.ReshapeTo(g.Sigmoid(y), -1), OutputProb)
+	p := g.Rename(g.ReshapeTo(g.Sigmoid(y), -1), outputProb)
 	g.Output(p, onnx.Float, rows)
 	if werr != nil {
 		return nil, werr
 	}
 	return g, g.Err()
+}
+
+// archOf is the architecture of a synthetic size.
+func archOf(size string) (arch, error) {
+	switch size {
+	case "full":
+		a := archFull
+		a.MaxRows = syntheticFullMaxRows
+		return a, nil
+	case "tiny":
+		return archTiny, nil
+	}
+	return arch{}, fmt.Errorf("dlrm: no synthetic size %q (want full or tiny)", size)
+}
+
+// build writes the synthetic model of a size into path's folder: the
+// dense graph at path and the seeded tables with their manifest beside it.
+func build(path, size string, seed uint64) error {
+	a, err := archOf(size)
+	if err != nil {
+		return err
+	}
+	g, err := denseGraph(a, seed, nil)
+	if err != nil {
+		return err
+	}
+	if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
+		return fmt.Errorf("dlrm: %w", err)
+	}
+	return writeSyntheticTables(filepath.Dir(path), a, seed)
 }

@@ -13,7 +13,7 @@ import (
 // reference architecture: DenseArch 171,392 + CrossNet 10,627,200 +
 // OverArch 5,245,953 parameters.
 func TestFullArchParameterCount(t *testing.T) {
-	g, err := DenseGraph(Full, 1, nil)
+	g, err := denseGraph(archFull, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestFullArchParameterCount(t *testing.T) {
 	if want := int64(171392 + 10627200 + 5245953); got != want {
 		t.Errorf("full dense graph: %d parameters, want %d", got, want)
 	}
-	a, _ := ArchOf("full")
+	a, _ := archOf("full")
 	rows := 0
 	for k := range criteo.NumSparse {
 		rows += a.Rows(k)
@@ -34,12 +34,12 @@ func TestFullArchParameterCount(t *testing.T) {
 	if rows != 645486 {
 		t.Errorf("capped tables hold %d rows, want 645486 (README)", rows)
 	}
-	if _, err := ArchOf("huge"); err == nil {
+	if _, err := archOf("huge"); err == nil {
 		t.Error("ArchOf accepted an unknown size")
 	}
-	bad := Full
+	bad := archFull
 	bad.Top = []int{1024, 2}
-	if _, err := DenseGraph(bad, 1, nil); err == nil {
+	if _, err := denseGraph(bad, 1, nil); err == nil {
 		t.Error("a top MLP not ending in 1 was accepted")
 	}
 }
@@ -55,7 +55,7 @@ func TestQSLLoadsTraceSamples(t *testing.T) {
 	}
 	defer ds.Close()
 	tr, _ := criteo.FixedTrace(ds.Rows, 7)
-	q := &QSL{ds: ds, trace: tr}
+	q := &qsl{ds: ds, trace: tr}
 	if q.TotalSampleCount() != 22 || q.PerformanceSampleCount() != 22 {
 		t.Errorf("counts %d, %d; want 22 (150 rows by 7)", q.TotalSampleCount(), q.PerformanceSampleCount())
 	}

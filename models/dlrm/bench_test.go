@@ -13,7 +13,7 @@ import (
 // rows/s metric is the stage's throughput on one core.
 func BenchmarkPool(b *testing.B) {
 	const rows, dim, tableRows = 256, 128, 4096
-	e := &Embeddings{Dim: dim}
+	e := &embeddings{Dim: dim}
 	r := rand.New(rand.NewPCG(1, 2))
 	var ids [criteo.NumSparse][]byte
 	for k := range criteo.NumSparse {

@@ -3,6 +3,7 @@ package dlrm
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,8 +31,8 @@ func TestRunTinyAccuracy(t *testing.T) {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: sc, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out,
-			Batch: 3, Extra: benchmark.Extra{OptRowBudget: "500"}}
-		if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+			Batch: 3, Extra: spec.Extra{optRowBudget: "500"}}
+		if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 			t.Fatalf("%v: Run: %v\n%s", sc, err, stderr.String())
 		}
 		m := regexp.MustCompile(`(?m)^AUC=\d+\.\d{3}%, accuracy=\d+\.\d{3}%, good=\d+, total=10000, queries=40$`).FindString(stdout.String())
@@ -57,21 +58,21 @@ func TestRunTinyAccuracy(t *testing.T) {
 }
 
 func TestTraceForOptions(t *testing.T) {
-	tr, err := TraceFor(benchmark.Extra{OptAggregateFix: "300"}, 1000)
+	tr, err := traceFor(spec.Extra{optAggregateFix: "300"}, 1000)
 	if err != nil || tr.Len() != 4 || tr.Offsets[3] != 900 {
 		t.Errorf("fix 300 over 1000 rows: %v, %v", tr, err)
 	}
-	tr, err = TraceFor(nil, criteo.ValidationRows)
+	tr, err = traceFor(nil, criteo.ValidationRows)
 	if err != nil || tr.Len() != criteo.AggregatedSamples {
 		t.Errorf("the reference's trace: %d samples, %v; want %d", tr.Len(), err, criteo.AggregatedSamples)
 	}
 	q := filepath.Join(t.TempDir(), "q.txt")
 	os.WriteFile(q, []byte("5, 5\n"), 0o644)
-	if tr, err = TraceFor(benchmark.Extra{OptQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
+	if tr, err = traceFor(spec.Extra{optQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
 		t.Errorf("quantile file of fives: %v, %v", tr, err)
 	}
-	for _, x := range []benchmark.Extra{{OptAggregateFix: "x"}, {OptNumpySeed: "-1"}, {OptNumpySeed: "4294967296"}, {OptQuantileFile: filepath.Join(t.TempDir(), "none")}} {
-		if _, err := TraceFor(x, 100); err == nil {
+	for _, x := range []spec.Extra{{optAggregateFix: "x"}, {optNumpySeed: "-1"}, {optNumpySeed: "4294967296"}, {optQuantileFile: filepath.Join(t.TempDir(), "none")}} {
+		if _, err := traceFor(x, 100); err == nil {
 			t.Errorf("TraceFor(%v) accepted it", x)
 		}
 	}
@@ -89,7 +90,7 @@ func TestRunRejectsBadData(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, criteo.DenseFile), b[:len(b)-4], 0o644)
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: dir, Backend: "cpu", Out: t.TempDir()}
-	_, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
+	_, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), criteo.DenseFile+": truncated") {
 		t.Errorf("run on a truncated dense file: %v", err)
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-// SnapshotMetadataFile is the manifest at the root of a torchsnapshot.
-const SnapshotMetadataFile = ".snapshot_metadata"
+// snapshotMetadataFile is the manifest at the root of a torchsnapshot.
+const snapshotMetadataFile = ".snapshot_metadata"
 
 // snapEntry is one manifest entry of a torchsnapshot (pytorch/torchsnapshot
 // torchsnapshot/manifest.py): a Tensor, a ShardedTensor (shards), a
@@ -55,30 +55,30 @@ type snapTensor struct {
 	pieces []snapShard
 }
 
-// Snapshot is an opened torchsnapshot: the tensors of its manifest by
+// snapshot is an opened torchsnapshot: the tensors of its manifest by
 // state-dict key.
-type Snapshot struct {
+type snapshot struct {
 	dir     string
 	version string
 	tensors map[string]*snapTensor
 }
 
-// OpenSnapshot reads the manifest of the torchsnapshot in dir. It reads
+// openSnapshot reads the manifest of the torchsnapshot in dir. It reads
 // the JSON metadata that torchsnapshot writes since 0.1.0 (the YAML of
 // earlier development builds is refused), float32 tensors serialized with
 // buffer_protocol (raw little-endian bytes, optionally a byte_range of a
 // batched file), as plain Tensor, ChunkedTensor or ShardedTensor entries
 // (row-wise, column-wise or table-wise shards, from every rank).
-func OpenSnapshot(dir string) (*Snapshot, error) {
-	b, err := os.ReadFile(filepath.Join(dir, SnapshotMetadataFile))
+func openSnapshot(dir string) (*snapshot, error) {
+	b, err := os.ReadFile(filepath.Join(dir, snapshotMetadataFile))
 	if err != nil {
 		return nil, fmt.Errorf("dlrm: snapshot: %w (want the torchsnapshot folder of the DLRMv2 weights, see download_model.sh)", err)
 	}
 	var md snapMetadata
 	if err := json.Unmarshal(b, &md); err != nil {
-		return nil, fmt.Errorf("dlrm: snapshot %s: %v (torchsnapshot ≥ 0.1.0 writes JSON metadata; YAML metadata of earlier builds is not read)", filepath.Join(dir, SnapshotMetadataFile), err)
+		return nil, fmt.Errorf("dlrm: snapshot %s: %v (torchsnapshot ≥ 0.1.0 writes JSON metadata; YAML metadata of earlier builds is not read)", filepath.Join(dir, snapshotMetadataFile), err)
 	}
-	s := &Snapshot{dir: dir, version: md.Version, tensors: map[string]*snapTensor{}}
+	s := &snapshot{dir: dir, version: md.Version, tensors: map[string]*snapTensor{}}
 	keys := make([]string, 0, len(md.Manifest))
 	for k := range md.Manifest {
 		keys = append(keys, k)
@@ -142,7 +142,7 @@ func OpenSnapshot(dir string) (*Snapshot, error) {
 }
 
 // find returns the tensor whose state-dict key ends with suffix.
-func (s *Snapshot) find(suffix string) (*snapTensor, error) {
+func (s *snapshot) find(suffix string) (*snapTensor, error) {
 	var hit *snapTensor
 	for name, t := range s.tensors {
 		if name == suffix || strings.HasSuffix(name, "."+suffix) {
@@ -159,7 +159,7 @@ func (s *Snapshot) find(suffix string) (*snapTensor, error) {
 }
 
 // pieceReader opens the bytes of a piece.
-func (s *Snapshot) pieceReader(p snapShard) (io.ReadCloser, int64, error) {
+func (s *snapshot) pieceReader(p snapShard) (io.ReadCloser, int64, error) {
 	n := int64(4)
 	for _, d := range p.Sizes {
 		n *= d
@@ -192,7 +192,7 @@ func (s *Snapshot) pieceReader(p snapShard) (io.ReadCloser, int64, error) {
 }
 
 // dense reads a small tensor whole, checking its shape.
-func (s *Snapshot) dense(suffix string, shape ...int64) ([]float32, error) {
+func (s *snapshot) dense(suffix string, shape ...int64) ([]float32, error) {
 	t, err := s.find(suffix)
 	if err != nil {
 		return nil, err
@@ -223,7 +223,7 @@ func (s *Snapshot) dense(suffix string, shape ...int64) ([]float32, error) {
 
 // copyPiece streams a piece as runs of its last dimension: put gets the
 // global index of each run's first element and its values.
-func (s *Snapshot) copyPiece(p snapShard, put func(at []int64, v []float32) error) error {
+func (s *snapshot) copyPiece(p snapShard, put func(at []int64, v []float32) error) error {
 	r, _, err := s.pieceReader(p)
 	if err != nil {
 		return err
@@ -267,13 +267,13 @@ func (s *Snapshot) copyPiece(p snapShard, put func(at []int64, v []float32) erro
 	return nil
 }
 
-// ConvertOptions tune Convert.
-type ConvertOptions struct {
+// convertOptions tune Convert.
+type convertOptions struct {
 	// Progress receives a line per table (nil: none).
 	Progress io.Writer
 }
 
-// Convert reads the DLRM-DCNv2 torchsnapshot in snapshotDir (the official
+// convert reads the DLRM-DCNv2 torchsnapshot in snapshotDir (the official
 // DLRMv2 weights: DistributedModelParallel(DLRMTrain(DLRM_DCN)) state,
 // TorchRec key names) and writes the model folder out: model.onnx (the
 // dense graph with the snapshot's weights), the 26 tables as float32 .npy
@@ -281,8 +281,8 @@ type ConvertOptions struct {
 // embedding dimension, cross layers) is read from the tensor shapes;
 // tables are streamed piece by piece, so memory stays small whatever
 // their size.
-func Convert(snapshotDir, out string, o ConvertOptions) error {
-	s, err := OpenSnapshot(snapshotDir)
+func convert(snapshotDir, out string, o convertOptions) error {
+	s, err := openSnapshot(snapshotDir)
 	if err != nil {
 		return err
 	}
@@ -298,7 +298,7 @@ func Convert(snapshotDir, out string, o ConvertOptions) error {
 		return fmt.Errorf("dlrm: %w", err)
 	}
 	// The dense graph, weights transposed to x·W layout.
-	g, err := DenseGraph(a, 0, func(name string, dims []int64) (*onnx.Tensor, error) {
+	g, err := denseGraph(a, 0, func(name string, dims []int64) (*onnx.Tensor, error) {
 		v, err := s.weight(a, name, dims)
 		if err != nil {
 			return nil, err
@@ -311,7 +311,7 @@ func Convert(snapshotDir, out string, o ConvertOptions) error {
 	if err := g.WriteFile(filepath.Join(out, "model.onnx"), onnx.FileOptions{}); err != nil {
 		return fmt.Errorf("dlrm: %w", err)
 	}
-	m := &Manifest{Dim: a.Dim}
+	m := &manifest{Dim: a.Dim}
 	for k := range criteo.NumSparse {
 		t, err := s.find(fmt.Sprintf("embedding_bags.t_cat_%d.weight", k))
 		if err != nil {
@@ -321,18 +321,18 @@ func Convert(snapshotDir, out string, o ConvertOptions) error {
 			return fmt.Errorf("dlrm: snapshot table t_cat_%d: shape %v, want [rows, %d]", k, t.shape, a.Dim)
 		}
 		rows := int(t.shape[0])
-		if err := s.writeTable(t, filepath.Join(out, TableFile(k)), rows, a.Dim); err != nil {
+		if err := s.writeTable(t, filepath.Join(out, tableFile(k)), rows, a.Dim); err != nil {
 			return err
 		}
-		m.Tables = append(m.Tables, TableInfo{File: TableFile(k), Rows: rows, IDRange: rows})
+		m.Tables = append(m.Tables, tableInfo{File: tableFile(k), Rows: rows, IDRange: rows})
 		fmt.Fprintf(progress, "dlrm: table t_cat_%d: %d rows × %d (%d pieces)\n", k, rows, a.Dim, len(t.pieces))
 	}
-	return WriteManifest(out, m)
+	return writeManifest(out, m)
 }
 
 // arch reads the architecture from the tensor shapes.
-func (s *Snapshot) arch() (Arch, error) {
-	var a Arch
+func (s *snapshot) arch() (arch, error) {
+	var a arch
 	in := int64(criteo.NumDense)
 	for i := 0; ; i++ {
 		t, err := s.find(fmt.Sprintf("dense_arch.model._mlp.%d._linear.weight", i))
@@ -381,7 +381,7 @@ func (s *Snapshot) arch() (Arch, error) {
 
 // weight returns the dense graph's parameter name (shape dims) from the
 // snapshot.
-func (s *Snapshot) weight(a Arch, name string, dims []int64) ([]float32, error) {
+func (s *snapshot) weight(a arch, name string, dims []int64) ([]float32, error) {
 	part := strings.Split(name, ".")
 	var i int
 	fmt.Sscan(part[1], &i)
@@ -427,7 +427,7 @@ func transpose(v []float32, rows, cols int) []float32 {
 
 // writeTable writes a table's pieces into a rows×dim float32 .npy,
 // checking that they cover it exactly once.
-func (s *Snapshot) writeTable(t *snapTensor, path string, rows, dim int) error {
+func (s *snapshot) writeTable(t *snapTensor, path string, rows, dim int) error {
 	hdr := preprocess.NpyHeaderBytes("<f4", []int{rows, dim})
 	f, err := os.Create(path)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ type stateDict map[string]struct {
 	v     []float32
 }
 
-func tinyStateDict(a Arch) stateDict {
+func tinyStateDict(a arch) stateDict {
 	sd := stateDict{}
 	rng := onnx.SplitMix64{State: 77}
 	put := func(key string, shape ...int64) {
@@ -153,25 +154,25 @@ func writeSnapshot(t *testing.T, dir string, sd stateDict) {
 	write("batched/0", batched)
 	manifest["0/model"] = map[string]any{"type": "OrderedDict", "keys": []string{"..."}}
 	b, _ := json.MarshalIndent(map[string]any{"version": "0.1.0", "world_size": 2, "manifest": manifest}, "", "  ")
-	write(SnapshotMetadataFile, b)
+	write(snapshotMetadataFile, b)
 }
 
 // TestConvertRoundTrip writes a snapshot of known weights in
 // torchsnapshot's on-disk format, converts it, and checks that the model
 // folder is byte for byte the one built directly from those weights.
 func TestConvertRoundTrip(t *testing.T) {
-	a := Tiny
+	a := archTiny
 	sd := tinyStateDict(a)
 	snap := t.TempDir()
 	writeSnapshot(t, snap, sd)
 	out := t.TempDir()
 	var progress bytes.Buffer
 	// Through the descriptor's hook, as `mlperf model convert dlrm` calls it.
-	if err := Descriptor.Model.Convert(context.Background(), snap, out, &progress); err != nil {
+	if err := descriptor.Driver.(spec.ModelConverter).ConvertModel(context.Background(), snap, out, &progress); err != nil {
 		t.Fatal(err)
 	}
 	// The dense graph built from the same weights, transposed by hand.
-	g, err := DenseGraph(a, 0, func(name string, dims []int64) (*onnx.Tensor, error) {
+	g, err := denseGraph(a, 0, func(name string, dims []int64) (*onnx.Tensor, error) {
 		p := strings.Split(name, ".")
 		var key string
 		switch p[0] + "." + p[2] {
@@ -213,7 +214,7 @@ func TestConvertRoundTrip(t *testing.T) {
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Error("model.onnx differs from the dense graph of the snapshot's weights")
 	}
-	emb, err := OpenEmbeddings(out)
+	emb, err := openEmbeddings(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,14 +239,14 @@ func TestConvertRoundTrip(t *testing.T) {
 }
 
 func TestConvertRejects(t *testing.T) {
-	sd := tinyStateDict(Tiny)
+	sd := tinyStateDict(archTiny)
 	for name, tc := range map[string]struct {
 		mutate func(dir string)
 		want   string
 	}{
-		"no metadata": {func(dir string) { os.Remove(filepath.Join(dir, SnapshotMetadataFile)) }, "download_model.sh"},
+		"no metadata": {func(dir string) { os.Remove(filepath.Join(dir, snapshotMetadataFile)) }, "download_model.sh"},
 		"yaml": {func(dir string) {
-			os.WriteFile(filepath.Join(dir, SnapshotMetadataFile), []byte("version: 0.0.3\nmanifest: {}\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, snapshotMetadataFile), []byte("version: 0.0.3\nmanifest: {}\n"), 0o644)
 		}, "YAML"},
 		"missing file": {func(dir string) { os.Remove(filepath.Join(dir, "batched", "0")) }, "no such file"},
 		"short table": {func(dir string) {
@@ -255,7 +256,7 @@ func TestConvertRejects(t *testing.T) {
 		dir := t.TempDir()
 		writeSnapshot(t, dir, sd)
 		tc.mutate(dir)
-		err := Convert(dir, t.TempDir(), ConvertOptions{})
+		err := convert(dir, t.TempDir(), convertOptions{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
 		}

@@ -15,24 +15,24 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 )
 
-// ManifestFile describes a model folder's embedding tables; it sits beside
+// manifestFile describes a model folder's embedding tables; it sits beside
 // model.onnx.
-const ManifestFile = "embeddings.json"
+const manifestFile = "embeddings.json"
 
-// Manifest is the content of ManifestFile.
-type Manifest struct {
+// manifest is the content of ManifestFile.
+type manifest struct {
 	// Dim is the embedding dimension.
 	Dim int `json:"dim"`
 	// Tables are the 26 tables in feature order.
-	Tables []TableInfo `json:"tables"`
+	Tables []tableInfo `json:"tables"`
 	// WrapIDs makes a lookup take the id modulo the table's rows (tables
 	// capped below their id range: synthetic models); otherwise an id
 	// outside the table is an error.
 	WrapIDs bool `json:"wrap_ids"`
 }
 
-// TableInfo is one table of a Manifest.
-type TableInfo struct {
+// tableInfo is one table of a Manifest.
+type tableInfo struct {
 	// File is a float32 [Rows, Dim] .npy in the model folder.
 	File string `json:"file"`
 	// Rows are the stored rows; IDRange is the feature's id range (the
@@ -41,39 +41,39 @@ type TableInfo struct {
 	IDRange int `json:"id_range"`
 }
 
-// TableFile is the name of table k's file in a model folder.
-func TableFile(k int) string { return fmt.Sprintf("embedding_%02d.npy", k) }
+// tableFile is the name of table k's file in a model folder.
+func tableFile(k int) string { return fmt.Sprintf("embedding_%02d.npy", k) }
 
-// WriteManifest writes m into dir.
-func WriteManifest(dir string, m *Manifest) error {
+// writeManifest writes m into dir.
+func writeManifest(dir string, m *manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestFile), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, manifestFile), append(b, '\n'), 0o644)
 }
 
-// TableWriter streams one float32 [rows, dim] table into a .npy file.
-type TableWriter struct {
+// tableWriter streams one float32 [rows, dim] table into a .npy file.
+type tableWriter struct {
 	f    *os.File
 	w    *bufio.Writer
 	left int
 	path string
 }
 
-// CreateTable starts the .npy file of a rows×dim table at path.
-func CreateTable(path string, rows, dim int) (*TableWriter, error) {
+// createTable starts the .npy file of a rows×dim table at path.
+func createTable(path string, rows, dim int) (*tableWriter, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("dlrm: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.Write(preprocess.NpyHeaderBytes("<f4", []int{rows, dim}))
-	return &TableWriter{f: f, w: w, left: rows * dim, path: path}, nil
+	return &tableWriter{f: f, w: w, left: rows * dim, path: path}, nil
 }
 
 // Write appends values (row-major).
-func (t *TableWriter) Write(v []float32) error {
+func (t *tableWriter) Write(v []float32) error {
 	if len(v) > t.left {
 		return fmt.Errorf("dlrm: %s: %d values past the table's end", t.path, len(v)-t.left)
 	}
@@ -87,7 +87,7 @@ func (t *TableWriter) Write(v []float32) error {
 }
 
 // Close finishes the file; every value must have been written.
-func (t *TableWriter) Close() error {
+func (t *tableWriter) Close() error {
 	err := t.w.Flush()
 	if cerr := t.f.Close(); err == nil {
 		err = cerr
@@ -104,13 +104,13 @@ func (t *TableWriter) Close() error {
 // writeSyntheticTables writes a's 26 seeded tables and the manifest into
 // dir: table k's values are uniform in ±0.05 from the onnx package's
 // SplitMix64 stream of StreamSeed(seed, "embedding_k").
-func writeSyntheticTables(dir string, a Arch, seed uint64) error {
-	m := &Manifest{Dim: a.Dim, WrapIDs: true}
+func writeSyntheticTables(dir string, a arch, seed uint64) error {
+	m := &manifest{Dim: a.Dim, WrapIDs: true}
 	row := make([]float32, a.Dim)
 	for k := range criteo.NumSparse {
 		rows := a.Rows(k)
-		m.Tables = append(m.Tables, TableInfo{File: TableFile(k), Rows: rows, IDRange: criteo.TableRows[k]})
-		tw, err := CreateTable(filepath.Join(dir, TableFile(k)), rows, a.Dim)
+		m.Tables = append(m.Tables, tableInfo{File: tableFile(k), Rows: rows, IDRange: criteo.TableRows[k]})
+		tw, err := createTable(filepath.Join(dir, tableFile(k)), rows, a.Dim)
 		if err != nil {
 			return err
 		}
@@ -125,13 +125,13 @@ func writeSyntheticTables(dir string, a Arch, seed uint64) error {
 			return err
 		}
 	}
-	return WriteManifest(dir, m)
+	return writeManifest(dir, m)
 }
 
-// Embeddings are a model folder's 26 tables, memory-mapped: the embedding
+// embeddings are a model folder's 26 tables, memory-mapped: the embedding
 // stage. Lookups only read, so an Embeddings is safe for concurrent use
 // until Close.
-type Embeddings struct {
+type embeddings struct {
 	// Dim is the embedding dimension.
 	Dim int
 	// Wrap is the manifest's WrapIDs.
@@ -141,20 +141,20 @@ type Embeddings struct {
 	maps   []*criteo.Mapping
 }
 
-// OpenEmbeddings maps the tables that dir's manifest lists.
-func OpenEmbeddings(dir string) (e *Embeddings, err error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+// openEmbeddings maps the tables that dir's manifest lists.
+func openEmbeddings(dir string) (e *embeddings, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err != nil {
-		return nil, fmt.Errorf("dlrm: %w (a DLRMv2 model is a folder of model.onnx, %s and the tables: see models/dlrm/README.md)", err, ManifestFile)
+		return nil, fmt.Errorf("dlrm: %w (a DLRMv2 model is a folder of model.onnx, %s and the tables: see models/dlrm/README.md)", err, manifestFile)
 	}
-	var m Manifest
+	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("dlrm: %s: %w", filepath.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("dlrm: %s: %w", filepath.Join(dir, manifestFile), err)
 	}
 	if m.Dim < 1 || len(m.Tables) != criteo.NumSparse {
-		return nil, fmt.Errorf("dlrm: %s: dim %d and %d tables; want a positive dim and %d tables", filepath.Join(dir, ManifestFile), m.Dim, len(m.Tables), criteo.NumSparse)
+		return nil, fmt.Errorf("dlrm: %s: dim %d and %d tables; want a positive dim and %d tables", filepath.Join(dir, manifestFile), m.Dim, len(m.Tables), criteo.NumSparse)
 	}
-	e = &Embeddings{Dim: m.Dim, Wrap: m.WrapIDs}
+	e = &embeddings{Dim: m.Dim, Wrap: m.WrapIDs}
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -199,7 +199,7 @@ func nativeLittleEndian() bool {
 }
 
 // Close unmaps the tables.
-func (e *Embeddings) Close() error {
+func (e *embeddings) Close() error {
 	var first error
 	for _, m := range e.maps {
 		if err := m.Close(); err != nil && first == nil {
@@ -211,13 +211,13 @@ func (e *Embeddings) Close() error {
 }
 
 // Rows is the number of stored rows of table k.
-func (e *Embeddings) Rows(k int) int { return e.rows[k] }
+func (e *embeddings) Rows(k int) int { return e.rows[k] }
 
 // Pool sums the table-k rows of the ids of n data rows (ids: raw
 // little-endian int32, mh per row) into dst: row r's sum goes to
 // dst[r·stride : r·stride+Dim], overwriting it. An id outside the table
 // is an error unless Wrap.
-func (e *Embeddings) Pool(k int, ids []byte, n, mh int, dst []float32, stride int) error {
+func (e *embeddings) Pool(k int, ids []byte, n, mh int, dst []float32, stride int) error {
 	t, rows, dim := e.tables[k], e.rows[k], e.Dim
 	for r := range n {
 		acc := dst[r*stride : r*stride+dim]

@@ -13,9 +13,9 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// DefaultRowBudget is the most data rows one dense-graph call gets when
+// defaultRowBudget is the most data rows one dense-graph call gets when
 // --row-budget is not given.
-const DefaultRowBudget = 4096
+const defaultRowBudget = 4096
 
 // Model runs DLRM-DCNv2 on aggregated samples: the embedding stage in Go,
 // then the dense graph, over batches that pack the rows of several
@@ -23,7 +23,7 @@ const DefaultRowBudget = 4096
 // concurrent use.
 type Model struct {
 	sess   backend.Session
-	emb    *Embeddings
+	emb    *embeddings
 	ds     *criteo.Dataset
 	trace  *criteo.Trace
 	budget int
@@ -37,15 +37,15 @@ type buffers struct {
 // NewModel returns the model over a session of the dense graph, the
 // embedding tables, the data set and its aggregation trace; one dense
 // call gets at most rowBudget rows, unless one sample alone has more.
-func NewModel(sess backend.Session, emb *Embeddings, ds *criteo.Dataset, tr *criteo.Trace, rowBudget int) (*Model, error) {
+func NewModel(sess backend.Session, emb *embeddings, ds *criteo.Dataset, tr *criteo.Trace, rowBudget int) (*Model, error) {
 	if rowBudget < 1 {
-		rowBudget = DefaultRowBudget
+		rowBudget = defaultRowBudget
 	}
 	if tr.Offsets[tr.Len()] > ds.Rows {
 		return nil, fmt.Errorf("dlrm: the aggregation trace covers %d rows but the data set has %d", tr.Offsets[tr.Len()], ds.Rows)
 	}
 	for _, in := range sess.Inputs() {
-		if in.Name == InputEmbedding && len(in.Shape) == 3 && in.Shape[2] > 0 && int(in.Shape[2]) != emb.Dim {
+		if in.Name == inputEmbedding && len(in.Shape) == 3 && in.Shape[2] > 0 && int(in.Shape[2]) != emb.Dim {
 			return nil, fmt.Errorf("dlrm: the dense graph takes %d-wide embeddings but the tables are %d wide", in.Shape[2], emb.Dim)
 		}
 	}
@@ -100,20 +100,20 @@ func (m *Model) run(ctx context.Context, idx []loadgen.SampleIndex, out []loadge
 		return err
 	}
 	res, err := m.sess.Run(ctx, []backend.Tensor{
-		{Name: InputDense, DType: backend.Float32, Shape: []int64{int64(rows), criteo.NumDense}, Data: b.dense},
-		{Name: InputEmbedding, DType: backend.Float32, Shape: []int64{int64(rows), criteo.NumSparse, int64(dim)}, Data: b.emb},
+		{Name: inputDense, DType: backend.Float32, Shape: []int64{int64(rows), criteo.NumDense}, Data: b.dense},
+		{Name: inputEmbedding, DType: backend.Float32, Shape: []int64{int64(rows), criteo.NumSparse, int64(dim)}, Data: b.emb},
 	})
 	if err != nil {
 		return fmt.Errorf("dlrm: dense graph: %w", err)
 	}
 	var prob []float32
 	for _, t := range res {
-		if t.Name == OutputProb {
+		if t.Name == outputProb {
 			prob, _ = t.Data.([]float32)
 		}
 	}
 	if len(prob) != rows {
-		return fmt.Errorf("dlrm: the dense graph returned %d probabilities for %d rows (want output %q float32 [rows])", len(prob), rows, OutputProb)
+		return fmt.Errorf("dlrm: the dense graph returned %d probabilities for %d rows (want output %q float32 [rows])", len(prob), rows, outputProb)
 	}
 	r := 0
 	for i, si := range idx {

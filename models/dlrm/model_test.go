@@ -21,9 +21,9 @@ import (
 // fixture is a tiny model folder whose dense weights the test knows, and a
 // small data set.
 type fixture struct {
-	a     Arch
+	a     arch
 	w     map[string][]float32
-	emb   *Embeddings
+	emb   *embeddings
 	ds    *criteo.Dataset
 	model *Model
 	trace *criteo.Trace
@@ -33,9 +33,9 @@ func newFixture(t *testing.T, tr func(rows int) *criteo.Trace, budget int) *fixt
 	t.Helper()
 	orttest.Need(t)
 	dir := t.TempDir()
-	f := &fixture{a: Tiny, w: map[string][]float32{}}
+	f := &fixture{a: archTiny, w: map[string][]float32{}}
 	rng := onnx.SplitMix64{State: 42}
-	g, err := DenseGraph(f.a, 0, func(name string, dims []int64) (*onnx.Tensor, error) {
+	g, err := denseGraph(f.a, 0, func(name string, dims []int64) (*onnx.Tensor, error) {
 		n := int64(1)
 		for _, d := range dims {
 			n *= d
@@ -57,7 +57,7 @@ func newFixture(t *testing.T, tr func(rows int) *criteo.Trace, budget int) *fixt
 	if err := writeSyntheticTables(dir, f.a, 5); err != nil {
 		t.Fatal(err)
 	}
-	if f.emb, err = OpenEmbeddings(dir); err != nil {
+	if f.emb, err = openEmbeddings(dir); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.emb.Close() })

@@ -13,14 +13,14 @@ import (
 	"github.com/mlperf-go/inference/datasets/criteo"
 )
 
-// ScorePredictions scores an accuracy log whose responses hold one
+// scorePredictions scores an accuracy log whose responses hold one
 // prediction per row (of type dt), as accuracy-dlrm.py does with
 // --day-23-file: the trace's sizes give each sample's rows, the labels
 // are the first tab-separated field of the raw day-23 TSV's lines, and
 // the targets follow the log's order of first-seen qsl_idx. A trace that
 // does not have one sample per logged sample gets the script's warning
 // on warn.
-func ScorePredictions(logPath string, dt accuracy.DType, day23, tracePath string, warn io.Writer) (auc.DLRMResult, error) {
+func scorePredictions(logPath string, dt accuracy.DType, day23, tracePath string, warn io.Writer) (auc.DLRMResult, error) {
 	var r auc.DLRMResult
 	var preds []float32
 	var order []uint64

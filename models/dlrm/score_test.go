@@ -3,6 +3,7 @@ package dlrm
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,19 +18,19 @@ import (
 func TestScoreMatchesReferenceScript(t *testing.T) {
 	for _, tc := range []struct {
 		log, golden string
-		extra       benchmark.Extra
+		extra       spec.Extra
 	}{
 		{"log_pairs.json", "golden_pairs.txt", nil},
-		{"log_preds.json", "golden_preds.txt", benchmark.Extra{OptDay23File: "testdata/day_23_head.tsv", OptAggregateTrace: "testdata/trace_preds.txt"}},
+		{"log_preds.json", "golden_preds.txt", spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: "testdata/trace_preds.txt"}},
 	} {
 		want, err := os.ReadFile(filepath.Join("testdata", tc.golden))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var stdout, stderr bytes.Buffer
-		_, err = benchmark.Accuracy(context.Background(), Descriptor, &benchmark.AccuracyRequest{
-			ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join("testdata", tc.log), Extra: tc.extra, Stderr: &stderr},
-			CheckerID:    "",
+		_, err = benchmark.Accuracy(context.Background(), descriptor, &benchmark.AccuracyRequest{
+			Log: filepath.Join("testdata", tc.log), Extra: tc.extra, Stderr: &stderr,
+			CheckerID: "",
 		}, &stdout)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.log, err)
@@ -45,15 +46,15 @@ func TestScoreRejects(t *testing.T) {
 	short := filepath.Join(dir, "trace.txt")
 	os.WriteFile(short, []byte("0, 1, 1\n"), 0o644)
 	for name, tc := range map[string]struct {
-		req  benchmark.ScoreRequest
+		req  spec.ScoreRequest
 		want string
 	}{
-		"day 23 without trace": {benchmark.ScoreRequest{Log: "testdata/log_preds.json", Extra: benchmark.Extra{OptDay23File: "testdata/day_23_head.tsv"}}, "needs --aggregation-trace-file"},
-		"trace too short":      {benchmark.ScoreRequest{Log: "testdata/log_preds.json", Extra: benchmark.Extra{OptDay23File: "testdata/day_23_head.tsv", OptAggregateTrace: short}}, "outside the 1 samples"},
-		"odd dtype":            {benchmark.ScoreRequest{Log: "testdata/log_pairs.json", DType: "uint8"}, "float32, int32 or int64"},
-		"pairs log as preds":   {benchmark.ScoreRequest{Log: "testdata/log_pairs.json", Extra: benchmark.Extra{OptDay23File: "testdata/day_23_head.tsv", OptAggregateTrace: "testdata/trace_preds.txt"}}, "qsl_idx"},
+		"day 23 without trace": {spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv"}}, "needs --aggregation-trace-file"},
+		"trace too short":      {spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: short}}, "outside the 1 samples"},
+		"odd dtype":            {spec.ScoreRequest{Log: "testdata/log_pairs.json", DType: "uint8"}, "float32, int32 or int64"},
+		"pairs log as preds":   {spec.ScoreRequest{Log: "testdata/log_pairs.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: "testdata/trace_preds.txt"}}, "qsl_idx"},
 	} {
-		_, err := Score(context.Background(), &tc.req)
+		_, err := driver{}.Score(context.Background(), &tc.req)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
 		}

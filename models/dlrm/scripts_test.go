@@ -18,7 +18,7 @@ import (
 func TestDownloadModelScript(t *testing.T) {
 	scripttest.NeedDownloader(t)
 	files := map[string][]byte{
-		"dlrm_snapshot/" + SnapshotMetadataFile: []byte(`{"version": "0.1.0", "world_size": 1, "manifest": {}}`),
+		"dlrm_snapshot/" + snapshotMetadataFile: []byte(`{"version": "0.1.0", "world_size": 1, "manifest": {}}`),
 		"dlrm_snapshot/0/model/x":               []byte("weights"),
 	}
 	var mu sync.Mutex // guards files against the handler
@@ -52,7 +52,7 @@ func TestDownloadModelScript(t *testing.T) {
 		t.Errorf("downloaded file holds %q", b)
 	}
 	mu.Lock()
-	delete(files, "dlrm_snapshot/"+SnapshotMetadataFile)
+	delete(files, "dlrm_snapshot/"+snapshotMetadataFile)
 	mu.Unlock()
 	if out, ok := scripttest.Run(t, "download_model.sh", env, t.TempDir()); ok || !strings.Contains(out, "no torchsnapshot") {
 		t.Errorf("no metadata: ok=%v:\n%s", ok, out)

@@ -30,8 +30,8 @@ import (
 // out[2i+1] = x[2i], sin/cos repeated ×2 per pair, theta 10000); the other
 // dimensions pass through. gelu_new is the tanh approximation.
 
-// Config is the architecture of one GPT-J size.
-type Config struct {
+// config is the architecture of one GPT-J size.
+type config struct {
 	Layers       int64
 	Hidden       int64 // n_embd
 	Heads        int64
@@ -43,31 +43,31 @@ type Config struct {
 }
 
 // HeadDim is Hidden / Heads.
-func (c Config) HeadDim() int64 { return c.Hidden / c.Heads }
+func (c config) HeadDim() int64 { return c.Hidden / c.Heads }
 
 // EOS is GPT-J's end-of-text token (also BOS and pad), <|endoftext|>.
 const EOS = 50256
 
 // Model sizes.
 const (
-	// SizeFull is GPT-J 6B: 28 layers, 4096 wide, 16 heads of 256.
-	SizeFull = "full"
+	// sizeFull is GPT-J 6B: 28 layers, 4096 wide, 16 heads of 256.
+	sizeFull = "full"
 	// SizeTiny keeps the vocabulary and the rotary layout with 2 layers of
 	// width 64, for tests.
 	SizeTiny = "tiny"
 )
 
 // Configs are the sizes Arch builds.
-var Configs = map[string]Config{
-	SizeFull: {Layers: 28, Hidden: 4096, Heads: 16, RotaryDim: 64, Inner: 16384, Vocab: 50400, MaxPositions: 2048, LNEps: 1e-5},
+var Configs = map[string]config{
+	sizeFull: {Layers: 28, Hidden: 4096, Heads: 16, RotaryDim: 64, Inner: 16384, Vocab: 50400, MaxPositions: 2048, LNEps: 1e-5},
 	SizeTiny: {Layers: 2, Hidden: 64, Heads: 4, RotaryDim: 8, Inner: 256, Vocab: 50400, MaxPositions: 2048, LNEps: 1e-5},
 }
 
-// ArchSeed is the default weight seed.
-const ArchSeed uint64 = 20210609
+// archSeed is the default weight seed.
+const archSeed uint64 = 20210609
 
-// ConfigOf returns the config of a size name.
-func ConfigOf(size string) (Config, error) {
+// configOf returns the config of a size name.
+func configOf(size string) (config, error) {
 	c, ok := Configs[size]
 	if !ok {
 		names := make([]string, 0, len(Configs))
@@ -75,12 +75,12 @@ func ConfigOf(size string) (Config, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return Config{}, fmt.Errorf("gptj: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
+		return config{}, fmt.Errorf("gptj: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
 	}
 	return c, nil
 }
 
-func (c Config) check() error {
+func (c config) check() error {
 	if c.Layers <= 0 || c.Hidden <= 0 || c.Heads <= 0 || c.Inner <= 0 || c.Vocab <= 2 || c.RotaryDim <= 0 {
 		return fmt.Errorf("gptj: bad config %+v", c)
 	}
@@ -91,13 +91,13 @@ func (c Config) check() error {
 }
 
 // Spec is the decode-loop spec of a model of this config.
-func (c Config) Spec() generate.Spec {
+func (c config) Spec() generate.Spec {
 	return generate.Spec{Layers: int(c.Layers), KVHeads: int(c.Heads), HeadDim: int(c.HeadDim()), Vocab: int(c.Vocab),
 		MaxPositions: int(c.MaxPositions), PadID: min(EOS, int32(c.Vocab-1))}
 }
 
-// Arch builds the GPT-J graph of config c with weights drawn from seed.
-func Arch(c Config, seed uint64) (*onnx.Graph, error) {
+// arch builds the GPT-J graph of config c with weights drawn from seed.
+func arch(c config, seed uint64) (*onnx.Graph, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -170,11 +170,11 @@ func geluNew(g *onnx.Graph, x string) string {
 	return g.Mul(g.Mul(x, g.Scalar(onnx.Float, 0.5)), g.Add(g.Tanh(inner), g.Scalar(onnx.Float, 1)))
 }
 
-// BuildFile writes the model of the named size to path, streaming the
+// buildFile writes the model of the named size to path, streaming the
 // weights to path+".data" when the model exceeds the 2 GiB protobuf limit
 // (the full model: about 24 GB of float32 weights).
-func BuildFile(path, size string, seed uint64) error {
-	c, err := ConfigOf(size)
+func buildFile(path, size string, seed uint64) error {
+	c, err := configOf(size)
 	if err != nil {
 		return err
 	}
@@ -182,8 +182,8 @@ func BuildFile(path, size string, seed uint64) error {
 }
 
 // BuildConfigFile is BuildFile for an explicit config.
-func BuildConfigFile(path string, c Config, seed uint64) error {
-	g, err := Arch(c, seed)
+func BuildConfigFile(path string, c config, seed uint64) error {
+	g, err := arch(c, seed)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func BuildConfigFile(path string, c Config, seed uint64) error {
 }
 
 // Params is the number of weights of a config, as Arch writes them.
-func (c Config) Params() int64 {
+func (c config) Params() int64 {
 	perLayer := 2*c.Hidden + 4*c.Hidden*c.Hidden + 2*c.Hidden*c.Inner + c.Inner + c.Hidden
 	return c.Vocab*c.Hidden + c.Layers*perLayer + 2*c.Hidden + c.Hidden*c.Vocab + c.Vocab
 }

@@ -18,13 +18,13 @@ import (
 )
 
 // small is tiny with a small vocabulary, so that decoding tests run fast.
-var small = Config{Layers: 2, Hidden: 32, Heads: 2, RotaryDim: 8, Inner: 128, Vocab: 101, MaxPositions: 256, LNEps: 1e-5}
+var small = config{Layers: 2, Hidden: 32, Heads: 2, RotaryDim: 8, Inner: 128, Vocab: 101, MaxPositions: 256, LNEps: 1e-5}
 
-func openModel(t testing.TB, c Config) (*ort.Session, *generate.Model) {
+func openModel(t testing.TB, c config) (*ort.Session, *generate.Model) {
 	t.Helper()
 	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "gptj.onnx")
-	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+	if err := BuildConfigFile(path, c, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
@@ -72,12 +72,12 @@ func TestTinyRuns(t *testing.T) {
 // of the same seeded weights (testdata/reference.py).
 func TestReference(t *testing.T) {
 	g := decodertest.LoadGolden(t, filepath.Join("testdata", "reference.json"))
-	var c Config
+	var c config
 	if err := json.Unmarshal(g.Config, &c); err != nil {
 		t.Fatal(err)
 	}
-	if g.Seed != ArchSeed {
-		t.Fatalf("reference seed %d, ArchSeed %d", g.Seed, ArchSeed)
+	if g.Seed != archSeed {
+		t.Fatalf("reference seed %d, ArchSeed %d", g.Seed, archSeed)
 	}
 	s, m := openModel(t, c)
 	decodertest.CheckGolden(t, s, m, g, 1e-4)
@@ -91,7 +91,7 @@ func TestBatcher(t *testing.T) {
 func TestPredict(t *testing.T) {
 	s, _ := openModel(t, small)
 	ps := decodertest.Prompts(3, 12, int(small.Vocab), 17)
-	beam := sample.BeamConfig{Beams: Beams, EOS: small.Spec().PadID, MinNewTokens: 3, MaxNewTokens: 12, LengthPenalty: 1, EarlyStopping: true}
+	beam := sample.BeamConfig{Beams: beams, EOS: small.Spec().PadID, MinNewTokens: 3, MaxNewTokens: 12, LengthPenalty: 1, EarlyStopping: true}
 	m, err := New(s, small, func(i loadgen.SampleIndex) ([]int32, error) { return ps[i], nil }, beam)
 	if err != nil {
 		t.Fatal(err)

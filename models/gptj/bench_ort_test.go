@@ -25,7 +25,7 @@ func BenchmarkBeam(b *testing.B) {
 	orttest.Need(b)
 	c := Configs[SizeTiny]
 	path := filepath.Join(b.TempDir(), "m.onnx")
-	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+	if err := BuildConfigFile(path, c, archSeed); err != nil {
 		b.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{})
@@ -66,17 +66,17 @@ func BenchmarkBeam(b *testing.B) {
 // MLP: the per-layer cost and the 50400-wide lm_head of the real model).
 var benchConfigs = []struct {
 	name string
-	c    Config
+	c    config
 }{
 	{"tiny", Configs[SizeTiny]},
-	{"mid", Config{Layers: 2, Hidden: 4096, Heads: 16, RotaryDim: 64, Inner: 16384, Vocab: 50400, MaxPositions: 2048, LNEps: 1e-5}},
+	{"mid", config{Layers: 2, Hidden: 4096, Heads: 16, RotaryDim: 64, Inner: 16384, Vocab: 50400, MaxPositions: 2048, LNEps: 1e-5}},
 }
 
-func openBench(b *testing.B, c Config) (*ort.Session, *generate.Model) {
+func openBench(b *testing.B, c config) (*ort.Session, *generate.Model) {
 	b.Helper()
 	orttest.Need(b)
 	path := filepath.Join(b.TempDir(), "m.onnx")
-	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+	if err := BuildConfigFile(path, c, archSeed); err != nil {
 		b.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{})
@@ -105,7 +105,7 @@ func benchPrompt(n, salt int) []int32 {
 // of `rows` rows (the beams), each step's present outputs written in place
 // into the buffers the next step reads as its past. No log-softmax, no
 // top-k, no cache reorder.
-func rawDecoder(s *ort.Session, c Config, promptLen, rows, steps int) func(ctx context.Context, prompt []int32) error {
+func rawDecoder(s *ort.Session, c config, promptLen, rows, steps int) func(ctx context.Context, prompt []int32) error {
 	H, D := c.Heads, c.HeadDim()
 	L := int(c.Layers)
 	maxT := promptLen + steps
@@ -185,7 +185,7 @@ func BenchmarkDecodeOverhead(b *testing.B) {
 			prompt := benchPrompt(promptLen, 0)
 			cfg := Generation(sample.LengthWithPrompt)
 			cfg.MinNewTokens, cfg.MaxNewTokens = newTokens, newTokens
-			raw := rawDecoder(s, bc.c, promptLen, Beams, newTokens-1)
+			raw := rawDecoder(s, bc.c, promptLen, beams, newTokens-1)
 			// warm up both paths
 			if err := raw(ctx, prompt); err != nil {
 				b.Fatal(err)

@@ -1,200 +1,153 @@
 package gptj
 
+// The gptj benchmark as the framework runs it: its descriptor and driver
+// (see package benchmark/spec).
+
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"strings"
+	"os"
+	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/accuracy/rouge"
-	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/cnndm"
-	"github.com/mlperf-go/inference/harness"
-	"github.com/mlperf-go/inference/llm/generate"
-	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// EncodePrompt returns the input ids of a record as the reference's
-// Dataset builds them: the "prompt_input" template filled with the
-// record's own instruction and input, GPT-2 BPE without BOS, cut on the
-// right to MaxInputTokens.
-func EncodePrompt(tok *tokenizer.GPT2, r cnndm.Record) []int32 {
-	ids := tok.Encode(tokenizer.FormatGPTJPrompt(r.Instruction, r.Input))
-	if len(ids) > MaxInputTokens {
-		ids = ids[:MaxInputTokens:MaxInputTokens]
+func init() {
+	spec.Register(descriptor)
+	spec.RegisterDataset(cnndmDataset)
+}
+
+// tokenizerOption is --tokenizer of run, perf and accuracy.
+var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("gptj"), Deps: "gptj/vocab.bpe",
+	Usage: "folder with GPT-2's encoder.json and vocab.bpe (make setup installs them)"}
+
+// descriptor is GPT-J 6B on CNN-DailyMail (ROUGE, beam search 4) as the
+// registry runs it: the decoder as a tensor model in the generic harness.
+var descriptor = &spec.Benchmark{
+	Name:       benchmarkName,
+	Summary:    "GPT-J 6B summarisation (CNN-DailyMail, beam search 4, ROUGE)",
+	ConfNames:  []string{benchmarkName},
+	CheckerIDs: []string{"gptj-99", "gptj-99.9"},
+	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Server, loadgen.Offline},
+	Dataset:    "cnndm",
+	Model: spec.Models{
+		Default:   "synthetic",
+		Sizes:     []spec.Size{{Name: sizeFull, Summary: "GPT-J 6B, 28 layers"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:      archSeed,
+		BuildSize: SizeTiny,
+	},
+	Options: []spec.Option{tokenizerOption,
+		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
+	LocalOnly: "GPT-J's reference decodes with beam search (4 beams), which /v1/completions does not carry, and behind --backend kserve the search would run on the LoadGen node, a network round trip per generated token with the KV cache in the payload",
+	LogShape:  &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
+	Driver:    driver{},
+}
+
+// driver is the gptj benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder.
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
+
+// CheckOptions implements spec.OptionChecker: it rejects a bad
+// --length-norm, and a missing data file before the synthetic model (24
+// GB at full size) is built.
+func (driver) CheckOptions(o *spec.RunOptions) error {
+	if _, err := lengthMode(o.Extra["length-norm"]); err != nil {
+		return err
 	}
-	return ids
-}
-
-// DataConfig says where a run's samples come from.
-type DataConfig struct {
-	// Dataset is cnn_eval.json (or the folder holding it).
-	Dataset string
-	// Tokenizer is the GPT-2 BPE (tokenizer.LoadGPT2).
-	Tokenizer *tokenizer.GPT2
-	// Count, if positive, keeps only the first Count records (the
-	// reference's --max_examples).
-	Count int
-	// MaxPositions, if positive, is the model's context: loading a sample
-	// whose prompt leaves fewer than MaxNewTokens positions fails.
-	MaxPositions int
-	// Workers is the number of samples tokenized in parallel (< 1: all
-	// cores).
-	Workers int
-	// Progress, if not nil, reports loading progress (see
-	// harness.QSLConfig.Progress).
-	Progress func(done, total int)
-}
-
-// Data is the loaded data set: the records and the tokenizer that encodes
-// their prompts and decodes the responses. It is read-only after OpenData
-// and safe for concurrent use.
-type Data struct {
-	Records   []cnndm.Record
-	Tokenizer *tokenizer.GPT2
-}
-
-// OpenData reads the data set and keeps its first cfg.Count records.
-func OpenData(cfg DataConfig) (*Data, error) {
-	if cfg.Tokenizer == nil {
-		return nil, fmt.Errorf("gptj: no tokenizer")
-	}
-	recs, err := cnndm.Load(cfg.Dataset)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Count > 0 && cfg.Count < len(recs) {
-		recs = recs[:cfg.Count:cfg.Count]
-	}
-	return &Data{Records: recs, Tokenizer: cfg.Tokenizer}, nil
-}
-
-// NewQSL returns the query sample library of d: LoadSamples tokenizes the
-// prompts of the samples asked for (the reference encodes them all at
-// start-up; the result is the same ids), Sample returns them.
-func (d *Data) NewQSL(cfg DataConfig) (*harness.QSL[[]int32], error) {
-	return harness.NewQSL(harness.QSLConfig[[]int32]{
-		Total:    len(d.Records),
-		Workers:  cfg.Workers,
-		Progress: cfg.Progress,
-		Load: func(_ context.Context, i int) ([]int32, error) {
-			ids := EncodePrompt(d.Tokenizer, d.Records[i])
-			if len(ids) == 0 {
-				return nil, fmt.Errorf("gptj: sample %d: empty prompt", i)
-			}
-			if mp := cfg.MaxPositions; mp > 0 && len(ids)+MaxNewTokens > mp {
-				return nil, fmt.Errorf("gptj: sample %d: a prompt of %d tokens and %d new tokens exceed the model's context of %d positions", i, len(ids), MaxNewTokens, mp)
-			}
-			return ids, nil
-		},
-	})
-}
-
-// QSLPrompts adapts a QSL to the Prompts of a Model: a sample not loaded
-// is an error.
-func QSLPrompts(q *harness.QSL[[]int32]) Prompts {
-	return func(i loadgen.SampleIndex) ([]int32, error) {
-		p, ok := q.Sample(i)
-		if !ok {
-			return nil, fmt.Errorf("gptj: sample %d is not loaded", i)
+	if p := cnndm.Path(o.Data); o.Data != "synthetic" {
+		if _, err := os.Stat(p); err != nil {
+			_, err = cnndm.Load(p)
+			return err
 		}
-		return p, nil
-	}
-}
-
-// SpecOf returns the decode-loop spec of a GPT-J decoder session from its
-// declared I/O: the layer count from its past_key_values.N.key inputs,
-// heads and head size from their shape, the vocabulary from the logits'
-// last dimension (the full config's 16, 256 and 50400 where a dimension is
-// dynamic), a context of 2048 positions. generate.New (through NewSpec)
-// then checks the rest of the contract, present outputs included.
-func SpecOf(sess backend.Session) (generate.Spec, error) {
-	spec, layers := generate.SpecFrom(sess, Configs[SizeFull].Spec())
-	if layers == 0 {
-		var names []string
-		for _, in := range sess.Inputs() {
-			names = append(names, in.Name)
-		}
-		return spec, fmt.Errorf("gptj: the model takes no past_key_values.N.key/value inputs (inputs: %s); export GPT-J with its KV cache (optimum-cli export onnx --task text-generation-with-past)", strings.Join(names, ", "))
-	}
-	spec.PadID = min(EOS, int32(spec.Vocab-1))
-	return spec, nil
-}
-
-// CheckVocab reports whether a model with modelVocab logit rows fits the
-// tokenizer of d: GPT-J pads the GPT-2 vocabulary (50257 ids) to 50400
-// rows, which is accepted; a model with fewer rows than the tokenizer has
-// ids, or far more, is not the tokenizer's model.
-func (d *Data) CheckVocab(modelVocab int) error {
-	if err := tokenizer.CheckModelVocab(d.Tokenizer, modelVocab); err != nil {
-		return fmt.Errorf("gptj: %w", err)
 	}
 	return nil
 }
 
-// Predictions reads an accuracy log as evaluation.py does: entries
-// deduplicated by qsl_idx (first one kept, file order), each response
-// decoded as dt (int64, the reference's default, or int32) ids. It returns
-// the QSL indices and the ids, in file order.
-func Predictions(logPath string, samples int, dt accuracy.DType) (idx []int, ids [][]int32, err error) {
-	if dt != accuracy.Int64 && dt != accuracy.Int32 {
-		return nil, nil, fmt.Errorf("gptj: response type %s: want int64 or int32", dt)
+// lengthMode reads --length-norm.
+func lengthMode(s string) (sample.LengthMode, error) {
+	switch s {
+	case "prompt":
+		return sample.LengthWithPrompt, nil
+	case "generated":
+		return sample.LengthGenerated, nil
 	}
-	_, err = accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
-		if e.QSLIdx >= uint64(samples) {
-			return fmt.Errorf("gptj: accuracy log %s: qsl_idx %d, but the data set has %d records (another data set or --count?)", logPath, e.QSLIdx, samples)
-		}
-		var toks []int32
-		if dt == accuracy.Int64 {
-			t, err := DecodeTokens(e.Data)
-			if err != nil {
-				return fmt.Errorf("gptj: accuracy log %s: qsl_idx %d: %w", logPath, e.QSLIdx, err)
-			}
-			toks = t
-		} else {
-			if len(e.Data)%4 != 0 {
-				return fmt.Errorf("gptj: accuracy log %s: qsl_idx %d: %d bytes are not whole int32 ids", logPath, e.QSLIdx, len(e.Data))
-			}
-			toks = make([]int32, len(e.Data)/4)
-			for i := range toks {
-				toks[i] = int32(binary.LittleEndian.Uint32(e.Data[4*i:]))
-			}
-		}
-		idx = append(idx, int(e.QSLIdx))
-		ids = append(ids, toks)
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil, fmt.Errorf("gptj: accuracy log %s has no entries", logPath)
-	}
-	return idx, ids, nil
+	return 0, spec.UsageError("gptj: --length-norm %q: want prompt (transformers ≈4.30, the reference's era) or generated (later versions)", s)
 }
 
-// Score scores an accuracy log against d as language/gpt-j/evaluation.py:
-// the ids decoded with the GPT-2 tokenizer (skip_special_tokens, the slow
-// tokenizer's clean-up of spaces), predictions and highlights stripped,
-// split into sentences with NLTK's punkt and joined by newlines, ROUGE
-// with the Porter stemmer, gen_len the characters of the predictions.
-// Print the result with RougeResult.GPTJString.
-func (d *Data) Score(logPath string, dt accuracy.DType) (rouge.Result, error) {
-	idx, ids, err := Predictions(logPath, len(d.Records), dt)
+// Open loads the tokenizer, the data set and the model, checks the model
+// against the decoder contract and the tokenizer, and builds the QSL.
+func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+	mode, err := lengthMode(r.Extra["length-norm"])
 	if err != nil {
-		return rouge.Result{}, err
+		return nil, err
 	}
-	preds := make([]string, len(ids))
-	targets := make([]string, len(ids))
-	for i, t := range ids {
-		preds[i] = d.Tokenizer.Decode(t, tokenizer.DecodeOptions{SkipSpecial: true, CleanUpSpaces: true})
-		targets[i] = d.Records[idx[i]].Output
-	}
-	res, err := rouge.Evaluate(preds, targets, nil)
+	data, path, err := openData(r.Data, r.Extra["tokenizer"], r.CacheDir, r.Count, r.Stderr)
 	if err != nil {
-		return res, fmt.Errorf("gptj: %w", err)
+		return nil, err
 	}
-	return res, nil
+	if r.Cache != "" {
+		fmt.Fprintln(r.Stderr, "gptj: --cache is not used: prompts are tokenized in memory when the loadgen loads them")
+	}
+	sess, err := r.Engine.OpenSession(r.ModelPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*spec.Instance, error) {
+		sess.Close()
+		return nil, fmt.Errorf("%w (model %s)", err, r.ModelDesc)
+	}
+	dims, err := SpecOf(sess)
+	if err != nil {
+		return fail(err)
+	}
+	if err := data.CheckVocab(dims.Vocab); err != nil {
+		return fail(err)
+	}
+	qsl, err := data.NewQSL(dataConfig{MaxPositions: dims.MaxPositions, Progress: r.Progress("tokenizing prompts", "samples").Update})
+	if err != nil {
+		return fail(err)
+	}
+	m, err := NewSpec(sess, dims, qslPrompts(qsl), Generation(mode))
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(r.Stderr, "gptj: %d records from %s; model %s: %d layers, %d heads of %d, vocabulary %d\n",
+		len(data.Records), path, r.ModelPath, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab)
+	return &spec.Instance{
+		Model: m,
+		QSL:   qsl,
+		Describe: fmt.Sprintf("gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens",
+			r.Scenario, r.Mode, r.Model, r.Backend, r.Batch, r.Workers, beams, MinNewTokens, MaxNewTokens),
+		Close: sess.Close,
+	}, nil
+}
+
+// Score is evaluation.py: ROUGE of the decoded predictions against the
+// highlights, and gen_len.
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
+	dt := accuracy.Int64
+	if req.DType != "" {
+		dt = accuracy.DType(req.DType)
+	}
+	if dt != accuracy.Int64 && dt != accuracy.Int32 {
+		return nil, spec.UsageError("gptj: --dtype %q: want int64 or int32", req.DType)
+	}
+	data, _, err := openData(req.Data, req.Extra["tokenizer"], req.CacheDir, req.Count, req.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	r, err := data.Score(req.Log, dt)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(req.Stderr, "gptj: scored %d predictions in %.2fs\n", r.GenNum, time.Since(start).Seconds())
+	line := r.GPTJString()
+	return &spec.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
 }

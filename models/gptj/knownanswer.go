@@ -24,19 +24,19 @@ import (
 // token (i+1) mod (Vocab−1), with bias −5 on KnownAnswerEOS and 0
 // elsewhere.
 
-// KnownAnswerConfig is the known-answer decoder's architecture.
-var KnownAnswerConfig = Config{Layers: 1, Hidden: 96, Heads: 4, RotaryDim: 8, Inner: 8, Vocab: 96, MaxPositions: 512, LNEps: 1e-5}
+// knownAnswerConfig is the known-answer decoder's architecture.
+var knownAnswerConfig = config{Layers: 1, Hidden: 96, Heads: 4, RotaryDim: 8, Inner: 8, Vocab: 96, MaxPositions: 512, LNEps: 1e-5}
 
-// KnownAnswerEOS is the known-answer decoder's end token, never chosen.
-const KnownAnswerEOS = 95
+// knownAnswerEOS is the known-answer decoder's end token, never chosen.
+const knownAnswerEOS = 95
 
-// KnownAnswerNext is the token the known-answer decoder favours after t.
-func KnownAnswerNext(t int32) int32 { return (t + 1) % KnownAnswerEOS }
+// knownAnswerNext is the token the known-answer decoder favours after t.
+func knownAnswerNext(t int32) int32 { return (t + 1) % knownAnswerEOS }
 
-// KnownAnswerArch builds the known-answer decoder.
-func KnownAnswerArch() (*onnx.Graph, error) {
-	c := KnownAnswerConfig
-	g, err := Arch(c, ArchSeed)
+// knownAnswerArch builds the known-answer decoder.
+func knownAnswerArch() (*onnx.Graph, error) {
+	c := knownAnswerConfig
+	g, err := arch(c, archSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +52,11 @@ func KnownAnswerArch() (*onnx.Graph, error) {
 				v[t*c.Hidden+t] = 1
 			}
 		case in.Name == "lm_head.weight": // [Hidden, Vocab]
-			for h := range int64(KnownAnswerEOS) {
-				v[h*c.Vocab+(h+1)%KnownAnswerEOS] = 1
+			for h := range int64(knownAnswerEOS) {
+				v[h*c.Vocab+(h+1)%knownAnswerEOS] = 1
 			}
 		case in.Name == "lm_head.bias":
-			v[KnownAnswerEOS] = -5
+			v[knownAnswerEOS] = -5
 		case strings.Contains(in.Name, "ln_") && strings.HasSuffix(in.Name, ".weight"):
 			for j := range v {
 				v[j] = 1

@@ -26,7 +26,7 @@ import (
 // long (wrapping past 94).
 func TestKnownAnswerEndToEnd(t *testing.T) {
 	orttest.Need(t)
-	g, err := KnownAnswerArch()
+	g, err := knownAnswerArch()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +47,17 @@ func TestKnownAnswerEndToEnd(t *testing.T) {
 		}
 		prompts = append(prompts, append(p, last))
 	}
-	beam := sample.BeamConfig{Beams: 4, EOS: KnownAnswerEOS, MinNewTokens: 3, MaxNewTokens: 14, LengthPenalty: 1, EarlyStopping: true}
+	beam := sample.BeamConfig{Beams: 4, EOS: knownAnswerEOS, MinNewTokens: 3, MaxNewTokens: 14, LengthPenalty: 1, EarlyStopping: true}
 	want := func(p []int32) []int32 {
 		var out []int32
 		tok := p[len(p)-1]
 		for len(out) < beam.MaxNewTokens {
-			tok = KnownAnswerNext(tok)
+			tok = knownAnswerNext(tok)
 			out = append(out, tok)
 		}
 		return out
 	}
-	m, err := New(s, KnownAnswerConfig, func(i loadgen.SampleIndex) ([]int32, error) {
+	m, err := New(s, knownAnswerConfig, func(i loadgen.SampleIndex) ([]int32, error) {
 		if int(i) >= len(prompts) {
 			return nil, fmt.Errorf("no sample %d", i)
 		}

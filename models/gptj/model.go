@@ -13,29 +13,29 @@ import (
 
 // Benchmark facts (mlcommons/inference language/gpt-j: dataset.py, backend.py).
 const (
-	// Name is the model name in mlperf.conf.
-	Name = "gptj"
-	// Beams, MinNewTokens, MaxNewTokens: the reference's generate
+	// benchmarkName is the model name in mlperf.conf.
+	benchmarkName = "gptj"
+	// beams, MinNewTokens, MaxNewTokens: the reference's generate
 	// arguments (num_beams 4, early_stopping, length_penalty 1).
-	Beams        = 4
+	beams        = 4
 	MinNewTokens = 30
 	MaxNewTokens = 128
-	// MaxInputTokens is the prompt truncation length.
-	MaxInputTokens = 1919
+	// maxInputTokens is the prompt truncation length.
+	maxInputTokens = 1919
 )
 
 // Generation is the reference's beam search. mode chooses the length
 // normalisation of the transformers version (see sample.LengthMode; the
 // reference's version is not pinned).
 func Generation(mode sample.LengthMode) sample.BeamConfig {
-	return sample.BeamConfig{Beams: Beams, EOS: EOS, MinNewTokens: MinNewTokens, MaxNewTokens: MaxNewTokens,
+	return sample.BeamConfig{Beams: beams, EOS: EOS, MinNewTokens: MinNewTokens, MaxNewTokens: MaxNewTokens,
 		LengthPenalty: 1, LengthMode: mode, EarlyStopping: true}
 }
 
-// EncodeTokens appends the response payload of ids to dst: the generated
+// encodeTokens appends the response payload of ids to dst: the generated
 // ids as little-endian int64 (the int64 array generate returns, with the
 // EOS when the best hypothesis ended on one).
-func EncodeTokens(dst []byte, ids []int32) []byte {
+func encodeTokens(dst []byte, ids []int32) []byte {
 	for _, t := range ids {
 		dst = binary.LittleEndian.AppendUint64(dst, uint64(int64(t)))
 	}
@@ -58,8 +58,8 @@ func DecodeTokens(b []byte) ([]int32, error) {
 	return out, nil
 }
 
-// Prompts returns the input ids of a loaded sample.
-type Prompts func(loadgen.SampleIndex) ([]int32, error)
+// promptFunc returns the input ids of a loaded sample.
+type promptFunc func(loadgen.SampleIndex) ([]int32, error)
 
 // Model is GPT-J summarisation for the harness: each Predict call runs a
 // beam search per sample (the samples of a call batched together, beams ×
@@ -67,19 +67,19 @@ type Prompts func(loadgen.SampleIndex) ([]int32, error)
 // concurrent use when the session is.
 type Model struct {
 	gen     *generate.Model
-	prompts Prompts
+	prompts promptFunc
 	beam    sample.BeamConfig
 }
 
 // New checks sess against the decoder contract of config c and returns the
 // model; beam is usually Generation(...).
-func New(sess backend.Session, c Config, prompts Prompts, beam sample.BeamConfig) (*Model, error) {
+func New(sess backend.Session, c config, prompts promptFunc, beam sample.BeamConfig) (*Model, error) {
 	return NewSpec(sess, c.Spec(), prompts, beam)
 }
 
 // NewSpec is New for a decode-loop spec (SpecOf derives one from a model
 // file's declared I/O).
-func NewSpec(sess backend.Session, spec generate.Spec, prompts Prompts, beam sample.BeamConfig) (*Model, error) {
+func NewSpec(sess backend.Session, spec generate.Spec, prompts promptFunc, beam sample.BeamConfig) (*Model, error) {
 	g, err := generate.New(sess, spec)
 	if err != nil {
 		return nil, fmt.Errorf("gptj: %w", err)
@@ -118,7 +118,7 @@ func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []lo
 		return err
 	}
 	for i, t := range toks {
-		out[i].Data = EncodeTokens(nil, t)
+		out[i].Data = encodeTokens(nil, t)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 
 func TestTokensRoundTrip(t *testing.T) {
 	for _, ids := range [][]int32{nil, {0}, {50256}, {1, 2, 3, 50399}} {
-		b := EncodeTokens(nil, ids)
+		b := encodeTokens(nil, ids)
 		if len(b) != 8*len(ids) {
 			t.Fatalf("%v: %d bytes", ids, len(b))
 		}
@@ -18,7 +18,7 @@ func TestTokensRoundTrip(t *testing.T) {
 		}
 	}
 	// little-endian int64
-	if b := EncodeTokens(nil, []int32{0x0102}); !slices.Equal(b, []byte{2, 1, 0, 0, 0, 0, 0, 0}) {
+	if b := encodeTokens(nil, []int32{0x0102}); !slices.Equal(b, []byte{2, 1, 0, 0, 0, 0, 0, 0}) {
 		t.Errorf("encoding %v", b)
 	}
 	for _, bad := range [][]byte{{1, 2, 3}, {0, 0, 0, 0, 0, 0, 0, 0x80}} {
@@ -29,12 +29,12 @@ func TestTokensRoundTrip(t *testing.T) {
 }
 
 func TestConfigs(t *testing.T) {
-	full := Configs[SizeFull]
+	full := Configs[sizeFull]
 	// The full graph builds (weights are generated only when written) and
 	// its weights are those of GPT-J 6B: embedding and lm_head (with bias)
 	// 50400×4096, 28 layers of ln_1, q/k/v/out 4096², fc_in/fc_out 4096×16384
 	// with biases, ln_f: 6,050,882,784.
-	g, err := Arch(full, ArchSeed)
+	g, err := arch(full, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestConfigs(t *testing.T) {
 	if full.HeadDim() != 256 || full.RotaryDim != 64 {
 		t.Errorf("full head dim %d, rotary %d", full.HeadDim(), full.RotaryDim)
 	}
-	if _, err := ConfigOf("huge"); err == nil || !strings.Contains(err.Error(), "full, tiny") {
+	if _, err := configOf("huge"); err == nil || !strings.Contains(err.Error(), "full, tiny") {
 		t.Errorf("unknown size: %v", err)
 	}
 	gen := Generation(0)

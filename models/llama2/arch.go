@@ -27,8 +27,8 @@ import (
 // theta 10000); attention is grouped-query (each kv head serves
 // heads/kv_heads consecutive query heads); no layer has a bias.
 
-// Config is the architecture of one Llama 2 size.
-type Config struct {
+// config is the architecture of one Llama 2 size.
+type config struct {
 	Layers       int64
 	Hidden       int64
 	Heads        int64
@@ -44,18 +44,18 @@ type Config struct {
 }
 
 // HeadDim is Hidden / Heads.
-func (c Config) HeadDim() int64 { return c.Hidden / c.Heads }
+func (c config) HeadDim() int64 { return c.Hidden / c.Heads }
 
 // Token ids of the Llama 2 tokenizer.
 const (
-	BOS = 1
+	bos = 1
 	EOS = 2
 )
 
 // Model sizes.
 const (
-	Size70B = "70b"
-	Size7B  = "7b"
+	size70B = "70b"
+	size7B  = "7b"
 	// SizeTiny keeps the vocabulary, the head dimension ratio and GQA
 	// with 2 layers of width 64, for tests.
 	SizeTiny = "tiny"
@@ -63,17 +63,17 @@ const (
 
 // Configs are the sizes Arch builds: 70b and 7b as Meta's Llama-2-*-chat-hf
 // config.json files, and tiny.
-var Configs = map[string]Config{
-	Size70B:  {Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, Intermediate: 28672, Vocab: 32000, MaxPositions: 4096, RopeTheta: 10000, RMSEps: 1e-5},
-	Size7B:   {Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, Intermediate: 11008, Vocab: 32000, MaxPositions: 4096, RopeTheta: 10000, RMSEps: 1e-5},
+var Configs = map[string]config{
+	size70B:  {Layers: 80, Hidden: 8192, Heads: 64, KVHeads: 8, Intermediate: 28672, Vocab: 32000, MaxPositions: 4096, RopeTheta: 10000, RMSEps: 1e-5},
+	size7B:   {Layers: 32, Hidden: 4096, Heads: 32, KVHeads: 32, Intermediate: 11008, Vocab: 32000, MaxPositions: 4096, RopeTheta: 10000, RMSEps: 1e-5},
 	SizeTiny: {Layers: 2, Hidden: 64, Heads: 4, KVHeads: 2, Intermediate: 172, Vocab: 32000, MaxPositions: 4096, RopeTheta: 10000, RMSEps: 1e-5},
 }
 
-// ArchSeed is the default weight seed.
-const ArchSeed uint64 = 20230718
+// archSeed is the default weight seed.
+const archSeed uint64 = 20230718
 
-// ConfigOf returns the config of a size name.
-func ConfigOf(size string) (Config, error) {
+// configOf returns the config of a size name.
+func configOf(size string) (config, error) {
 	c, ok := Configs[size]
 	if !ok {
 		names := make([]string, 0, len(Configs))
@@ -81,12 +81,12 @@ func ConfigOf(size string) (Config, error) {
 			names = append(names, n)
 		}
 		slices.Sort(names)
-		return Config{}, fmt.Errorf("llama2: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
+		return config{}, fmt.Errorf("llama2: unknown model size %q (want one of %s)", size, strings.Join(names, ", "))
 	}
 	return c, nil
 }
 
-func (c Config) check() error {
+func (c config) check() error {
 	if c.Layers <= 0 || c.Hidden <= 0 || c.Heads <= 0 || c.KVHeads <= 0 || c.Intermediate <= 0 || c.Vocab <= 2 {
 		return fmt.Errorf("llama2: bad config %+v", c)
 	}
@@ -97,13 +97,13 @@ func (c Config) check() error {
 }
 
 // Spec is the decode-loop spec of a model of this config.
-func (c Config) Spec() generate.Spec {
+func (c config) Spec() generate.Spec {
 	return generate.Spec{Layers: int(c.Layers), KVHeads: int(c.KVHeads), HeadDim: int(c.HeadDim()), Vocab: int(c.Vocab),
 		MaxPositions: int(c.MaxPositions), PadID: EOS}
 }
 
-// Arch builds the Llama 2 graph of config c with weights drawn from seed.
-func Arch(c Config, seed uint64) (*onnx.Graph, error) {
+// arch builds the Llama 2 graph of config c with weights drawn from seed.
+func arch(c config, seed uint64) (*onnx.Graph, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -164,10 +164,10 @@ func rmsNorm(b *decoder.Builder, name, x string, width int64, eps float32) strin
 	return g.Mul(g.Mul(x, r), b.Param(name+".weight", []int64{width}, onnx.Uniform(0.8, 1.2)))
 }
 
-// BuildFile writes the model of the named size to path, streaming the
+// buildFile writes the model of the named size to path, streaming the
 // weights to path+".data" when the model exceeds the 2 GiB protobuf limit.
-func BuildFile(path, size string, seed uint64) error {
-	c, err := ConfigOf(size)
+func buildFile(path, size string, seed uint64) error {
+	c, err := configOf(size)
 	if err != nil {
 		return err
 	}
@@ -175,8 +175,8 @@ func BuildFile(path, size string, seed uint64) error {
 }
 
 // BuildConfigFile is BuildFile for an explicit config.
-func BuildConfigFile(path string, c Config, seed uint64) error {
-	g, err := Arch(c, seed)
+func BuildConfigFile(path string, c config, seed uint64) error {
+	g, err := arch(c, seed)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func BuildConfigFile(path string, c Config, seed uint64) error {
 }
 
 // Params is the number of weights of a config, as Arch writes them.
-func (c Config) Params() int64 {
+func (c config) Params() int64 {
 	D := c.HeadDim()
 	perLayer := c.Hidden*c.Heads*D*2 + c.Hidden*c.KVHeads*D*2 + 3*c.Hidden*c.Intermediate + 2*c.Hidden
 	return 2*c.Vocab*c.Hidden + c.Layers*perLayer + c.Hidden

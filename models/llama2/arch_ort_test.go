@@ -18,13 +18,13 @@ import (
 )
 
 // small is tiny with a small vocabulary, so that decoding tests run fast.
-var small = Config{Layers: 2, Hidden: 32, Heads: 4, KVHeads: 2, Intermediate: 48, Vocab: 97, MaxPositions: 256, RopeTheta: 10000, RMSEps: 1e-5}
+var small = config{Layers: 2, Hidden: 32, Heads: 4, KVHeads: 2, Intermediate: 48, Vocab: 97, MaxPositions: 256, RopeTheta: 10000, RMSEps: 1e-5}
 
-func openModel(t testing.TB, c Config) (*ort.Session, *generate.Model) {
+func openModel(t testing.TB, c config) (*ort.Session, *generate.Model) {
 	t.Helper()
 	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "llama2.onnx")
-	if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+	if err := BuildConfigFile(path, c, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
@@ -63,7 +63,7 @@ func TestTinyRuns(t *testing.T) {
 	if got, want := len(s.Inputs()), 3+2*int(c.Layers); got != want {
 		t.Errorf("%d inputs, want %d", got, want)
 	}
-	out, err := m.Greedy(context.Background(), [][]int32{{BOS, 1724, 338, 29871}}, generate.GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: EOS, MinNewTokens: 1, MaxNewTokens: 4}})
+	out, err := m.Greedy(context.Background(), [][]int32{{bos, 1724, 338, 29871}}, generate.GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: EOS, MinNewTokens: 1, MaxNewTokens: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +84,10 @@ func TestReference(t *testing.T) {
 	if err := json.Unmarshal(g.Config, &rc); err != nil {
 		t.Fatal(err)
 	}
-	c := Config{Layers: rc.Layers, Hidden: rc.Hidden, Heads: rc.Heads, KVHeads: rc.KVHeads, Intermediate: rc.Intermediate,
+	c := config{Layers: rc.Layers, Hidden: rc.Hidden, Heads: rc.Heads, KVHeads: rc.KVHeads, Intermediate: rc.Intermediate,
 		Vocab: rc.Vocab, MaxPositions: rc.MaxPositions, RopeTheta: rc.RopeTheta, RMSEps: rc.RMSEps}
-	if g.Seed != ArchSeed {
-		t.Fatalf("reference seed %d, ArchSeed %d", g.Seed, ArchSeed)
+	if g.Seed != archSeed {
+		t.Fatalf("reference seed %d, ArchSeed %d", g.Seed, archSeed)
 	}
 	s, m := openModel(t, c)
 	decodertest.CheckGolden(t, s, m, g, 1e-4)

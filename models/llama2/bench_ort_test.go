@@ -26,12 +26,12 @@ import (
 // against.
 type rawGreedy struct {
 	s    *timedSession
-	c    Config
+	c    config
 	bufs [2][][]float32
 	lo   []float32
 }
 
-func newRawGreedy(s *timedSession, c Config, maxT int) *rawGreedy {
+func newRawGreedy(s *timedSession, c config, maxT int) *rawGreedy {
 	r := &rawGreedy{s: s, c: c, lo: make([]float32, maxT*int(c.Vocab))}
 	n := int(c.KVHeads * c.HeadDim())
 	for i := range r.bufs {
@@ -112,7 +112,7 @@ func BenchmarkDecode(b *testing.B) {
 	orttest.Need(b)
 	for size, c := range benchConfigs() {
 		path := filepath.Join(b.TempDir(), "m.onnx")
-		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+		if err := BuildConfigFile(path, c, archSeed); err != nil {
 			b.Fatal(err)
 		}
 		s, err := ort.Open(path, ort.Options{})
@@ -170,10 +170,10 @@ func BenchmarkDecode(b *testing.B) {
 // benchConfigs are the sizes the throughput benchmark runs: tiny always,
 // and two layers of the 7B width when MLPERF_LLM_BENCH_MID=1 (a 2.7 GB
 // model file in the temporary folder).
-func benchConfigs() map[string]Config {
-	cs := map[string]Config{SizeTiny: Configs[SizeTiny]}
+func benchConfigs() map[string]config {
+	cs := map[string]config{SizeTiny: Configs[SizeTiny]}
 	if os.Getenv("MLPERF_LLM_BENCH_MID") == "1" {
-		c := Configs[Size7B]
+		c := Configs[size7B]
 		c.Layers = 2
 		cs["7b-width-2-layers"] = c
 	}
@@ -188,7 +188,7 @@ func BenchmarkOffline(b *testing.B) {
 	orttest.Need(b)
 	for name, c := range benchConfigs() {
 		path := filepath.Join(b.TempDir(), "m.onnx")
-		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+		if err := BuildConfigFile(path, c, archSeed); err != nil {
 			b.Fatal(err)
 		}
 		s, err := ort.Open(path, ort.Options{})
@@ -268,7 +268,7 @@ func BenchmarkKVCache(b *testing.B) {
 	orttest.Need(b)
 	for size, c := range benchConfigs() {
 		path := filepath.Join(b.TempDir(), "m.onnx")
-		if err := BuildConfigFile(path, c, ArchSeed); err != nil {
+		if err := BuildConfigFile(path, c, archSeed); err != nil {
 			b.Fatal(err)
 		}
 		s, err := ort.Open(path, ort.Options{})
@@ -301,7 +301,7 @@ func BenchmarkKVCache(b *testing.B) {
 			}
 			b.ReportMetric(float64(arith), "arith-B/token")
 			b.ReportMetric(float64(bytes)/(4*32), "present-B/token")
-			b.ReportMetric(float64(Configs[Size70B].Spec().BytesPerToken(backend.Float16)), "70b-fp16-B/token")
+			b.ReportMetric(float64(Configs[size70B].Spec().BytesPerToken(backend.Float16)), "70b-fp16-B/token")
 		})
 	}
 }

@@ -1,258 +1,257 @@
 package llama2
 
+// The llama2 benchmark as the framework runs it: its descriptor and
+// driver (see package benchmark/spec).
+
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"sync/atomic"
+	"path/filepath"
+	"strconv"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/accuracy/rouge"
-	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
+	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/sample"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// ErrPrompt is wrapped by errors about a tok_input the model cannot run.
-var ErrPrompt = errors.New("llama2: prompt does not fit the model")
-
-// SpecFromSession returns the decode-loop spec of a model file's session:
-// the layer count from its past_key_values.N.key inputs, the kv heads and
-// head dimension from their shape, the vocabulary from the logits' last
-// dimension; a dimension the export leaves symbolic takes the 70B value.
-// MaxPositions is 4096 and PadID the EOS, as Llama 2. The full contract is
-// checked by New.
-func SpecFromSession(s backend.Session) generate.Spec {
-	spec, _ := generate.SpecFrom(s, Configs[Size70B].Spec())
-	return spec
+func init() {
+	spec.Register(descriptor)
+	spec.RegisterDataset(openOrca)
 }
 
-// CheckPrompt checks one tok_input against a model spec: not empty, every
-// id a row of the model's vocabulary, and room in the context for
-// maxNew generated tokens.
-func CheckPrompt(p []int32, spec generate.Spec, maxNew int) error {
-	if len(p) == 0 {
-		return fmt.Errorf("%w: empty tok_input", ErrPrompt)
-	}
-	for j, t := range p {
-		if t < 0 || int(t) >= spec.Vocab {
-			return fmt.Errorf("%w: id %d at position %d is outside the model's vocabulary of %d (is the data set tokenized for this model?)", ErrPrompt, t, j, spec.Vocab)
-		}
-	}
-	if spec.MaxPositions > 0 && len(p)+maxNew > spec.MaxPositions {
-		return fmt.Errorf("%w: %d prompt ids + %d new tokens exceed the model's context of %d positions", ErrPrompt, len(p), maxNew, spec.MaxPositions)
-	}
-	return nil
+// tokenizerOption is --tokenizer of run, perf, accuracy and dataset synth.
+var tokenizerOption = spec.Option{Name: "tokenizer", Default: spec.DepsPath("llama2"), Deps: "llama2/llama-tokenizer.js",
+	Usage: "folder of llama-tokenizer.js (make setup installs it): decodes for the score, builds the synthetic data, checks the model's vocabulary"}
+
+// defaultBatch is the number of sequences decoded together when --batch
+// is not given.
+const defaultBatch = 8
+
+// descriptor is Llama 2 70B on OpenOrca (ROUGE, tokens per sample) as the
+// registry runs it: greedy decoding with continuous batching as its own
+// SUT. --model-name llama2-70b-interactive selects the interactive Server
+// latency bounds.
+var descriptor = &spec.Benchmark{
+	Name:       "llama2",
+	Summary:    "Llama 2 70B chat (OpenOrca, greedy decoding, continuous batching, ROUGE)",
+	ConfNames:  []string{benchmarkName, interactiveName},
+	CheckerIDs: []string{"llama2-70b-99", "llama2-70b-99.9"},
+	Scenarios:  []loadgen.Scenario{loadgen.Server, loadgen.Offline},
+	Dataset:    "openorca",
+	// The default model is the tiny synthetic one: the full-size synthetic
+	// 70B is 276 GB of float32 weights.
+	Model: spec.Models{
+		Default: "synthetic:" + SizeTiny,
+		Sizes: []spec.Size{{Name: size70B, Summary: "Llama-2-70b-chat-hf's shape, 276 GB of float32"},
+			{Name: size7B, Summary: "Llama-2-7b-chat-hf's shape"}, {Name: SizeTiny, Summary: "2 layers of width 64"}},
+		Seed:      archSeed,
+		BuildSize: SizeTiny,
+	},
+	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}},
+	Options: []spec.Option{tokenizerOption,
+		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
+	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
+	// --workers and --cache are not used: one decode loop batches every
+	// running sequence (--batch), and the prompts are read from the
+	// parquet as they are.
+	Compliance: []string{"TEST06"},
+	Driver:     driver{},
 }
 
-// QSL is the query sample library over the rows of an OpenOrca parquet
-// file: sample i is row i's tok_input, read from the file when the loadgen
-// loads it (one pass over the column per LoadSamples call) and checked
-// against the model. Prompt is safe for concurrent use with itself; the
-// loadgen never calls it concurrently with LoadSamples or UnloadSamples.
-type QSL struct {
-	ds      *openorca.Dataset
-	total   int
-	spec    generate.Spec
-	maxNew  int
-	prompts [][]int32
-	loaded  atomic.Int64
+// driver is the llama2 benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder.
+func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
+
+// CheckOptions implements spec.OptionChecker: --max-new-tokens.
+func (driver) CheckOptions(o *spec.RunOptions) error { _, err := maxNewTokens(o.Extra); return err }
+
+func maxNewTokens(e spec.Extra) (int, error) {
+	s := e["max-new-tokens"]
+	if s == "" {
+		return maxNewTokensDefault, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 2 {
+		return 0, spec.UsageError("llama2: --max-new-tokens %s: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", s)
+	}
+	return n, nil
 }
 
-// NewQSL returns the QSL of the first count rows of ds (count ≤ 0: all).
-// Prompts are checked against spec with maxNew tokens to generate.
-func NewQSL(ds *openorca.Dataset, count int, spec generate.Spec, maxNew int) (*QSL, error) {
-	n := ds.Len()
-	if count > 0 {
-		n = min(n, count)
+// Open opens the data set and the model, checks the model's vocabulary
+// against the tokenizer and starts the continuous-batching SUT; with
+// --backend openai it opens the remote server instead (openRemote).
+func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Instance, err error) {
+	if env.Cache != "" {
+		fmt.Fprintln(env.Stderr, "llama2: --cache is not used: the prompts are tokenized already in the data set")
 	}
-	if n == 0 {
-		return nil, fmt.Errorf("llama2: %s has no rows", ds.Path())
-	}
-	return &QSL{ds: ds, total: n, spec: spec, maxNew: maxNew, prompts: make([][]int32, n)}, nil
-}
-
-// TotalSampleCount implements loadgen.QSL.
-func (q *QSL) TotalSampleCount() int { return q.total }
-
-// PerformanceSampleCount implements loadgen.QSL: every sample (mlperf.conf
-// overrides it with 24576 for the official file).
-func (q *QSL) PerformanceSampleCount() int { return q.total }
-
-// Loaded is the number of samples in memory.
-func (q *QSL) Loaded() int { return int(q.loaded.Load()) }
-
-// LoadSamples implements loadgen.QSL: it reads tok_input of the samples of
-// idx not loaded yet and checks each against the model.
-func (q *QSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
-	var rows []int
-	for _, i := range idx {
-		if int(i) >= q.total {
-			return fmt.Errorf("llama2: sample %d outside the %d samples", i, q.total)
-		}
-		if q.prompts[i] == nil && !slices.Contains(rows, int(i)) {
-			rows = append(rows, int(i))
-		}
-	}
-	if len(rows) == 0 {
-		return nil
-	}
-	toks, err := q.ds.Tokens(openorca.ColTokInput, rows)
-	if err != nil {
-		return err
-	}
-	for k, r := range rows {
-		if err := CheckPrompt(toks[k], q.spec, q.maxNew); err != nil {
-			return fmt.Errorf("%w (row %d of %s)", err, r, q.ds.Path())
-		}
-	}
-	for k, r := range rows {
-		q.prompts[r] = toks[k]
-	}
-	q.loaded.Add(int64(len(rows)))
-	return nil
-}
-
-// UnloadSamples implements loadgen.QSL.
-func (q *QSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
-	for _, i := range idx {
-		if int(i) < q.total && q.prompts[i] != nil {
-			q.prompts[i] = nil
-			q.loaded.Add(-1)
-		}
-	}
-	return nil
-}
-
-// Prompt returns the tok_input ids of a loaded sample (owned by the QSL).
-func (q *QSL) Prompt(i loadgen.SampleIndex) ([]int32, error) {
-	if int(i) >= q.total || q.prompts[i] == nil {
-		return nil, fmt.Errorf("llama2: sample %d is not loaded", i)
-	}
-	return q.prompts[i], nil
-}
-
-// Benchmark is a loadgen SUT for one scenario: the continuous-batching SUT
-// of NewSUT, with FirstToken withheld in Offline (LoadGen needs it only in
-// the other scenarios) and a count of completed samples and tokens.
-// IssueQuery is safe for concurrent use.
-type Benchmark struct {
-	sut     closingSUT
-	offline bool
-	samples atomic.Int64
-	tokens  atomic.Int64
-}
-
-// BenchmarkConfig configures NewBenchmark.
-type BenchmarkConfig struct {
-	SUTConfig
-	// Offline withholds FirstToken (the Offline scenario).
-	Offline bool
-}
-
-// NewBenchmark starts the SUT on m; Close it after the run.
-func NewBenchmark(ctx context.Context, m *generate.Model, cfg BenchmarkConfig) (*Benchmark, error) {
-	s, err := NewSUT(ctx, m, cfg.SUTConfig)
+	maxNew, err := maxNewTokens(env.Extra)
 	if err != nil {
 		return nil, err
 	}
-	return &Benchmark{sut: s, offline: cfg.Offline}, nil
-}
-
-// closingSUT is a SUT that is closed after the run: the local decoder's or
-// a remote engine's.
-type closingSUT interface {
-	loadgen.SUT
-	Close() error
-}
-
-// counting passes responses on and counts them; it is a TokenCompleter
-// only when tc is set.
-type counting struct {
-	c loadgen.Completer
-	b *Benchmark
-}
-
-func (c counting) Complete(rs ...loadgen.Response) {
-	n := 0
-	for _, r := range rs {
-		n += r.Tokens
+	switch env.Backend {
+	case "openai":
+		return openRemote(env, maxNew)
+	case "kserve":
+		return nil, spec.UsageError("llama2: --backend kserve serves tensor models; a decoder runs remotely over --backend openai (e.g. against mlperf serve llama2)")
 	}
-	c.b.tokens.Add(int64(n))
-	c.b.samples.Add(int64(len(rs)))
-	c.c.Complete(rs...)
-}
-
-type countingTokens struct {
-	counting
-	tc loadgen.TokenCompleter
-}
-
-func (c countingTokens) FirstToken(id loadgen.ResponseID, data []byte) { c.tc.FirstToken(id, data) }
-
-// IssueQuery implements loadgen.SUT.
-func (b *Benchmark) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
-	cc := counting{c: c, b: b}
-	if tc, ok := c.(loadgen.TokenCompleter); ok && !b.offline {
-		b.sut.IssueQuery(ctx, samples, countingTokens{cc, tc})
-		return
-	}
-	b.sut.IssueQuery(ctx, samples, cc)
-}
-
-// Done returns the samples and generated tokens completed so far.
-func (b *Benchmark) Done() (samples, tokens int64) { return b.samples.Load(), b.tokens.Load() }
-
-// Close stops the SUT once every issued sample is done.
-func (b *Benchmark) Close() error { return b.sut.Close() }
-
-// Score reads an accuracy log of token ids (dtype int32, the default, or
-// int64), keeps the first entry of each qsl_idx, decodes the ids with tok
-// skipping special tokens, and scores them against the output column of ds
-// as evaluate-accuracy.py does (RougeEvaluate; gen_tok_len counts every
-// id, EOS included).
-func Score(logPath string, ds *openorca.Dataset, tok *tokenizer.Llama, dtype accuracy.DType) (rouge.Result, error) {
-	if dtype == "" {
-		dtype = accuracy.Int32
-	}
-	if dtype != accuracy.Int32 && dtype != accuracy.Int64 {
-		return rouge.Result{}, fmt.Errorf("llama2: --dtype %s: token ids are int32 or int64", dtype)
-	}
-	targets, err := ds.Strings(openorca.ColOutput)
+	tokPath := env.Extra["tokenizer"]
+	tok := lazyTokenizer(tokPath)
+	dataPath, err := dataFile(env.Data, env.CacheDir, tok, env.Stderr)
 	if err != nil {
-		return rouge.Result{}, err
+		return nil, err
 	}
-	var preds, refs []string
-	var counts []int
-	_, err = accuracy.ReadUnique(logPath, func(e accuracy.Entry) error {
-		if e.QSLIdx >= uint64(len(targets)) {
-			return fmt.Errorf("llama2: accuracy log %s: qsl_idx %d, but %s has %d rows", logPath, e.QSLIdx, ds.Path(), len(targets))
+	var closers []func() error
+	closeAll := func() error {
+		var first error
+		for i := len(closers) - 1; i >= 0; i-- {
+			if err := closers[i](); err != nil && first == nil {
+				first = err
+			}
 		}
-		vals, err := accuracy.Decode(e.Data, dtype)
+		return first
+	}
+	defer func() {
 		if err != nil {
-			return fmt.Errorf("llama2: accuracy log %s: qsl_idx %d: %w", logPath, e.QSLIdx, err)
+			closeAll()
 		}
-		ids := make([]int32, len(vals))
-		for i, v := range vals {
-			ids[i] = int32(v)
-		}
-		preds = append(preds, tok.Decode(ids, tokenizer.DecodeOptions{SkipSpecial: true}))
-		refs = append(refs, targets[e.QSLIdx])
-		counts = append(counts, len(ids))
-		return nil
+	}()
+	ds, err := openorca.Open(dataPath)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, ds.Close)
+	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
+	m, dims, closeModel, err := loadDecoder(env, tok, accuracyRun)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, closeModel)
+	qsl, err := newQSL(ds, env.Count, dims, maxNew)
+	if err != nil {
+		return nil, err
+	}
+	gen := Generation()
+	gen.MaxNewTokens = maxNew
+	if maxNew != maxNewTokensDefault {
+		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
+	}
+	bench, err := newBenchmark(ctx, m, benchmarkConfig{
+		sutConfig: sutConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen},
+		Offline:   env.Scenario == loadgen.Offline,
 	})
 	if err != nil {
-		return rouge.Result{}, err
+		return nil, err
 	}
-	if len(preds) == 0 {
-		return rouge.Result{}, fmt.Errorf("llama2: accuracy log %s has no entries", logPath)
-	}
-	r, err := rouge.Evaluate(preds, refs, counts)
+	closers = append(closers, bench.Close)
+	return &spec.Instance{
+		SUT:  bench,
+		QSL:  qsl,
+		Done: func() int64 { n, _ := bench.Done(); return n },
+		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
+			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
+		Raw: staticBatches(m, qsl, gen),
+		After: func(ctx context.Context, res *loadgen.Result) error {
+			samples, tokens := bench.Done()
+			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens\n", samples, tokens)
+			if env.AuditConf == "" {
+				return nil
+			}
+			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
+		},
+		Close: closeAll,
+	}, nil
+}
+
+// loadDecoder opens the run's model file as a greedy decoder and checks
+// its vocabulary against the tokenizer (a missing tokenizer is an error
+// only when needTok is set). Close the returned func after use.
+func loadDecoder(env *spec.OpenRequest, tok func() (*tokenizer.Llama, error), needTok bool) (*generate.Model, generate.Spec, func() error, error) {
+	sess, err := env.Engine.OpenSession(env.ModelPath, nil)
 	if err != nil {
-		return r, fmt.Errorf("llama2: %w", err)
+		return nil, generate.Spec{}, nil, err
 	}
-	return r, nil
+	fail := func(err error) (*generate.Model, generate.Spec, func() error, error) {
+		sess.Close()
+		return nil, generate.Spec{}, nil, err
+	}
+	dims := specFromSession(sess)
+	if env.Synthetic() {
+		c, err := configOf(env.SyntheticSize)
+		if err != nil {
+			return fail(err)
+		}
+		dims = c.Spec()
+	}
+	m, err := newFromSpec(sess, dims)
+	if err != nil {
+		return fail(fmt.Errorf("%w (model %s)", err, env.ModelDesc))
+	}
+	if t, terr := tok(); terr == nil {
+		if err := tokenizer.CheckModelVocab(t, dims.Vocab); err != nil {
+			return fail(fmt.Errorf("llama2: %w (model %s, tokenizer %s)", err, env.ModelPath, env.Extra["tokenizer"]))
+		}
+	} else if needTok {
+		return fail(terr)
+	} else {
+		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
+	}
+	return m, dims, sess.Close, nil
+}
+
+// staticBatches is the decoder as perf's raw side calls it: greedy
+// decoding of each batch of loaded prompts as one static batch (where the
+// SUT batches continuously), without the loadgen.
+func staticBatches(m *generate.Model, qsl *qsl, gen sample.GreedyConfig) harness.Model {
+	cfg := generate.GreedyConfig{GreedyConfig: gen}
+	return harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+		prompts := make([][]int32, len(idx))
+		for i, s := range idx {
+			p, err := qsl.Prompt(s)
+			if err != nil {
+				return err
+			}
+			prompts[i] = p
+		}
+		_, err := m.Greedy(ctx, prompts, cfg)
+		return err
+	})
+}
+
+// Score is the reference's evaluate-accuracy.py: ROUGE of the decoded
+// outputs against the OpenOrca responses, and tokens per sample.
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
+	dt := accuracy.Int32
+	if req.DType != "" {
+		var err error
+		if dt, err = accuracy.ParseDType(req.DType); err != nil || (dt != accuracy.Int32 && dt != accuracy.Int64) {
+			return nil, spec.UsageError("llama2: --dtype %q: want int32 or int64", req.DType)
+		}
+	}
+	tok := lazyTokenizer(req.Extra["tokenizer"])
+	t, err := tok()
+	if err != nil {
+		return nil, err
+	}
+	path, err := dataFile(req.Data, req.CacheDir, tok, req.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := openorca.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer ds.Close()
+	r, err := score(req.Log, ds, t, dt)
+	if err != nil {
+		return nil, err
+	}
+	line := r.Llama2String()
+	return &spec.Score{Lines: []string{line}, Text: "\nResults\n\n" + line + "\n"}, nil
 }

@@ -44,7 +44,7 @@ func TestSpecFromSession(t *testing.T) {
 	s, _ := openModel(t, small)
 	want := small.Spec()
 	want.MaxPositions = 4096 // not in the I/O: Llama 2's
-	if got := SpecFromSession(s); got != want {
+	if got := specFromSession(s); got != want {
 		t.Fatalf("spec %+v, want %+v", got, want)
 	}
 }
@@ -59,7 +59,7 @@ func TestBenchmarkScenarios(t *testing.T) {
 	ds := orcaFile(t, ps)
 	gen := Generation()
 	gen.MaxNewTokens = 12
-	q, err := NewQSL(ds, 6, c.Spec(), gen.MaxNewTokens)
+	q, err := newQSL(ds, 6, c.Spec(), gen.MaxNewTokens)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestBenchmarkScenarios(t *testing.T) {
 	}
 	results := map[bool]map[loadgen.ResponseID]loadgen.Response{}
 	for _, offline := range []bool{false, true} {
-		b, err := NewBenchmark(ctx, m, BenchmarkConfig{SUTConfig: SUTConfig{Prompts: q.Prompt, MaxBatch: 3, Generation: gen}, Offline: offline})
+		b, err := newBenchmark(ctx, m, benchmarkConfig{sutConfig: sutConfig{Prompts: q.Prompt, MaxBatch: 3, Generation: gen}, Offline: offline})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestQSLRejectsPrompts(t *testing.T) {
 	spec := small.Spec() // 256 positions, vocabulary 97
 	long := make([]int32, 250)
 	ds := orcaFile(t, [][]int32{{1, 5}, long, {1, 97}, {}})
-	q, err := NewQSL(ds, 0, spec, 16)
+	q, err := newQSL(ds, 0, spec, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestQSLRejectsPrompts(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrPrompt) {
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, errPrompt) {
 			t.Errorf("row %d: %v, want %q", i, err, want)
 		}
 	}

@@ -19,16 +19,16 @@ import (
 // residual stream stays one-hot), the norms are one, and lm_head maps
 // hidden unit i to token (i+1) mod Vocab.
 
-// KnownAnswerConfig is the known-answer decoder's architecture.
-var KnownAnswerConfig = Config{Layers: 1, Hidden: 96, Heads: 4, KVHeads: 2, Intermediate: 8, Vocab: 96, MaxPositions: 512, RopeTheta: 10000, RMSEps: 1e-5}
+// knownAnswerConfig is the known-answer decoder's architecture.
+var knownAnswerConfig = config{Layers: 1, Hidden: 96, Heads: 4, KVHeads: 2, Intermediate: 8, Vocab: 96, MaxPositions: 512, RopeTheta: 10000, RMSEps: 1e-5}
 
-// KnownAnswerNext is the token the known-answer decoder predicts after t.
-func KnownAnswerNext(t int32) int32 { return (t + 1) % int32(KnownAnswerConfig.Vocab) }
+// knownAnswerNext is the token the known-answer decoder predicts after t.
+func knownAnswerNext(t int32) int32 { return (t + 1) % int32(knownAnswerConfig.Vocab) }
 
-// KnownAnswerArch builds the known-answer decoder.
-func KnownAnswerArch() (*onnx.Graph, error) {
-	c := KnownAnswerConfig
-	g, err := Arch(c, ArchSeed)
+// knownAnswerArch builds the known-answer decoder.
+func knownAnswerArch() (*onnx.Graph, error) {
+	c := knownAnswerConfig
+	g, err := arch(c, archSeed)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 // up to and including EOS, or MaxNewTokens long.
 func TestKnownAnswerEndToEnd(t *testing.T) {
 	orttest.Need(t)
-	g, err := KnownAnswerArch()
+	g, err := knownAnswerArch()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestKnownAnswerEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	m, err := New(s, KnownAnswerConfig)
+	m, err := New(s, knownAnswerConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestKnownAnswerEndToEnd(t *testing.T) {
 	// different counts, or not within the limit.
 	var prompts [][]int32
 	for i, last := range []int32{90, 10, 95, 60, 88, 0, 70, 93, 40} {
-		p := []int32{BOS}
+		p := []int32{bos}
 		for j := range 3 + 5*(i%4) {
 			p = append(p, int32(3+(7*j+11*i)%90))
 		}
@@ -57,7 +57,7 @@ func TestKnownAnswerEndToEnd(t *testing.T) {
 		var out []int32
 		tok := p[len(p)-1]
 		for len(out) < gen.MaxNewTokens {
-			tok = KnownAnswerNext(tok)
+			tok = knownAnswerNext(tok)
 			out = append(out, tok)
 			if tok == EOS {
 				break
@@ -65,7 +65,7 @@ func TestKnownAnswerEndToEnd(t *testing.T) {
 		}
 		return out
 	}
-	sut, err := NewSUT(context.Background(), m, SUTConfig{
+	sut, err := newSUT(context.Background(), m, sutConfig{
 		Prompts: func(i loadgen.SampleIndex) ([]int32, error) {
 			if int(i) >= len(prompts) {
 				return nil, fmt.Errorf("no sample %d", i)

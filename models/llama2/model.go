@@ -13,28 +13,28 @@ import (
 
 // Benchmark facts (mlcommons/inference language/llama2-70b: SUT.py, mlperf.conf).
 const (
-	// Name is the model name in mlperf.conf (Offline and Server).
-	Name = "llama2-70b"
-	// InteractiveName is the model name of the interactive Server run
+	// benchmarkName is the model name in mlperf.conf (Offline and Server).
+	benchmarkName = "llama2-70b"
+	// interactiveName is the model name of the interactive Server run
 	// (TTFT ≤ 450 ms, TPOT ≤ 40 ms).
-	InteractiveName = "llama2-70b-interactive"
-	// MaxNewTokens, MinNewTokens: the reference's generate arguments.
-	MaxNewTokens = 1024
-	MinNewTokens = 1
-	// MaxInputTokens bounds tok_input (the preprocessing keeps < 1024).
-	MaxInputTokens = 1024
+	interactiveName = "llama2-70b-interactive"
+	// maxNewTokensDefault, MinNewTokens: the reference's generate arguments.
+	maxNewTokensDefault = 1024
+	minNewTokens        = 1
+	// maxInputTokens bounds tok_input (the preprocessing keeps < 1024).
+	maxInputTokens = 1024
 )
 
 // Generation is the reference's greedy decoding: EOS 2 masked for the
 // first token, kept when produced, at most 1024 new tokens.
 func Generation() sample.GreedyConfig {
-	return sample.GreedyConfig{EOS: EOS, MinNewTokens: MinNewTokens, MaxNewTokens: MaxNewTokens}
+	return sample.GreedyConfig{EOS: EOS, MinNewTokens: minNewTokens, MaxNewTokens: maxNewTokensDefault}
 }
 
-// EncodeTokens appends the response payload of ids to dst: every generated
+// encodeTokens appends the response payload of ids to dst: every generated
 // id, first token included, as little-endian int32 (what the evaluator and
 // TEST06 read with --dtype int32).
-func EncodeTokens(dst []byte, ids []int32) []byte {
+func encodeTokens(dst []byte, ids []int32) []byte {
 	for _, t := range ids {
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(t))
 	}
@@ -55,7 +55,7 @@ func DecodeTokens(b []byte) ([]int32, error) {
 
 // New checks sess against the decoder contract of config c (the official
 // export's I/O, see llm/generate) and returns the decode model.
-func New(sess backend.Session, c Config) (*generate.Model, error) {
+func New(sess backend.Session, c config) (*generate.Model, error) {
 	m, err := generate.New(sess, c.Spec())
 	if err != nil {
 		return nil, fmt.Errorf("llama2: %w", err)
@@ -63,9 +63,9 @@ func New(sess backend.Session, c Config) (*generate.Model, error) {
 	return m, nil
 }
 
-// NewFromSpec is New for a spec derived from a model file (see
+// newFromSpec is New for a spec derived from a model file (see
 // SpecFromSession) rather than a Config.
-func NewFromSpec(sess backend.Session, spec generate.Spec) (*generate.Model, error) {
+func newFromSpec(sess backend.Session, spec generate.Spec) (*generate.Model, error) {
 	m, err := generate.New(sess, spec)
 	if err != nil {
 		return nil, fmt.Errorf("llama2: %w", err)
@@ -73,13 +73,13 @@ func NewFromSpec(sess backend.Session, spec generate.Spec) (*generate.Model, err
 	return m, nil
 }
 
-// Prompts returns the tok_input ids of a loaded sample.
-type Prompts func(loadgen.SampleIndex) ([]int32, error)
+// promptFunc returns the tok_input ids of a loaded sample.
+type promptFunc func(loadgen.SampleIndex) ([]int32, error)
 
-// SUTConfig configures NewSUT.
-type SUTConfig struct {
+// sutConfig configures NewSUT.
+type sutConfig struct {
 	// Prompts gives the tok_input ids of a loaded sample.
-	Prompts Prompts
+	Prompts promptFunc
 	// MaxBatch is the number of sequences decoded together (continuous
 	// batching); at least 1.
 	MaxBatch int
@@ -87,22 +87,33 @@ type SUTConfig struct {
 	Generation sample.GreedyConfig
 }
 
-// NewSUT returns the Llama 2 system under test: greedy decoding with
+// newSUT returns the Llama 2 system under test: greedy decoding with
 // continuous batching; the first token goes to the loadgen's FirstToken
 // (Server) and every response holds all generated ids as int32, first
 // token included, with Tokens set (n_tokens = length, TEST06's checks).
 // Close it after the run.
-func NewSUT(ctx context.Context, m *generate.Model, cfg SUTConfig) (*generate.SUT, error) {
+func newSUT(ctx context.Context, m *generate.Model, cfg sutConfig) (*generate.SUT, error) {
 	if cfg.Generation == (sample.GreedyConfig{}) {
 		cfg.Generation = Generation()
 	}
 	s, err := m.NewSUT(ctx, generate.SUTConfig{
 		BatcherConfig: generate.BatcherConfig{GreedyConfig: cfg.Generation, MaxBatch: cfg.MaxBatch},
 		Prompt:        cfg.Prompts,
-		Encode:        EncodeTokens,
+		Encode:        encodeTokens,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("llama2: %w", err)
 	}
 	return s, nil
+}
+
+// specFromSession returns the decode-loop spec of a model file's session:
+// the layer count from its past_key_values.N.key inputs, the kv heads and
+// head dimension from their shape, the vocabulary from the logits' last
+// dimension; a dimension the export leaves symbolic takes the 70B value.
+// MaxPositions is 4096 and PadID the EOS, as Llama 2. The full contract is
+// checked by New.
+func specFromSession(s backend.Session) generate.Spec {
+	spec, _ := generate.SpecFrom(s, Configs[size70B].Spec())
+	return spec
 }

@@ -27,7 +27,7 @@ func TestSUTPassesTEST06(t *testing.T) {
 	ps := decodertest.Prompts(10, 20, int(c.Vocab), 9)
 	gen := Generation()
 	gen.MaxNewTokens = 64 - 20
-	sut, err := NewSUT(context.Background(), m, SUTConfig{
+	sut, err := newSUT(context.Background(), m, sutConfig{
 		Prompts: func(i loadgen.SampleIndex) ([]int32, error) {
 			if int(i) >= len(ps) {
 				return nil, fmt.Errorf("sample %d not loaded", i)

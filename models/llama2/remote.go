@@ -14,13 +14,14 @@ import (
 	"sync/atomic"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/openai"
 )
 
-// TextQSL is the query sample library of a remote run: sample i is row
+// textQSL is the query sample library of a remote run: sample i is row
 // i's prompt text, read from the file when the loadgen loads it (one pass
 // over the column per LoadSamples call). The text is the `input` column,
 // the chat-formatted prompt tok_input was tokenized from (processorca.py);
@@ -30,7 +31,7 @@ import (
 // special token then sees tok_input's ids, less its trailing 29871.
 // Prompt is safe for concurrent use with itself; the loadgen never calls it
 // concurrently with LoadSamples or UnloadSamples.
-type TextQSL struct {
+type textQSL struct {
 	ds      *openorca.Dataset
 	tok     *tokenizer.Llama
 	total   int
@@ -39,9 +40,9 @@ type TextQSL struct {
 	n       atomic.Int64
 }
 
-// NewTextQSL returns the QSL of the first count rows of ds (count ≤ 0:
+// newTextQSL returns the QSL of the first count rows of ds (count ≤ 0:
 // all); tok decodes tok_input where the file has no `input` column.
-func NewTextQSL(ds *openorca.Dataset, tok *tokenizer.Llama, count int) (*TextQSL, error) {
+func newTextQSL(ds *openorca.Dataset, tok *tokenizer.Llama, count int) (*textQSL, error) {
 	n := ds.Len()
 	if count > 0 {
 		n = min(n, count)
@@ -49,20 +50,20 @@ func NewTextQSL(ds *openorca.Dataset, tok *tokenizer.Llama, count int) (*TextQSL
 	if n == 0 {
 		return nil, fmt.Errorf("llama2: %s has no rows", ds.Path())
 	}
-	return &TextQSL{ds: ds, tok: tok, total: n, prompts: make([]string, n), loaded: make([]bool, n)}, nil
+	return &textQSL{ds: ds, tok: tok, total: n, prompts: make([]string, n), loaded: make([]bool, n)}, nil
 }
 
 // TotalSampleCount implements loadgen.QSL.
-func (q *TextQSL) TotalSampleCount() int { return q.total }
+func (q *textQSL) TotalSampleCount() int { return q.total }
 
 // PerformanceSampleCount implements loadgen.QSL: every sample.
-func (q *TextQSL) PerformanceSampleCount() int { return q.total }
+func (q *textQSL) PerformanceSampleCount() int { return q.total }
 
 // Loaded is the number of samples in memory.
-func (q *TextQSL) Loaded() int { return int(q.n.Load()) }
+func (q *textQSL) Loaded() int { return int(q.n.Load()) }
 
 // LoadSamples implements loadgen.QSL.
-func (q *TextQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+func (q *textQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
 	var rows []int
 	for _, i := range idx {
 		if int(i) >= q.total {
@@ -109,7 +110,7 @@ func (q *TextQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) er
 }
 
 // UnloadSamples implements loadgen.QSL.
-func (q *TextQSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
+func (q *textQSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
 	for _, i := range idx {
 		if int(i) < q.total && q.loaded[i] {
 			q.prompts[i], q.loaded[i] = "", false
@@ -120,18 +121,18 @@ func (q *TextQSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) 
 }
 
 // Prompt returns the prompt text of a loaded sample.
-func (q *TextQSL) Prompt(i loadgen.SampleIndex) (string, error) {
+func (q *textQSL) Prompt(i loadgen.SampleIndex) (string, error) {
 	if int(i) >= q.total || !q.loaded[i] {
 		return "", fmt.Errorf("llama2: sample %d is not loaded", i)
 	}
 	return q.prompts[i], nil
 }
 
-// StreamedIDs returns the ids of one streamed token's text: the
+// streamedIDs returns the ids of one streamed token's text: the
 // vocabulary piece it is (spaces as "▁"), as SUT_API.py looks streamed
 // token strings up in the vocabulary; text that is no single piece (bytes
 // of one character the server joined) is encoded as a continuation.
-func StreamedIDs(t *tokenizer.Llama) func(string) []int32 {
+func streamedIDs(t *tokenizer.Llama) func(string) []int32 {
 	return func(text string) []int32 {
 		if id, ok := t.PieceID(strings.ReplaceAll(text, " ", "▁")); ok {
 			return []int32{id}
@@ -144,7 +145,7 @@ func StreamedIDs(t *tokenizer.Llama) func(string) []int32 {
 // the --endpoint server with greedy settings and max_tokens from
 // --max-new-tokens; the generated text is tokenized with the Llama 2
 // tokenizer (no BOS) for the accuracy log and the token counts.
-func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err error) {
+func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err error) {
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)
 	t, err := tok()
@@ -164,32 +165,25 @@ func openRemote(env *benchmark.Env, maxNew int) (inst *benchmark.Instance, err e
 			ds.Close()
 		}
 	}()
-	qsl, err := NewTextQSL(ds, t, env.Count)
+	qsl, err := newTextQSL(ds, t, env.Count)
 	if err != nil {
 		return nil, err
 	}
 	encode := func(s string) []int32 { return t.Encode(s, false) }
-	sut, err := env.OpenAISUT(qsl.Prompt, encode, StreamedIDs(t), maxNew)
+	sut, err := env.Engine.OpenCompletions(openai.Config{Prompt: qsl.Prompt, Encode: encode, Chunk: streamedIDs(t), MaxTokens: maxNew})
 	if err != nil {
 		return nil, err
 	}
-	if maxNew != MaxNewTokens {
-		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, MaxNewTokens)
+	if maxNew != maxNewTokensDefault {
+		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
 	}
-	bench := &Benchmark{sut: sut, offline: env.Scenario == loadgen.Offline}
-	return &benchmark.Instance{
+	bench := &benchmark{sut: sut, offline: env.Scenario == loadgen.Offline}
+	return &spec.Instance{
 		SUT:  bench,
 		QSL:  qsl,
 		Done: func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
-		Score: func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-			r, err := Score(logPath, ds, t, accuracy.Int32)
-			if err != nil {
-				return nil, err
-			}
-			return &benchmark.Score{Lines: []string{r.Llama2String()}}, nil
-		},
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
 			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens (Llama 2 ids of the streamed text)\n", samples, tokens)

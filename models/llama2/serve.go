@@ -9,18 +9,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/remote/openai"
 )
 
-// PromptIDs returns the ids a server runs for a prompt text: BOS, then a
+// promptIDs returns the ids a server runs for a prompt text: BOS, then a
 // BOS for each "<s>" the text starts with (the chat template's, read as
 // the special token, as llama.cpp does), then the rest encoded. For an
 // OpenOrca `input` text that is the row's tok_input less its trailing
 // 29871.
-func PromptIDs(t *tokenizer.Llama, text string) []int32 {
+func promptIDs(t *tokenizer.Llama, text string) []int32 {
 	ids := []int32{tokenizer.LlamaBOSID}
 	for strings.HasPrefix(text, "<s>") {
 		ids = append(ids, tokenizer.LlamaBOSID)
@@ -29,34 +29,34 @@ func PromptIDs(t *tokenizer.Llama, text string) []int32 {
 	return append(ids, t.Encode(text, false)...)
 }
 
-// Generator is Llama 2 greedy decoding with continuous batching behind
+// generator is Llama 2 greedy decoding with continuous batching behind
 // openai.Generator: every request joins the running batch. Close it after
 // the server has drained.
-type Generator struct {
+type generator struct {
 	bt   *generate.Batcher
 	tok  *tokenizer.Llama
 	eos  int32
 	done chan error
 }
 
-// NewGenerator starts a batcher of maxBatch sequences on m; tok turns text
+// newGenerator starts a batcher of maxBatch sequences on m; tok turns text
 // into ids and back.
-func NewGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*Generator, error) {
+func newGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*generator, error) {
 	gen := Generation()
 	gen.MaxNewTokens = maxNew
 	bt, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: gen, MaxBatch: maxBatch})
 	if err != nil {
 		return nil, fmt.Errorf("llama2: %w", err)
 	}
-	g := &Generator{bt: bt, tok: tok, eos: int32(gen.EOS), done: make(chan error, 1)}
+	g := &generator{bt: bt, tok: tok, eos: int32(gen.EOS), done: make(chan error, 1)}
 	go func() { g.done <- bt.Run(ctx) }()
 	return g, nil
 }
 
 // Generate implements openai.Generator: the tokens stream as their text,
 // byte pieces joined into whole UTF-8 characters, EOS not written.
-func (g *Generator) Generate(ctx context.Context, prompt string, maxTokens int, emit func(string)) (openai.Usage, error) {
-	ids := PromptIDs(g.tok, prompt)
+func (g *generator) Generate(ctx context.Context, prompt string, maxTokens int, emit func(string)) (openai.Usage, error) {
+	ids := promptIDs(g.tok, prompt)
 	toks := make(chan int32, maxTokens+1)
 	type result struct {
 		toks []int32
@@ -101,14 +101,14 @@ func (g *Generator) Generate(ctx context.Context, prompt string, maxTokens int, 
 }
 
 // Close stops the batcher once every accepted request is done.
-func (g *Generator) Close() error {
+func (g *generator) Close() error {
 	g.bt.Close()
 	return <-g.done
 }
 
-// openGenerator is the descriptor's Generator: the run's model as a
+// OpenGenerator implements spec.GeneratorOpener: the run's model as a
 // text generator, batching --batch sequences.
-func openGenerator(ctx context.Context, env *benchmark.Env) (openai.Generator, func() error, error) {
+func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
 	maxNew, err := maxNewTokens(env.Extra)
 	if err != nil {
 		return nil, nil, err
@@ -122,7 +122,7 @@ func openGenerator(ctx context.Context, env *benchmark.Env) (openai.Generator, f
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := NewGenerator(ctx, m, t, max(env.Batch, 1), maxNew)
+	g, err := newGenerator(ctx, m, t, max(env.Batch, 1), maxNew)
 	if err != nil {
 		closeModel()
 		return nil, nil, err

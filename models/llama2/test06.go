@@ -3,14 +3,16 @@ package llama2
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
 )
 
-// TEST06Result is the outcome of the TEST06 compliance checks on an
+// tesT06Result is the outcome of the TEST06 compliance checks on an
 // accuracy log (MLCommons compliance/TEST06/run_verification.py).
-type TEST06Result struct {
+type tesT06Result struct {
 	Scenario string
 	Samples  int // entries checked (every entry, duplicates included)
 	// FirstTokenChecked is false in Offline, where the check is skipped.
@@ -23,11 +25,11 @@ type TEST06Result struct {
 }
 
 // Pass reports whether every check passed.
-func (r TEST06Result) Pass() bool { return r.FirstToken && r.EOS && r.Length }
+func (r tesT06Result) Pass() bool { return r.FirstToken && r.EOS && r.Length }
 
 // String prints the result as run_verification.py writes
 // verify_accuracy.txt.
-func (r TEST06Result) String() string {
+func (r tesT06Result) String() string {
 	var b strings.Builder
 	if r.FirstTokenChecked {
 		fmt.Fprintf(&b, "First token check pass: %s\n", pyBool(r.FirstToken))
@@ -62,11 +64,11 @@ func pyBool(v bool) string {
 //     without token_count fails).
 //
 // It returns an error only when the log cannot be read.
-func CheckTEST06(path, scenario string, dtype accuracy.DType, eos int64) (TEST06Result, error) {
+func CheckTEST06(path, scenario string, dtype accuracy.DType, eos int64) (tesT06Result, error) {
 	if dtype == "" {
 		dtype = accuracy.Int32
 	}
-	res := TEST06Result{Scenario: scenario, FirstTokenChecked: scenario != "Offline", FirstToken: true, EOS: true, Length: true}
+	res := tesT06Result{Scenario: scenario, FirstTokenChecked: scenario != "Offline", FirstToken: true, EOS: true, Length: true}
 	fail := func(format string, a ...any) {
 		if len(res.Failures) < 10 {
 			res.Failures = append(res.Failures, fmt.Sprintf(format, a...))
@@ -124,4 +126,30 @@ func CheckTEST06(path, scenario string, dtype accuracy.DType, eos int64) (TEST06
 		}
 	}
 	return res, nil
+}
+
+// WriteTEST06 runs the TEST06 checks on an accuracy log, prints them on
+// stdout (failures on stderr) and writes them to
+// outDir/TEST06/verify_accuracy.txt, as run_verification.py does; a failed
+// check is an error.
+func WriteTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int64, stdout, stderr io.Writer) error {
+	r, err := CheckTEST06(logPath, scenario, dtype, eos)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(outDir, "TEST06")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("llama2: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "verify_accuracy.txt"), []byte(r.String()), 0o644); err != nil {
+		return fmt.Errorf("llama2: %w", err)
+	}
+	fmt.Fprint(stdout, r.String())
+	for _, f := range r.Failures {
+		fmt.Fprintln(stderr, "TEST06:", f)
+	}
+	if !r.Pass() {
+		return fmt.Errorf("TEST06 verification failed (%d entries of %s)", r.Samples, logPath)
+	}
+	return nil
 }

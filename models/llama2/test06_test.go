@@ -28,9 +28,9 @@ func writeLog(t *testing.T, entries []logEntry) string {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		fmt.Fprintf(&b, `{ "seq_id" : %d, "qsl_idx" : %d, "data" : "%s"`, i, e.qsl, strings.ToUpper(hex.EncodeToString(EncodeTokens(nil, e.data))))
+		fmt.Fprintf(&b, `{ "seq_id" : %d, "qsl_idx" : %d, "data" : "%s"`, i, e.qsl, strings.ToUpper(hex.EncodeToString(encodeTokens(nil, e.data))))
 		if e.first != nil {
-			fmt.Fprintf(&b, `, "token_data" : "%s"`, strings.ToUpper(hex.EncodeToString(EncodeTokens(nil, e.first))))
+			fmt.Fprintf(&b, `, "token_data" : "%s"`, strings.ToUpper(hex.EncodeToString(encodeTokens(nil, e.first))))
 		}
 		if e.tokenCount >= 0 {
 			fmt.Fprintf(&b, `, "token_count" : %d`, e.tokenCount)
@@ -102,7 +102,7 @@ func TestCheckTEST06(t *testing.T) {
 }
 
 func TestCheckPrompt(t *testing.T) {
-	spec := Configs[Size70B].Spec()
+	spec := Configs[size70B].Spec()
 	long := make([]int32, 3073)
 	for _, tc := range []struct {
 		p    []int32
@@ -115,7 +115,7 @@ func TestCheckPrompt(t *testing.T) {
 		{long, "3073 prompt ids + 1024 new tokens exceed the model's context of 4096"},
 		{long[:3072], ""},
 	} {
-		err := CheckPrompt(tc.p, spec, MaxNewTokens)
+		err := checkPrompt(tc.p, spec, maxNewTokensDefault)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("len %d: %v, want %q", len(tc.p), err, tc.want)
 		}

@@ -3,12 +3,13 @@
 package llama2
 
 import (
+	"github.com/mlperf-go/inference/llm/decoder/decodertest"
 	"path/filepath"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/internal/torchgolden"
+	"github.com/mlperf-go/inference/onnx/torchgolden"
 )
 
 // The goldens in testdata/torch come from PyTorch 1.13 (Debian's
@@ -22,13 +23,13 @@ import (
 const torchDir = "testdata/torch"
 
 // torchSmall is make_torch_small.py's configuration.
-var torchSmall = Config{Layers: 2, Hidden: 32, Heads: 4, KVHeads: 2, Intermediate: 48, Vocab: 97, MaxPositions: 256, RopeTheta: 10000, RMSEps: 1e-5}
+var torchSmall = config{Layers: 2, Hidden: 32, Heads: 4, KVHeads: 2, Intermediate: 48, Vocab: 97, MaxPositions: 256, RopeTheta: 10000, RMSEps: 1e-5}
 
 var torchPrompts = [][]int32{{1, 5, 17, 33}, {1, 40, 8, 61, 22, 90}}
 
 func compareTorch(t *testing.T, s backend.Session) {
 	t.Helper()
-	torchgolden.CheckDecoder(t, s, torchSmall.Spec(), torchDir, torchPrompts, 2, 8)
+	decodertest.CheckTorchGolden(t, s, torchSmall.Spec(), torchDir, torchPrompts, 2, 8)
 }
 
 // TestTorchExportMatchesPyTorch runs the PyTorch-exported decoder through
@@ -44,7 +45,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // grouped-query attention, masks, the gated MLP and the cache I/O then
 // compute PyTorch's numbers.
 func TestArchWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	g, err := Arch(torchSmall, ArchSeed)
+	g, err := arch(torchSmall, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

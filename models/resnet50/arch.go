@@ -26,15 +26,15 @@ import (
 
 // Synthetic model sizes.
 const (
-	// SizeFull is the real architecture (25.6 M parameters).
-	SizeFull = "full"
-	// SizeTiny is the same graph with every width divided by 16, for tests.
-	SizeTiny = "tiny"
+	// sizeFull is the real architecture (25.6 M parameters).
+	sizeFull = "full"
+	// sizeTiny is the same graph with every width divided by 16, for tests.
+	sizeTiny = "tiny"
 )
 
-// ArchSeed is the weight seed used when the caller has no reason to pick
+// archSeed is the weight seed used when the caller has no reason to pick
 // another: the same size and seed always give the same file, byte for byte.
-const ArchSeed uint64 = 20190312
+const archSeed uint64 = 20190312
 
 const (
 	archInput   = "input_tensor:0"
@@ -51,22 +51,22 @@ var (
 	archFilters = []int64{64, 128, 256, 512}
 )
 
-// Arch builds the ResNet50 v1.5 graph of the given size ("full" or "tiny")
+// arch builds the ResNet50 v1.5 graph of the given size ("full" or "tiny")
 // with weights drawn from seed (see onnx.Init). Weights follow He
 // initialisation for convolutions and Glorot for the dense layer; batch
 // normalisation statistics are drawn near identity, except that the stem's
 // moving variance matches the scale of mean-subtracted pixels (≈60²), so
 // activations stay O(1) through the network and the softmax is not
 // saturated.
-func Arch(size string, seed uint64) (*onnx.Graph, error) {
+func arch(size string, seed uint64) (*onnx.Graph, error) {
 	var div int64
 	switch size {
-	case SizeFull:
+	case sizeFull:
 		div = 1
-	case SizeTiny:
+	case sizeTiny:
 		div = 16
 	default:
-		return nil, fmt.Errorf("resnet50: unknown model size %q (want %s or %s)", size, SizeFull, SizeTiny)
+		return nil, fmt.Errorf("resnet50: unknown model size %q (want %s or %s)", size, sizeFull, sizeTiny)
 	}
 	g := onnx.NewGraph(onnx.Config{
 		Name: "resnet50_v1.5_" + size,
@@ -146,11 +146,11 @@ func (b archBuilder) bottleneck(name, x string, cin, f, stride int64, project bo
 	return g.Relu(g.Add(y, shortcut))
 }
 
-// Build writes the ResNet50 model of the given size and seed to w as one
+// build writes the ResNet50 model of the given size and seed to w as one
 // ONNX protobuf (about 102 MB for full). The same arguments always write the
 // same bytes.
-func Build(w io.Writer, size string, seed uint64) error {
-	g, err := Arch(size, seed)
+func build(w io.Writer, size string, seed uint64) error {
+	g, err := arch(size, seed)
 	if err != nil {
 		return err
 	}
@@ -160,10 +160,10 @@ func Build(w io.Writer, size string, seed uint64) error {
 	return nil
 }
 
-// BuildFile writes the model to path (atomically: a failed write leaves no
+// buildFile writes the model to path (atomically: a failed write leaves no
 // file).
-func BuildFile(path, size string, seed uint64) error {
-	g, err := Arch(size, seed)
+func buildFile(path, size string, seed uint64) error {
+	g, err := arch(size, seed)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func archInputs(n int, seed uint64) []float32 {
 func TestArchTinyRuns(t *testing.T) {
 	orttest.Need(t)
 	path := filepath.Join(t.TempDir(), "tiny.onnx")
-	if err := BuildFile(path, SizeTiny, ArchSeed); err != nil {
+	if err := buildFile(path, sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
@@ -86,7 +86,7 @@ func TestArchTinyRuns(t *testing.T) {
 func BenchmarkArchFull(b *testing.B) {
 	orttest.Need(b)
 	path := filepath.Join(b.TempDir(), "full.onnx")
-	if err := BuildFile(path, SizeFull, ArchSeed); err != nil {
+	if err := buildFile(path, sizeFull, archSeed); err != nil {
 		b.Fatal(err)
 	}
 	s, err := ort.Open(path, ort.Options{Outputs: []string{archArgMax}})

@@ -55,11 +55,11 @@ func summarize(t *testing.T, g *onnx.Graph) archSummary {
 }
 
 func TestArchStructure(t *testing.T) {
-	full, err := Arch(SizeFull, ArchSeed)
+	full, err := arch(sizeFull, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tiny, err := Arch(SizeTiny, ArchSeed)
+	tiny, err := arch(sizeTiny, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestArchStructure(t *testing.T) {
 			t.Errorf("outputs %v", out)
 		}
 	}
-	if _, err := Arch("huge", 1); err == nil || !strings.Contains(err.Error(), `unknown model size "huge"`) {
+	if _, err := arch("huge", 1); err == nil || !strings.Contains(err.Error(), `unknown model size "huge"`) {
 		t.Errorf("bad size: err = %v", err)
 	}
 }
@@ -99,12 +99,12 @@ func TestArchStructure(t *testing.T) {
 func TestArchDeterministic(t *testing.T) {
 	build := func(seed uint64) [32]byte {
 		var buf bytes.Buffer
-		if err := Build(&buf, SizeTiny, seed); err != nil {
+		if err := build(&buf, sizeTiny, seed); err != nil {
 			t.Fatal(err)
 		}
 		return sha256.Sum256(buf.Bytes())
 	}
-	a, b, c := build(ArchSeed), build(ArchSeed), build(ArchSeed+1)
+	a, b, c := build(archSeed), build(archSeed), build(archSeed+1)
 	if a != b {
 		t.Error("two builds with the same seed differ")
 	}

@@ -26,21 +26,21 @@ func TestTinyModelThroughHarness(t *testing.T) {
 		t.Skip("built without cgo: no JPEG decoder")
 	}
 	dir := t.TempDir()
-	data, err := SynthDataset(filepath.Join(dir, "data"), 5)
+	data, err := synthDataset(filepath.Join(dir, "data"), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DataConfig{Dir: data, Workers: 2, Warn: io.Discard}
-	ds, err := OpenDataset(cfg)
+	cfg := dataConfig{Dir: data, Workers: 2, Warn: io.Discard}
+	ds, err := openDataset(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	qsl, err := NewQSL(ds, cfg)
+	qsl, err := newQSL(ds, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "tiny.onnx")
-	if err := BuildFile(path, SizeTiny, ArchSeed); err != nil {
+	if err := buildFile(path, sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	sess, err := ort.Open(path, ort.Options{IntraOpThreads: 1, Outputs: []string{ArgMaxName}})

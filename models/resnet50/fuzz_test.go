@@ -8,4 +8,4 @@ import (
 
 // FuzzPreprocessJPEG drives the JPEG entry point of the QSL
 // (preprocesstest.FuzzJPEG with this benchmark's PreprocessImage).
-func FuzzPreprocessJPEG(f *testing.F) { preprocesstest.FuzzJPEG(f, SampleLen, PreprocessImage) }
+func FuzzPreprocessJPEG(f *testing.F) { preprocesstest.FuzzJPEG(f, SampleLen, preprocessImage) }

@@ -45,19 +45,19 @@ var knownPalette = [...][3]uint8{
 	{20, 20, 20},    // black
 }
 
-// KnownAnswerPatterns are the quadrant colours (indices into the palette:
+// knownAnswerPatterns are the quadrant colours (indices into the palette:
 // top-left, top-right, bottom-left, bottom-right) of each known class. The
 // set holds each pattern's red/blue swap and its mirror image, so an image
 // read in BGR or flipped is classified as another known class.
-var KnownAnswerPatterns = knownPatterns()
+var knownAnswerPatterns = knownPatterns()
 
-// KnownAnswerLabel returns the ImageNet label (0..999) of known class k:
+// knownAnswerLabel returns the ImageNet label (0..999) of known class k:
 // spread over the label range, and never 0 or 999.
-func KnownAnswerLabel(k int) int { return 7 + 37*k }
+func knownAnswerLabel(k int) int { return 7 + 37*k }
 
-// KnownAnswerDecoyLabel returns the label of the decoy class of pattern k:
+// knownAnswerDecoyLabel returns the label of the decoy class of pattern k:
 // the answer for an image of pattern k whose means were not subtracted.
-func KnownAnswerDecoyLabel(k int) int { return 3 + 37*k }
+func knownAnswerDecoyLabel(k int) int { return 3 + 37*k }
 
 func knownPatterns() [][4]int {
 	swap := map[int]int{0: 2, 2: 0, 3: 4, 4: 3} // red<->blue, yellow<->cyan (R and B channels exchanged)
@@ -101,8 +101,8 @@ func knownCentroid(p [4]int, decoy bool) [12]float64 {
 	return mu
 }
 
-// KnownAnswerArch builds the known-answer classifier (see above).
-func KnownAnswerArch() (*onnx.Graph, error) {
+// knownAnswerArch builds the known-answer classifier (see above).
+func knownAnswerArch() (*onnx.Graph, error) {
 	g := onnx.NewGraph(onnx.Config{Name: "resnet50_known_answer", Doc: "ResNet50 contract, nearest-centroid classifier of 2x2 colour patterns: a test model whose answers are known"})
 	x := g.Input(archInput, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(archSide), onnx.Fix(archSide))
 	f := g.Flatten(g.AveragePool(x, []int64{archSide / 2, archSide / 2}, onnx.ConvOpts{Strides: []int64{archSide / 2, archSide / 2}}), 1)
@@ -111,11 +111,11 @@ func KnownAnswerArch() (*onnx.Graph, error) {
 	for i := range b {
 		b[i] = -1e9
 	}
-	for k, p := range KnownAnswerPatterns {
+	for k, p := range knownAnswerPatterns {
 		for _, decoy := range []bool{false, true} {
-			cls := KnownAnswerLabel(k) - LabelOffset // the model's class index
+			cls := knownAnswerLabel(k) - labelOffset // the model's class index
 			if decoy {
-				cls = KnownAnswerDecoyLabel(k) - LabelOffset
+				cls = knownAnswerDecoyLabel(k) - labelOffset
 			}
 			mu := knownCentroid(p, decoy)
 			var n2 float64
@@ -137,9 +137,9 @@ func KnownAnswerArch() (*onnx.Graph, error) {
 	return g, nil
 }
 
-// BuildKnownAnswerFile writes the known-answer classifier to path.
-func BuildKnownAnswerFile(path string) error {
-	g, err := KnownAnswerArch()
+// buildKnownAnswerFile writes the known-answer classifier to path.
+func buildKnownAnswerFile(path string) error {
+	g, err := knownAnswerArch()
 	if err != nil {
 		return err
 	}
@@ -149,12 +149,12 @@ func BuildKnownAnswerFile(path string) error {
 	return nil
 }
 
-// KnownAnswerDataset writes n JPEG images (sizes vary around 300×260 so
+// knownAnswerDataset writes n JPEG images (sizes vary around 300×260 so
 // that the resize and the centre crop are exercised, in both orientations)
 // and their val_map.txt into dir: image i has pattern i mod
 // len(KnownAnswerPatterns) and that class's label. It returns the labels
 // in val_map order.
-func KnownAnswerDataset(dir string, n int) ([]int, error) {
+func knownAnswerDataset(dir string, n int) ([]int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("resnet50: known-answer data set: %w", err)
 	}
@@ -166,7 +166,7 @@ func KnownAnswerDataset(dir string, n int) ([]int, error) {
 	w := bufio.NewWriter(vm)
 	labels := make([]int, n)
 	for i := range n {
-		k := i % len(KnownAnswerPatterns)
+		k := i % len(knownAnswerPatterns)
 		wd, ht := 300+8*(i%5), 260+6*(i%3)
 		if i%4 == 3 {
 			wd, ht = ht, wd // portrait
@@ -181,7 +181,7 @@ func KnownAnswerDataset(dir string, n int) ([]int, error) {
 				if y >= ht/2 {
 					q += 2
 				}
-				c := knownPalette[KnownAnswerPatterns[k][q]]
+				c := knownPalette[knownAnswerPatterns[k][q]]
 				img.SetRGBA(x, y, color.RGBA{c[0], c[1], c[2], 255})
 			}
 		}
@@ -197,7 +197,7 @@ func KnownAnswerDataset(dir string, n int) ([]int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("resnet50: known-answer data set: write %s: %w", name, err)
 		}
-		labels[i] = KnownAnswerLabel(k)
+		labels[i] = knownAnswerLabel(k)
 		fmt.Fprintf(w, "%s %d\n", name, labels[i])
 	}
 	if err := w.Flush(); err != nil {

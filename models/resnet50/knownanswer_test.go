@@ -25,20 +25,20 @@ func knownAnswerSetup(t *testing.T, n int) (labels []int, qsl *harness.QSL[[]flo
 		t.Skip("built without cgo: no JPEG decoder")
 	}
 	dir := t.TempDir()
-	labels, err := KnownAnswerDataset(filepath.Join(dir, "data"), n)
+	labels, err := knownAnswerDataset(filepath.Join(dir, "data"), n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DataConfig{Dir: filepath.Join(dir, "data"), Workers: 2, Warn: io.Discard}
-	ds, err := OpenDataset(cfg)
+	cfg := dataConfig{Dir: filepath.Join(dir, "data"), Workers: 2, Warn: io.Discard}
+	ds, err := openDataset(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if qsl, err = NewQSL(ds, cfg); err != nil {
+	if qsl, err = newQSL(ds, cfg); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "known.onnx")
-	if err := BuildKnownAnswerFile(path); err != nil {
+	if err := buildKnownAnswerFile(path); err != nil {
 		t.Fatal(err)
 	}
 	sess, err := ort.Open(path, ort.Options{IntraOpThreads: 1})
@@ -58,7 +58,7 @@ func knownAnswerSetup(t *testing.T, n int) (labels []int, qsl *harness.QSL[[]flo
 // so anything but 100 % is a bug somewhere on the path (JPEG decoding,
 // preprocessing, batching, response encoding, logging or scoring).
 func TestKnownAnswerAccuracyEndToEnd(t *testing.T) {
-	n := 2*len(KnownAnswerPatterns) + 5
+	n := 2*len(knownAnswerPatterns) + 5
 	labels, qsl, m := knownAnswerSetup(t, n)
 	pool := harness.NewPool(m, harness.PoolConfig{Batch: 4, Workers: 2})
 	defer pool.Close()
@@ -86,7 +86,7 @@ func TestKnownAnswerAccuracyEndToEnd(t *testing.T) {
 // every image read in BGR order, mirrored, or not mean-subtracted as
 // another.
 func TestKnownAnswerModelIsSensitive(t *testing.T) {
-	n := len(KnownAnswerPatterns)
+	n := len(knownAnswerPatterns)
 	labels, qsl, m := knownAnswerSetup(t, n)
 	ctx := context.Background()
 	all := make([]loadgen.SampleIndex, n)
@@ -96,7 +96,7 @@ func TestKnownAnswerModelIsSensitive(t *testing.T) {
 	if err := qsl.LoadSamples(ctx, all); err != nil {
 		t.Fatal(err)
 	}
-	const plane = InputSize * InputSize
+	const plane = inputSize * inputSize
 	variants := map[string]func(x []float32){
 		"as preprocessed": func([]float32) {},
 		"BGR": func(x []float32) {
@@ -106,9 +106,9 @@ func TestKnownAnswerModelIsSensitive(t *testing.T) {
 		},
 		"mirrored": func(x []float32) {
 			for c := range 3 {
-				for y := range InputSize {
-					row := x[c*plane+y*InputSize : c*plane+(y+1)*InputSize]
-					for a, b := 0, InputSize-1; a < b; a, b = a+1, b-1 {
+				for y := range inputSize {
+					row := x[c*plane+y*inputSize : c*plane+(y+1)*inputSize]
+					for a, b := 0, inputSize-1; a < b; a, b = a+1, b-1 {
 						row[a], row[b] = row[b], row[a]
 					}
 				}
@@ -117,7 +117,7 @@ func TestKnownAnswerModelIsSensitive(t *testing.T) {
 		"no mean subtraction": func(x []float32) {
 			for c := range 3 {
 				for i := range plane {
-					x[c*plane+i] += Means[c]
+					x[c*plane+i] += means[c]
 				}
 			}
 		},
@@ -135,7 +135,7 @@ func TestKnownAnswerModelIsSensitive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if int(Label(am[0])) == labels[i] {
+			if int(label(am[0])) == labels[i] {
 				right++
 			}
 		}

@@ -26,36 +26,36 @@ const (
 	// SoftmaxName is the class probabilities, float32 [N, 1001]. The
 	// benchmark does not need it; models may omit it.
 	SoftmaxName = "softmax_tensor:0"
-	// Classes is the size of the model's class space (ImageNet's 1000
+	// classes is the size of the model's class space (ImageNet's 1000
 	// classes plus background at index 0).
-	Classes = 1001
+	classes = 1001
 )
 
-// ErrContract is wrapped by errors about a model whose inputs or outputs
+// errContract is wrapped by errors about a model whose inputs or outputs
 // are not those of the official ResNet50 ONNX model.
-var ErrContract = errors.New("resnet50: model does not match the ResNet50 contract")
+var errContract = errors.New("resnet50: model does not match the ResNet50 contract")
 
-// CheckContract validates a session's inputs and outputs against the
+// checkContract validates a session's inputs and outputs against the
 // official model's contract before any run. It returns the model's fixed
 // batch size, or 0 when the batch dimension is dynamic.
-func CheckContract(inputs, outputs []backend.Info) (fixedBatch int, err error) {
+func checkContract(inputs, outputs []backend.Info) (fixedBatch int, err error) {
 	fix := "give the official resnet50_v1.onnx (models/resnet50/download_model.sh) or build one with `mlperf model build resnet50`"
 	in := findInfo(inputs, InputName)
 	if in == nil || len(inputs) != 1 {
-		return 0, fmt.Errorf("%w: want exactly one input %q, model has %s; %s", ErrContract, InputName, describe(inputs), fix)
+		return 0, fmt.Errorf("%w: want exactly one input %q, model has %s; %s", errContract, InputName, describe(inputs), fix)
 	}
-	if in.DType != backend.Float32 || len(in.Shape) != 4 || in.Shape[1] != 3 || in.Shape[2] != InputSize || in.Shape[3] != InputSize {
-		return 0, fmt.Errorf("%w: input %q is %s %v, want float32 [N 3 %d %d] (NCHW); %s", ErrContract, InputName, in.DType, in.Shape, InputSize, InputSize, fix)
+	if in.DType != backend.Float32 || len(in.Shape) != 4 || in.Shape[1] != 3 || in.Shape[2] != inputSize || in.Shape[3] != inputSize {
+		return 0, fmt.Errorf("%w: input %q is %s %v, want float32 [N 3 %d %d] (NCHW); %s", errContract, InputName, in.DType, in.Shape, inputSize, inputSize, fix)
 	}
 	if n := in.Shape[0]; n > 0 {
 		fixedBatch = int(n)
 	}
 	out := findInfo(outputs, ArgMaxName)
 	if out == nil {
-		return 0, fmt.Errorf("%w: no output %q among %s; %s", ErrContract, ArgMaxName, describe(outputs), fix)
+		return 0, fmt.Errorf("%w: no output %q among %s; %s", errContract, ArgMaxName, describe(outputs), fix)
 	}
 	if out.DType != backend.Int64 || len(out.Shape) < 1 || len(out.Shape) > 2 || (len(out.Shape) == 2 && out.Shape[1] != 1) {
-		return 0, fmt.Errorf("%w: output %q is %s %v, want int64 [N]; %s", ErrContract, ArgMaxName, out.DType, out.Shape, fix)
+		return 0, fmt.Errorf("%w: output %q is %s %v, want int64 [N]; %s", errContract, ArgMaxName, out.DType, out.Shape, fix)
 	}
 	return fixedBatch, nil
 }
@@ -83,16 +83,16 @@ func describe(infos []backend.Info) string {
 	return s
 }
 
-// Samples returns loaded sample i (SampleLen float32 values, NCHW without
+// sampleFunc returns loaded sample i (SampleLen float32 values, NCHW without
 // the batch dimension), or false if it is not loaded. harness.QSL's Sample
 // method is one.
-type Samples func(i loadgen.SampleIndex) ([]float32, bool)
+type sampleFunc func(i loadgen.SampleIndex) ([]float32, bool)
 
 // Model runs ResNet50 on loaded samples. It implements harness.Model and
 // is safe for concurrent use (as the session is).
 type Model struct {
 	sess       backend.Session
-	samples    Samples
+	samples    sampleFunc
 	fixedBatch int
 	argmax     int // position of ArgMax:0 in the session's outputs
 	bufs       sync.Pool
@@ -101,11 +101,11 @@ type Model struct {
 // New wraps a session after checking it against the contract. samples
 // gives the model its inputs (usually a QSL's Sample method); it may be
 // nil if only Classify is used.
-func New(sess backend.Session, samples Samples) (*Model, error) {
+func New(sess backend.Session, samples sampleFunc) (*Model, error) {
 	if sess == nil {
 		return nil, errors.New("resnet50: nil session")
 	}
-	fixed, err := CheckContract(sess.Inputs(), sess.Outputs())
+	fixed, err := checkContract(sess.Inputs(), sess.Outputs())
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (m *Model) Classify(ctx context.Context, batch []float32, n int) ([]int64, 
 	}
 	outs, err := m.sess.Run(ctx, []backend.Tensor{{
 		Name: InputName, DType: backend.Float32,
-		Shape: []int64{int64(run), 3, InputSize, InputSize}, Data: batch,
+		Shape: []int64{int64(run), 3, inputSize, inputSize}, Data: batch,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("resnet50: %w", err)
@@ -207,10 +207,10 @@ func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []lo
 	if err != nil {
 		return err
 	}
-	data := make([]byte, 0, ResponseSize*len(ok))
+	data := make([]byte, 0, responseSize*len(ok))
 	for k, i := range ok {
-		data = EncodeResponse(data, labels[k])
-		out[i].Data = data[k*ResponseSize : (k+1)*ResponseSize : (k+1)*ResponseSize]
+		data = encodeResponse(data, labels[k])
+		out[i].Data = data[k*responseSize : (k+1)*responseSize : (k+1)*responseSize]
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func officialInfos() ([]backend.Info, []backend.Info) {
 	return []backend.Info{{Name: InputName, DType: backend.Float32, Shape: []int64{-1, 3, 224, 224}}},
 		[]backend.Info{
 			{Name: ArgMaxName, DType: backend.Int64, Shape: []int64{-1}},
-			{Name: SoftmaxName, DType: backend.Float32, Shape: []int64{-1, Classes}},
+			{Name: SoftmaxName, DType: backend.Float32, Shape: []int64{-1, classes}},
 		}
 }
 
@@ -49,7 +49,7 @@ func fakeRun(inputs, outputs []backend.Info, in []backend.Tensor) ([]backend.Ten
 		case ArgMaxName:
 			outs[i] = backend.Tensor{Name: o.Name, DType: backend.Int64, Shape: []int64{n}, Data: am}
 		default:
-			outs[i] = backend.Tensor{Name: o.Name, DType: backend.Float32, Shape: []int64{n, Classes}, Data: make([]float32, n*Classes)}
+			outs[i] = backend.Tensor{Name: o.Name, DType: backend.Float32, Shape: []int64{n, classes}, Data: make([]float32, n*classes)}
 		}
 	}
 	return outs, nil
@@ -84,14 +84,14 @@ func TestCheckContract(t *testing.T) {
 		{"float argmax", in, []backend.Info{{Name: ArgMaxName, DType: backend.Float32, Shape: []int64{-1}}}, 0, "want int64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fixed, err := CheckContract(tc.in, tc.out)
+			fixed, err := checkContract(tc.in, tc.out)
 			if tc.wantErr == "" {
 				if err != nil || fixed != tc.wantFixed {
 					t.Fatalf("fixed %d, err %v; want %d, nil", fixed, err, tc.wantFixed)
 				}
 				return
 			}
-			if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), tc.wantErr) {
+			if !errors.Is(err, errContract) || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err %v, want ErrContract mentioning %s", err, tc.wantErr)
 			}
 		})
@@ -101,7 +101,7 @@ func TestCheckContract(t *testing.T) {
 	}
 	bad := newFake()
 	bad.In = nil
-	if _, err := New(bad, nil); !errors.Is(err, ErrContract) {
+	if _, err := New(bad, nil); !errors.Is(err, errContract) {
 		t.Fatalf("New on a wrong model: %v", err)
 	}
 }
@@ -193,7 +193,7 @@ func TestResponseEncoding(t *testing.T) {
 		{0, "000080BF", -1}, // background
 		{1000, "00C07944", 999},
 	} {
-		b := EncodeResponse(nil, tc.argmax)
+		b := encodeResponse(nil, tc.argmax)
 		if got := strings.ToUpper(hex.EncodeToString(b)); got != tc.hex {
 			t.Errorf("argmax %d: %s, want %s", tc.argmax, got, tc.hex)
 		}

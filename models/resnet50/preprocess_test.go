@@ -95,7 +95,7 @@ func TestPreprocessFullArrays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(shape) != 3 || shape[0] != 3 || shape[1] != InputSize || shape[2] != InputSize {
+			if len(shape) != 3 || shape[0] != 3 || shape[1] != inputSize || shape[2] != inputSize {
 				t.Fatalf("golden shape %v", shape)
 			}
 			got, err := Preprocess(filepath.Join(goldenDir, "images", tc.image))
@@ -112,7 +112,7 @@ func TestPreprocessFullArrays(t *testing.T) {
 				t.Errorf("max difference %g at index %d (got %v, want %v)", maxDiff, at, got[at], want[at])
 			}
 			var buf bytes.Buffer
-			if err := preprocess.WriteNpy(&buf, SampleShape, got); err != nil {
+			if err := preprocess.WriteNpy(&buf, sampleShape, got); err != nil {
 				t.Fatal(err)
 			}
 			file, err := os.ReadFile(filepath.Join(goldenDir, tc.npy))
@@ -137,7 +137,7 @@ func TestResizeDims(t *testing.T) {
 		{300, 700, 256, 597}, // 597.33
 		{1000, 3, 85333, 256},
 	} {
-		nw, nh := ResizeDims(tc.w, tc.h)
+		nw, nh := resizeDims(tc.w, tc.h)
 		if nw != tc.nw || nh != tc.nh {
 			t.Errorf("ResizeDims(%d, %d) = %d, %d; want %d, %d", tc.w, tc.h, nw, nh, tc.nw, tc.nh)
 		}
@@ -181,7 +181,7 @@ func TestPreprocessBadInput(t *testing.T) {
 	if _, err := Preprocess(filepath.Join(dir, "missing.jpg")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	if err := PreprocessImage(make([]float32, 10), preprocess.NewImage(300, 300, 3)); err == nil {
+	if err := preprocessImage(make([]float32, 10), preprocess.NewImage(300, 300, 3)); err == nil {
 		t.Error("short output buffer accepted")
 	}
 }
@@ -193,7 +193,7 @@ func BenchmarkPreprocess(b *testing.B) {
 	dst := make([]float32, SampleLen)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := PreprocessInto(dst, path); err != nil {
+		if err := preprocessInto(dst, path); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -212,7 +212,7 @@ func TestWriteCacheAndLoadCached(t *testing.T) {
 	}
 	cache := t.TempDir()
 	calls := 0
-	if err := WriteCache(context.Background(), ds, cache, 2, func(done, total int) {
+	if err := writeCache(context.Background(), ds, cache, 2, func(done, total int) {
 		calls++
 		if total != 5 || done < 1 || done > 5 {
 			t.Errorf("progress(%d, %d)", done, total)
@@ -229,7 +229,7 @@ func TestWriteCacheAndLoadCached(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := LoadCached(got, CachePath(cache, ds.Samples[i].Path)); err != nil {
+		if err := loadCached(got, cachePath(cache, ds.Samples[i].Path)); err != nil {
 			t.Fatal(err)
 		}
 		if sumF32(got) != sumF32(want) {
@@ -241,7 +241,7 @@ func TestWriteCacheAndLoadCached(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("\xff\xd8\xff\xe0 not really"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = WriteCache(context.Background(), ds, t.TempDir(), 2, nil)
+	err = writeCache(context.Background(), ds, t.TempDir(), 2, nil)
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(bad)) {
 		t.Errorf("damaged image: %v", err)
 	}
@@ -250,7 +250,7 @@ func TestWriteCacheAndLoadCached(t *testing.T) {
 	if err := preprocess.SaveNpy(wrong, []int{3, 2, 2}, make([]float32, 12)); err != nil {
 		t.Fatal(err)
 	}
-	if err := LoadCached(got, wrong); err == nil {
+	if err := loadCached(got, wrong); err == nil {
 		t.Error("wrong shape accepted")
 	}
 }
@@ -263,7 +263,7 @@ func BenchmarkPreprocessParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		dst := make([]float32, SampleLen)
 		for pb.Next() {
-			if err := PreprocessInto(dst, path); err != nil {
+			if err := preprocessInto(dst, path); err != nil {
 				b.Error(err)
 				return
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/internal/torchgolden"
+	"github.com/mlperf-go/inference/onnx/torchgolden"
 )
 
 // The goldens in testdata/torch come from PyTorch 1.13 (Debian's
@@ -28,8 +28,8 @@ func torchInputs() []float32 {
 	x := make([]float32, 0, 2*SampleLen)
 	for n := range 2 {
 		for c := range 3 {
-			for h := range InputSize {
-				for w := range InputSize {
+			for h := range inputSize {
+				for w := range inputSize {
 					x = append(x, float32((n*131+c*71+h*(31+40*n)+w*(17+23*n))%251-125))
 				}
 			}
@@ -42,7 +42,7 @@ func torchInputs() []float32 {
 func torchWant(t *testing.T) ([]float32, []int64) {
 	t.Helper()
 	shape, sm, err := torchgolden.ReadNpy(torchDir, "softmax.npy")
-	if err != nil || len(shape) != 2 || shape[0] != 2 || shape[1] != Classes {
+	if err != nil || len(shape) != 2 || shape[0] != 2 || shape[1] != classes {
 		t.Fatalf("softmax.npy: shape %v, %v", shape, err)
 	}
 	data, err := os.ReadFile(filepath.Join(torchDir, "argmax.txt"))
@@ -65,7 +65,7 @@ func torchWant(t *testing.T) ([]float32, []int64) {
 func runTorchCompare(t *testing.T, s backend.Session) {
 	t.Helper()
 	out, err := s.Run(context.Background(), []backend.Tensor{{Name: InputName, DType: backend.Float32,
-		Shape: []int64{2, 3, InputSize, InputSize}, Data: torchInputs()}})
+		Shape: []int64{2, 3, inputSize, inputSize}, Data: torchInputs()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestTorchExportMatchesPyTorch(t *testing.T) {
 // graph is the architecture PyTorch built (padding, strides, shortcuts,
 // batch norm, heads).
 func TestArchTinyWithTorchWeightsMatchesPyTorch(t *testing.T) {
-	g, err := Arch(SizeTiny, ArchSeed)
+	g, err := arch(sizeTiny, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,39 +33,39 @@ import (
 
 // Synthetic model sizes.
 const (
-	// SizeFull is the real architecture (37.2 M weights).
-	SizeFull = "full"
-	// SizeTiny is the same graph with every width divided by 16 (and 2
+	// sizeFull is the real architecture (37.2 M weights).
+	sizeFull = "full"
+	// sizeTiny is the same graph with every width divided by 16 (and 2
 	// groups instead of 32), for tests. Input, classes, anchors and
 	// post-processing are those of the full model.
-	SizeTiny = "tiny"
+	sizeTiny = "tiny"
 )
 
-// ArchSeed is the default weight seed of the synthetic models.
-const ArchSeed uint64 = 20220607
+// archSeed is the default weight seed of the synthetic models.
+const archSeed uint64 = 20220607
 
 // Detection post-processing settings of the reference model (RetinaNet's
 // defaults in retinanet.py).
 const (
-	// ScoreThresh is the score a candidate must exceed.
-	ScoreThresh = 0.05
-	// NMSThresh is the IoU above which NMS suppresses a box.
-	NMSThresh = 0.5
-	// TopKCandidates is how many candidates each level keeps at most.
-	TopKCandidates = 1000
-	// DetectionsPerImage is the most detections the model returns.
-	DetectionsPerImage = 300
-	// NumAnchors is the anchors per feature-map location (3 sizes × 3
+	// scoreThresh is the score a candidate must exceed.
+	scoreThresh = 0.05
+	// nmsThresh is the IoU above which NMS suppresses a box.
+	nmsThresh = 0.5
+	// topKCandidates is how many candidates each level keeps at most.
+	topKCandidates = 1000
+	// detectionsPerImage is the most detections the model returns.
+	detectionsPerImage = 300
+	// numAnchors is the anchors per feature-map location (3 sizes × 3
 	// aspect ratios).
-	NumAnchors = 9
-	// BBoxClip bounds the exponent of the decoded widths and heights:
+	numAnchors = 9
+	// bboxClip bounds the exponent of the decoded widths and heights:
 	// ln(1000/16).
-	BBoxClip = 4.135166556742356
+	bboxClip = 4.135166556742356
 )
 
-// Levels are the feature pyramid levels P3–P7: their side for an
+// levels are the feature pyramid levels P3–P7: their side for an
 // InputSize input and the base anchor size (P3 100×100 … P7 7×7).
-var Levels = []struct {
+var levels = []struct {
 	Side, AnchorSize int
 }{{100, 32}, {50, 64}, {25, 128}, {13, 256}, {7, 512}}
 
@@ -76,13 +76,13 @@ var (
 
 const bnEps = 1e-5
 
-// Anchors returns the anchors of pyramid level l (0 for P3) as [x1 y1 x2
+// anchors returns the anchors of pyramid level l (0 for P3) as [x1 y1 x2
 // y2] rows in the heads' (y, x, anchor) order, as the reference's
 // AnchorGenerator computes them in float32: sizes (s, int(s·2^⅓),
 // int(s·2^⅔)), aspect ratios h/w ∈ (0.5, 1, 2) ratio-major, base boxes
 // rounded half to even, shifted by the stride InputSize // side.
-func Anchors(l int) []float32 {
-	side, s := Levels[l].Side, Levels[l].AnchorSize
+func anchors(l int) []float32 {
+	side, s := levels[l].Side, levels[l].AnchorSize
 	scales := []float32{float32(s), float32(int(float64(s) * math.Pow(2, 1.0/3))), float32(int(float64(s) * math.Pow(2, 2.0/3)))}
 	var base [][4]float32
 	for _, r := range []float32{0.5, 1, 2} {
@@ -96,7 +96,7 @@ func Anchors(l int) []float32 {
 			})
 		}
 	}
-	stride := float32(InputSize / side)
+	stride := float32(inputSize / side)
 	out := make([]float32, 0, side*side*len(base)*4)
 	for y := range side {
 		for x := range side {
@@ -114,17 +114,17 @@ type archBuilder struct {
 	groups int64
 }
 
-// Arch builds the RetinaNet graph of the given size with weights drawn
+// arch builds the RetinaNet graph of the given size with weights drawn
 // from seed (see onnx.Init).
-func Arch(size string, seed uint64) (*onnx.Graph, error) {
+func arch(size string, seed uint64) (*onnx.Graph, error) {
 	var div int64
 	switch size {
-	case SizeFull:
+	case sizeFull:
 		div = 1
-	case SizeTiny:
+	case sizeTiny:
 		div = 16
 	default:
-		return nil, fmt.Errorf("retinanet: unknown model size %q (want %s or %s)", size, SizeFull, SizeTiny)
+		return nil, fmt.Errorf("retinanet: unknown model size %q (want %s or %s)", size, sizeFull, sizeTiny)
 	}
 	g := onnx.NewGraph(onnx.Config{
 		Name: "retinanet_resnext50_32x4d_fpn_" + size,
@@ -132,7 +132,7 @@ func Arch(size string, seed uint64) (*onnx.Graph, error) {
 		Doc:  fmt.Sprintf("RetinaNet ResNeXt50-32x4d FPN (%s), synthetic weights, seed %d: performance only, accuracy not meaningful", size, seed),
 	})
 	b := archBuilder{g: g, groups: 32 / div}
-	x := g.Input(InputName, onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(InputSize), onnx.Fix(InputSize))
+	x := g.Input(inputName, onnx.Float, onnx.Fix(1), onnx.Fix(3), onnx.Fix(inputSize), onnx.Fix(inputSize))
 	x = g.Div(g.Sub(x, g.Const("image_mean", onnx.Float, []int64{1, 3, 1, 1}, imageMean)),
 		g.Const("image_std", onnx.Float, []int64{1, 3, 1, 1}, imageStd))
 
@@ -178,10 +178,10 @@ func Arch(size string, seed uint64) (*onnx.Graph, error) {
 	cls := make([]string, 5)
 	reg := make([]string, 5)
 	for l, p := range pyramid {
-		cls[l] = b.head("head.classification_head", p, fc, NumAnchors*NumClasses, clsBias, 1.0/40)
-		reg[l] = b.head("head.regression_head", p, fc, NumAnchors*4, 0, 1.0/30)
+		cls[l] = b.head("head.classification_head", p, fc, numAnchors*numClasses, clsBias, 1.0/40)
+		reg[l] = b.head("head.regression_head", p, fc, numAnchors*4, 0, 1.0/30)
 	}
-	Postprocess(g, cls, reg)
+	postprocess(g, cls, reg)
 	if err := g.Err(); err != nil {
 		return nil, fmt.Errorf("retinanet: build %s model: %w", size, err)
 	}
@@ -256,7 +256,7 @@ func (b archBuilder) head(name, x string, c, out int64, lastBias, lastScale floa
 	return b.g.Conv(x, p+".weight", p+".bias", onnx.ConvOpts{Pads: []int64{1, 1, 1, 1}})
 }
 
-// Postprocess appends the reference's detection post-processing to g:
+// postprocess appends the reference's detection post-processing to g:
 // cls[l] are the classification logits [1, A·264, H, W] and reg[l] the
 // box deltas [1, A·4, H, W] of pyramid level l (sides as in Levels). It
 // defines the outputs BoxesName, ScoresName and LabelsName:
@@ -269,38 +269,38 @@ func (b archBuilder) head(name, x string, c, out int64, lastBias, lastScale floa
 //   - concatenate the levels; class-wise NMS at NMSThresh by offsetting
 //     each box by label · (max coordinate + 1) (torchvision's
 //     batched_nms as traced); keep the first DetectionsPerImage.
-func Postprocess(g *onnx.Graph, cls, reg []string) {
-	k := int64(NumClasses)
+func postprocess(g *onnx.Graph, cls, reg []string) {
+	k := int64(numClasses)
 	var boxes, scores, labels []string
 	half := g.Scalar(onnx.Float, 0.5)
 	for l := range cls {
-		side := int64(Levels[l].Side)
-		n := side * side * NumAnchors * k
-		logits := g.ReshapeTo(g.Transpose(g.ReshapeTo(cls[l], 1, NumAnchors, k, side, side), 0, 3, 4, 1, 2), -1)
+		side := int64(levels[l].Side)
+		n := side * side * numAnchors * k
+		logits := g.ReshapeTo(g.Transpose(g.ReshapeTo(cls[l], 1, numAnchors, k, side, side), 0, 3, 4, 1, 2), -1)
 		// Sigmoid is increasing, so the top scores are the sigmoid of the
 		// top logits: only the candidates go through it.
-		top, idx := g.TopK(logits, g.Int64s(min(TopKCandidates, n)), 0, true)
+		top, idx := g.TopK(logits, g.Int64s(min(topKCandidates, n)), 0, true)
 		sc := g.Sigmoid(top)
-		keep := g.Greater(sc, g.Scalar(onnx.Float, ScoreThresh))
+		keep := g.Greater(sc, g.Scalar(onnx.Float, scoreThresh))
 		sc = g.Op("Compress", []string{sc, keep}, onnx.IntAttr("axis", 0))
 		idx = g.Op("Compress", []string{idx, keep}, onnx.IntAttr("axis", 0))
 		anchor := g.Div(idx, g.Scalar(onnx.Int64, float64(k)))
 		label := g.Sub(idx, g.Mul(anchor, g.Scalar(onnx.Int64, float64(k))))
 
-		deltas := g.ReshapeTo(g.Transpose(g.ReshapeTo(reg[l], 1, NumAnchors, 4, side, side), 0, 3, 4, 1, 2), -1, 4)
+		deltas := g.ReshapeTo(g.Transpose(g.ReshapeTo(reg[l], 1, numAnchors, 4, side, side), 0, 3, 4, 1, 2), -1, 4)
 		d := g.Gather(deltas, anchor, 0)
-		an := Anchors(l)
+		an := anchors(l)
 		a := g.Gather(g.Const(fmt.Sprintf("anchors.p%d", l+3), onnx.Float, []int64{int64(len(an) / 4), 4}, an), anchor, 0)
 		lo := g.SliceConst(a, []int64{0}, []int64{2}, []int64{1})
 		wh := g.Sub(g.SliceConst(a, []int64{2}, []int64{4}, []int64{1}), lo)
 		ctr := g.Add(lo, g.Mul(half, wh))
 		dxy := g.SliceConst(d, []int64{0}, []int64{2}, []int64{1})
-		dwh := g.Min(g.SliceConst(d, []int64{2}, []int64{4}, []int64{1}), g.Scalar(onnx.Float, BBoxClip))
+		dwh := g.Min(g.SliceConst(d, []int64{2}, []int64{4}, []int64{1}), g.Scalar(onnx.Float, bboxClip))
 		pctr := g.Add(g.Mul(dxy, wh), ctr)
 		pwh := g.Mul(g.Exp(dwh), wh)
 		c2c := g.Mul(half, pwh)
 		box := g.Concat(1, g.Sub(pctr, c2c), g.Add(pctr, c2c))
-		box = g.Clip(box, g.Scalar(onnx.Float, 0), g.Scalar(onnx.Float, InputSize))
+		box = g.Clip(box, g.Scalar(onnx.Float, 0), g.Scalar(onnx.Float, inputSize))
 		boxes, scores, labels = append(boxes, box), append(scores, sc), append(labels, label)
 	}
 	allBoxes := g.Concat(0, boxes...)
@@ -311,20 +311,20 @@ func Postprocess(g *onnx.Graph, cls, reg []string) {
 	maxCoord := g.ReduceMax(g.Concat(0, g.ReshapeTo(allBoxes, -1), g.Const("", onnx.Float, []int64{1}, []float32{0})), []int64{0}, false)
 	offset := g.Mul(g.Cast(allLabels, onnx.Float), g.Add(maxCoord, g.Scalar(onnx.Float, 1)))
 	nmsBoxes := g.Add(allBoxes, g.Unsqueeze(offset, 1))
-	sel := g.NonMaxSuppression(g.Unsqueeze(nmsBoxes, 0), g.Unsqueeze(allScores, 0, 1), onnx.NMSOpts{IoUThreshold: NMSThresh})
-	keep := g.ReshapeTo(g.SliceConst(sel, []int64{0, 2}, []int64{DetectionsPerImage, 3}, []int64{0, 1}), -1)
-	g.Node("Gather", []string{allBoxes, keep}, []string{BoxesName}, onnx.IntAttr("axis", 0))
-	g.Node("Gather", []string{allScores, keep}, []string{ScoresName}, onnx.IntAttr("axis", 0))
-	g.Node("Gather", []string{allLabels, keep}, []string{LabelsName}, onnx.IntAttr("axis", 0))
-	g.Output(BoxesName, onnx.Float, onnx.Sym("K"), onnx.Fix(4))
-	g.Output(ScoresName, onnx.Float, onnx.Sym("K"))
-	g.Output(LabelsName, onnx.Int64, onnx.Sym("K"))
+	sel := g.NonMaxSuppression(g.Unsqueeze(nmsBoxes, 0), g.Unsqueeze(allScores, 0, 1), onnx.NMSOpts{IoUThreshold: nmsThresh})
+	keep := g.ReshapeTo(g.SliceConst(sel, []int64{0, 2}, []int64{detectionsPerImage, 3}, []int64{0, 1}), -1)
+	g.Node("Gather", []string{allBoxes, keep}, []string{boxesName}, onnx.IntAttr("axis", 0))
+	g.Node("Gather", []string{allScores, keep}, []string{scoresName}, onnx.IntAttr("axis", 0))
+	g.Node("Gather", []string{allLabels, keep}, []string{labelsName}, onnx.IntAttr("axis", 0))
+	g.Output(boxesName, onnx.Float, onnx.Sym("K"), onnx.Fix(4))
+	g.Output(scoresName, onnx.Float, onnx.Sym("K"))
+	g.Output(labelsName, onnx.Int64, onnx.Sym("K"))
 }
 
-// Build writes the model of the given size and seed to path atomically.
+// build writes the model of the given size and seed to path atomically.
 // The same arguments always write the same bytes.
-func Build(path, size string, seed uint64) error {
-	g, err := Arch(size, seed)
+func build(path, size string, seed uint64) error {
+	g, err := arch(size, seed)
 	if err != nil {
 		return err
 	}

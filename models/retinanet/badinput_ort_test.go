@@ -29,13 +29,13 @@ func writeModel(t *testing.T, input string, batch int64, side int64, outputs boo
 	if outputs {
 		// Ten "detections": the first 40 input values as boxes.
 		flat := g.SliceConst(g.ReshapeTo(x, -1, 4), []int64{0}, []int64{10}, []int64{0})
-		g.Node("Identity", []string{flat}, []string{BoxesName})
+		g.Node("Identity", []string{flat}, []string{boxesName})
 		s := g.ReduceMax(flat, []int64{1}, false)
-		g.Node("Identity", []string{s}, []string{ScoresName})
-		g.Node("ArgMax", []string{flat}, []string{LabelsName}, onnx.IntAttr("axis", 1), onnx.IntAttr("keepdims", 0))
-		g.Output(BoxesName, onnx.Float, onnx.Sym("K"), onnx.Fix(4))
-		g.Output(ScoresName, onnx.Float, onnx.Sym("K"))
-		g.Output(LabelsName, onnx.Int64, onnx.Sym("K"))
+		g.Node("Identity", []string{s}, []string{scoresName})
+		g.Node("ArgMax", []string{flat}, []string{labelsName}, onnx.IntAttr("axis", 1), onnx.IntAttr("keepdims", 0))
+		g.Output(boxesName, onnx.Float, onnx.Sym("K"), onnx.Fix(4))
+		g.Output(scoresName, onnx.Float, onnx.Sym("K"))
+		g.Output(labelsName, onnx.Int64, onnx.Sym("K"))
 	} else {
 		g.Node("ArgMax", []string{g.Flatten(x, 1)}, []string{"ArgMax:0"}, onnx.IntAttr("axis", 1), onnx.IntAttr("keepdims", 0))
 		g.Output("ArgMax:0", onnx.Int64, onnx.Fix(batch))
@@ -66,9 +66,9 @@ func TestRunRejectsBadInputs(t *testing.T) {
 		want string
 		is   error
 	}{
-		"resnet50-like model": {o: runOpts(writeModel(t, "input_tensor:0", 1, 224, false), data, 0), want: `want exactly one input "images"`, is: ErrContract},
-		"wrong input size":    {o: runOpts(writeModel(t, InputName, 1, 224, true), data, 0), want: "want float32 [1 3 800 800]", is: ErrContract},
-		"model of batch 8":    {o: runOpts(writeModel(t, InputName, 8, 800, true), data, 0), want: "has batch size 8", is: ErrContract},
+		"resnet50-like model": {o: runOpts(writeModel(t, "input_tensor:0", 1, 224, false), data, 0), want: `want exactly one input "images"`, is: errContract},
+		"wrong input size":    {o: runOpts(writeModel(t, inputName, 1, 224, true), data, 0), want: "want float32 [1 3 800 800]", is: errContract},
+		"model of batch 8":    {o: runOpts(writeModel(t, inputName, 8, 800, true), data, 0), want: "has batch size 8", is: errContract},
 		"--batch 8":           {o: runOpts("synthetic:tiny", data, 8), want: "--batch 8: the RetinaNet model takes one image per call"},
 		"malformed json":      {o: runOpts("synthetic:tiny", malformed, 0), want: "is not a valid COCO annotation file"},
 		"no data set":         {o: runOpts("synthetic:tiny", t.TempDir(), 0), want: "no annotation file", is: openimages.ErrNoAnnotations},
@@ -77,7 +77,7 @@ func TestRunRejectsBadInputs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c.o.Out = t.TempDir()
 			var stdout, stderr bytes.Buffer
-			_, err := benchmark.Run(context.Background(), Descriptor, c.o, &stdout, &stderr)
+			_, err := benchmark.Run(context.Background(), descriptor, c.o, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), c.want) || (c.is != nil && !errors.Is(err, c.is)) {
 				t.Errorf("err = %v, want %q", err, c.want)
 			}
@@ -97,10 +97,10 @@ func TestRunMissingImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(ds.ImagePath(0))
-	o := runOpts(writeModel(t, InputName, 1, InputSize, true), data, 0)
+	o := runOpts(writeModel(t, inputName, 1, inputSize, true), data, 0)
 	o.Out = t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "1 of the 3 images") || !strings.Contains(stderr.String(), "retinanet: 2 images") || !strings.Contains(stdout.String(), "mAP=") {

@@ -45,7 +45,7 @@ func BenchmarkPerf(b *testing.B) {
 	var r benchmark.PerfResult
 	for range b.N {
 		var err error
-		r, err = benchmark.Perf(context.Background(), Descriptor, o, time.Duration(secs*float64(time.Second)), io.Discard, os.Stderr)
+		r, err = benchmark.Perf(context.Background(), descriptor, o, time.Duration(secs*float64(time.Second)), io.Discard, os.Stderr)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func TestRunAccuracyTinySynthetic(t *testing.T) {
 	// The first 4 of the 8 synthetic images keep the test short; the
 	// path is the one the whole set takes.
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Count: 4}
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+	if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
 	s := stdout.String()
@@ -66,13 +66,13 @@ func TestRunAccuracyTinySynthetic(t *testing.T) {
 func TestRunScenarios(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
-	model := writeModel(t, InputName, 1, InputSize, true)
-	for _, sc := range Descriptor.Scenarios {
+	model := writeModel(t, inputName, 1, inputSize, true)
+	for _, sc := range descriptor.Scenarios {
 		t.Run(sc.String(), func(t *testing.T) {
 			o := benchmark.Options{Scenario: sc, Mode: loadgen.PerformanceOnly, Model: model, Data: "synthetic", Backend: "cpu",
 				Out: t.TempDir(), Duration: time.Millisecond, MinQueries: 2, QPS: 20}
 			var stdout, stderr bytes.Buffer
-			res, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
+			res, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
@@ -102,12 +102,12 @@ func TestAccuracyCommand(t *testing.T) {
 			if a.ImageID != im.ID {
 				continue
 			}
-			d := &Detections{
-				Boxes:  []float32{float32(a.BBox[0] / im.Width * InputSize), float32(a.BBox[1] / im.Height * InputSize), float32((a.BBox[0] + a.BBox[2]) / im.Width * InputSize), float32((a.BBox[1] + a.BBox[3]) / im.Height * InputSize)},
+			d := &detections{
+				Boxes:  []float32{float32(a.BBox[0] / im.Width * inputSize), float32(a.BBox[1] / im.Height * inputSize), float32((a.BBox[0] + a.BBox[2]) / im.Width * inputSize), float32((a.BBox[1] + a.BBox[3]) / im.Height * inputSize)},
 				Scores: []float32{0.9},
 				Labels: []int64{a.CategoryID},
 			}
-			data = EncodeResponse(data, i, d)
+			data = encodeResponse(data, i, d)
 		}
 		if i > 0 {
 			log.WriteString(",\n")
@@ -119,8 +119,8 @@ func TestAccuracyCommand(t *testing.T) {
 	os.WriteFile(path, []byte(log.String()), 0o644)
 	out := filepath.Join(t.TempDir(), "accuracy.txt")
 	var stdout bytes.Buffer
-	req := &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: path, Data: "synthetic"}, Out: out, CheckerID: "retinanet"}
-	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err != nil {
+	req := &benchmark.AccuracyRequest{Log: path, Data: "synthetic", Out: out, CheckerID: "retinanet"}
+	if _, err := benchmark.Accuracy(context.Background(), descriptor, req, &stdout); err != nil {
 		t.Fatalf("%v\n%s", err, stdout.String())
 	}
 	if !strings.Contains(stdout.String(), "mAP=100.000%") {
@@ -131,13 +131,13 @@ func TestAccuracyCommand(t *testing.T) {
 	}
 	// A stand-in model's own log misses the target.
 	runOut := t.TempDir()
-	o := benchmark.Options{Scenario: loadgen.SingleStream, Mode: loadgen.AccuracyOnly, Model: writeModel(t, InputName, 1, InputSize, true), Data: "synthetic", Backend: "cpu", Out: runOut, Count: 2}
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, io.Discard, io.Discard); err != nil {
+	o := benchmark.Options{Scenario: loadgen.SingleStream, Mode: loadgen.AccuracyOnly, Model: writeModel(t, inputName, 1, inputSize, true), Data: "synthetic", Backend: "cpu", Out: runOut, Count: 2}
+	if _, err := benchmark.Run(context.Background(), descriptor, o, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	req = &benchmark.AccuracyRequest{ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join(runOut, "mlperf_log_accuracy.json"), Data: "synthetic", Count: 2}, CheckerID: "retinanet"}
+	req = &benchmark.AccuracyRequest{Log: filepath.Join(runOut, "mlperf_log_accuracy.json"), Data: "synthetic", Count: 2, CheckerID: "retinanet"}
 	stdout.Reset()
-	if _, err := benchmark.Accuracy(context.Background(), Descriptor, req, &stdout); err == nil || !strings.Contains(err.Error(), "accuracy target of retinanet not met") {
+	if _, err := benchmark.Accuracy(context.Background(), descriptor, req, &stdout); err == nil || !strings.Contains(err.Error(), "accuracy target of retinanet not met") {
 		t.Errorf("synthetic run: err = %v\n%s", err, stdout.String())
 	}
 }

@@ -3,6 +3,7 @@ package retinanet
 import (
 	"bytes"
 	"errors"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/datasets/openimages"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/preprocess"
@@ -24,17 +24,17 @@ func TestDatasetCommands(t *testing.T) {
 	if !libjpeg.Available() {
 		t.Skip("built without cgo: no JPEG decoder")
 	}
-	d, ok := benchmark.LookupDataset("openimages")
-	if !ok || d != Dataset {
+	d, ok := spec.LookupDataset("openimages")
+	if !ok || d != dataset {
 		t.Fatal("openimages data set not registered")
 	}
-	if b, ok := benchmark.Lookup("retinanet"); !ok || b != Descriptor {
+	if b, ok := spec.Lookup("retinanet"); !ok || b != descriptor {
 		t.Fatal("retinanet not registered")
 	}
 	dir, out := t.TempDir(), t.TempDir()
 	var stdout, stderr bytes.Buffer
-	req := func(n int, nset bool) *benchmark.DatasetRequest {
-		return &benchmark.DatasetRequest{Data: dir, Out: dir, N: n, NSet: nset, Workers: 2, Stdout: &stdout, Stderr: &stderr}
+	req := func(n int, nset bool) *spec.DatasetRequest {
+		return &spec.DatasetRequest{Data: dir, Out: dir, N: n, NSet: nset, Workers: 2, Stdout: &stdout, Stderr: &stderr}
 	}
 	if err := d.Synth(req(3, true)); err != nil {
 		t.Fatal(err)
@@ -62,11 +62,11 @@ func TestDatasetCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Preprocess(ds.ImagePath(i))
+		want, err := preprocessFile(ds.ImagePath(i))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(shape, SampleShape) || !slices.Equal(got, want) {
+		if !slices.Equal(shape, sampleShape) || !slices.Equal(got, want) {
 			t.Errorf("%s: cached sample differs (shape %v)", ds.GT.Images[i].FileName, shape)
 		}
 	}
@@ -82,11 +82,11 @@ func TestDatasetCommands(t *testing.T) {
 	if err := d.Preprocess(r); err != nil {
 		t.Fatalf("preprocess again: %v", err)
 	}
-	harness.WriteStamp(out, harness.CacheStamp{Preprocessing: CachePreprocessing, Source: "other", SourceName: "other.json"})
+	harness.WriteStamp(out, harness.CacheStamp{Preprocessing: cachePreprocessing, Source: "other", SourceName: "other.json"})
 	if err := d.Preprocess(r); !errors.Is(err, harness.ErrStaleCache) {
 		t.Fatalf("preprocess into a stale cache: %v", err)
 	}
-	if _, err := NewQSL(ds, out, 1, io.Discard); !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), "other.json") {
+	if _, err := newQSL(ds, out, 1, io.Discard); !errors.Is(err, harness.ErrStaleCache) || !strings.Contains(err.Error(), "other.json") {
 		t.Fatalf("stale --cache: %v", err)
 	}
 }

@@ -24,15 +24,15 @@ import (
 // Arithmetic is float32 in the reference's order; sigmoid and exp are
 // computed in float64 and rounded.
 func refDetect(cls, reg [][]float32) (boxes []float32, scores []float32, labels []int64) {
-	const k = NumClasses
+	const k = numClasses
 	var allB [][4]float32
 	var allS []float32
 	var allL []int64
 	for l := range cls {
-		side := Levels[l].Side
+		side := levels[l].Side
 		hw := side * side
 		// Flatten in (y, x, anchor, class) order.
-		n := hw * NumAnchors * k
+		n := hw * numAnchors * k
 		type cand struct {
 			s   float32
 			idx int
@@ -40,20 +40,20 @@ func refDetect(cls, reg [][]float32) (boxes []float32, scores []float32, labels 
 		var cands []cand
 		for i := range n {
 			c := i % k
-			a := (i / k) % NumAnchors
-			pos := i / (k * NumAnchors)
+			a := (i / k) % numAnchors
+			pos := i / (k * numAnchors)
 			logit := cls[l][(a*k+c)*hw+pos]
 			s := float32(1 / (1 + math.Exp(-float64(logit))))
-			if s > ScoreThresh {
+			if s > scoreThresh {
 				cands = append(cands, cand{s, i})
 			}
 		}
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].s > cands[j].s })
-		cands = cands[:min(len(cands), TopKCandidates)]
-		anchors := Anchors(l)
+		cands = cands[:min(len(cands), topKCandidates)]
+		anchors := anchors(l)
 		for _, c := range cands {
 			ai := c.idx / k
-			a, pos := ai%NumAnchors, ai/NumAnchors
+			a, pos := ai%numAnchors, ai/numAnchors
 			var d [4]float32
 			for j := range 4 {
 				d[j] = reg[l][(a*4+j)*hw+pos]
@@ -61,13 +61,13 @@ func refDetect(cls, reg [][]float32) (boxes []float32, scores []float32, labels 
 			an := anchors[4*ai : 4*ai+4]
 			w, h := an[2]-an[0], an[3]-an[1]
 			cx, cy := an[0]+float32(0.5*w), an[1]+float32(0.5*h)
-			dw, dh := min(d[2], float32(BBoxClip)), min(d[3], float32(BBoxClip))
+			dw, dh := min(d[2], float32(bboxClip)), min(d[3], float32(bboxClip))
 			pcx, pcy := float32(d[0]*w)+cx, float32(d[1]*h)+cy
 			pw, ph := float32(float32(math.Exp(float64(dw)))*w), float32(float32(math.Exp(float64(dh)))*h)
 			hw2, hh2 := float32(0.5*pw), float32(0.5*ph)
 			b := [4]float32{pcx - hw2, pcy - hh2, pcx + hw2, pcy + hh2}
 			for j := range b {
-				b[j] = min(max(b[j], 0), InputSize)
+				b[j] = min(max(b[j], 0), inputSize)
 			}
 			allB, allS, allL = append(allB, b), append(allS, c.s), append(allL, int64(c.idx%k))
 		}
@@ -103,12 +103,12 @@ func refDetect(cls, reg [][]float32) (boxes []float32, scores []float32, labels 
 			w := max(0, min(nb[i][2], nb[j][2])-max(nb[i][0], nb[j][0]))
 			h := max(0, min(nb[i][3], nb[j][3])-max(nb[i][1], nb[j][1]))
 			inter := w * h
-			if inter/(area[i]+area[j]-inter) > NMSThresh {
+			if inter/(area[i]+area[j]-inter) > nmsThresh {
 				suppressed[j] = true
 			}
 		}
 	}
-	keep = keep[:min(len(keep), DetectionsPerImage)]
+	keep = keep[:min(len(keep), detectionsPerImage)]
 	for _, i := range keep {
 		boxes = append(boxes, allB[i][:]...)
 		scores = append(scores, allS[i])
@@ -129,22 +129,22 @@ func TestPostprocessMatchesReference(t *testing.T) {
 	var clsNames, regNames []string
 	var feeds []backend.Tensor
 	var cls, reg [][]float32
-	for l, lv := range Levels {
+	for l, lv := range levels {
 		s := int64(lv.Side)
-		cn := g.Input(fmt.Sprintf("cls%d", l), onnx.Float, onnx.Fix(1), onnx.Fix(NumAnchors*NumClasses), onnx.Fix(s), onnx.Fix(s))
-		rn := g.Input(fmt.Sprintf("reg%d", l), onnx.Float, onnx.Fix(1), onnx.Fix(NumAnchors*4), onnx.Fix(s), onnx.Fix(s))
+		cn := g.Input(fmt.Sprintf("cls%d", l), onnx.Float, onnx.Fix(1), onnx.Fix(numAnchors*numClasses), onnx.Fix(s), onnx.Fix(s))
+		rn := g.Input(fmt.Sprintf("reg%d", l), onnx.Float, onnx.Fix(1), onnx.Fix(numAnchors*4), onnx.Fix(s), onnx.Fix(s))
 		clsNames, regNames = append(clsNames, cn), append(regNames, rn)
 		hw := lv.Side * lv.Side
-		c := make([]float32, NumAnchors*NumClasses*hw)
+		c := make([]float32, numAnchors*numClasses*hw)
 		for i := range c {
-			class := (i / hw) % NumClasses
+			class := (i / hw) % numClasses
 			mean := -7.0
 			if class < 3 {
 				mean = -2.5
 			}
 			c[i] = float32(mean + 1.5*rng.NormFloat64())
 		}
-		r := make([]float32, NumAnchors*4*hw)
+		r := make([]float32, numAnchors*4*hw)
 		for i := range r {
 			r[i] = float32(0.4 * rng.NormFloat64())
 			if rng.IntN(500) == 0 {
@@ -153,10 +153,10 @@ func TestPostprocessMatchesReference(t *testing.T) {
 		}
 		cls, reg = append(cls, c), append(reg, r)
 		feeds = append(feeds,
-			backend.Tensor{Name: cn, DType: backend.Float32, Shape: []int64{1, NumAnchors * NumClasses, s, s}, Data: c},
-			backend.Tensor{Name: rn, DType: backend.Float32, Shape: []int64{1, NumAnchors * 4, s, s}, Data: r})
+			backend.Tensor{Name: cn, DType: backend.Float32, Shape: []int64{1, numAnchors * numClasses, s, s}, Data: c},
+			backend.Tensor{Name: rn, DType: backend.Float32, Shape: []int64{1, numAnchors * 4, s, s}, Data: r})
 	}
-	Postprocess(g, clsNames, regNames)
+	postprocess(g, clsNames, regNames)
 	var buf bytes.Buffer
 	if _, err := g.WriteTo(&buf); err != nil {
 		t.Fatal(err)
@@ -174,10 +174,10 @@ func TestPostprocessMatchesReference(t *testing.T) {
 	for i, o := range sess.Outputs() {
 		got[o.Name] = outs[i].Data
 	}
-	gb, gs, gl := got[BoxesName].([]float32), got[ScoresName].([]float32), got[LabelsName].([]int64)
+	gb, gs, gl := got[boxesName].([]float32), got[scoresName].([]float32), got[labelsName].([]int64)
 	wb, ws, wl := refDetect(cls, reg)
-	if len(ws) != DetectionsPerImage {
-		t.Fatalf("reference kept %d detections; the test data should fill all %d", len(ws), DetectionsPerImage)
+	if len(ws) != detectionsPerImage {
+		t.Fatalf("reference kept %d detections; the test data should fill all %d", len(ws), detectionsPerImage)
 	}
 	if len(gs) != len(ws) || len(gb) != len(wb) || len(gl) != len(wl) {
 		t.Fatalf("graph returned %d detections, reference %d", len(gs), len(ws))
@@ -191,7 +191,7 @@ func TestPostprocessMatchesReference(t *testing.T) {
 			if d := math.Abs(float64(gb[4*i+j] - wb[4*i+j])); d > 1e-3 {
 				t.Fatalf("detection %d: box %v, reference %v", i, gb[4*i:4*i+4], wb[4*i:4*i+4])
 			}
-			if wb[4*i+j] == 0 || wb[4*i+j] == InputSize {
+			if wb[4*i+j] == 0 || wb[4*i+j] == inputSize {
 				clipped++
 			}
 		}

@@ -45,11 +45,11 @@ func TestPreprocessMatchesOpenCV(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	buf := make([]byte, 4*SampleLen)
+	buf := make([]byte, 4*sampleLen)
 	for _, name := range names {
 		want := g.Images[name]
 		t.Run(name, func(t *testing.T) {
-			x, err := Preprocess(filepath.Join("..", "..", "preprocess", "testdata", "images", name))
+			x, err := preprocessFile(filepath.Join("..", "..", "preprocess", "testdata", "images", name))
 			if err != nil {
 				t.Fatal(err)
 			}

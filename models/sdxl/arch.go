@@ -4,8 +4,9 @@
 // (arch.go), the pipeline that binds them to the diffusion package's
 // scheduler and loop (pipeline.go), the FID / CLIP scoring and its
 // synthetic networks (score.go, inception.go), the model folder layout
-// (modelfile.go) and the benchmark descriptor with the coco2014 data set
-// commands (benchmark.go).
+// (modelfile.go), the benchmark descriptor and driver (benchmark.go), the
+// synthetic data set (data.go) and the coco2014 data set's commands
+// (dataset.go).
 package sdxl
 
 import (
@@ -38,8 +39,8 @@ import (
 //	  mid block (resnet, single-head attention, resnet), four up blocks of
 //	  three resnets with nearest 2× upsampling, GN, SiLU, conv_out.
 
-// TextConfig is the architecture of one CLIP text encoder.
-type TextConfig struct {
+// textConfig is the architecture of one CLIP text encoder.
+type textConfig struct {
 	Vocab, Hidden, Layers, Heads, Inter, MaxPos int64
 	// QuickGelu selects x·σ(1.702x) (ViT-L/14) instead of the exact GELU
 	// (OpenCLIP bigG).
@@ -49,8 +50,8 @@ type TextConfig struct {
 	Projection int64
 }
 
-// UNetConfig is the architecture of the UNet.
-type UNetConfig struct {
+// unetConfig is the architecture of the UNet.
+type unetConfig struct {
 	Channels       []int64 // block_out_channels
 	Heads          []int64 // attention_head_dim (diffusers' name; heads per block)
 	TLayers        []int64 // transformer_layers_per_block
@@ -61,8 +62,8 @@ type UNetConfig struct {
 	Groups         int64 // norm_num_groups
 }
 
-// VAEConfig is the architecture of the VAE decoder.
-type VAEConfig struct {
+// vaeConfig is the architecture of the VAE decoder.
+type vaeConfig struct {
 	Channels       []int64 // block_out_channels
 	LayersPerBlock int
 	Groups         int64
@@ -70,11 +71,11 @@ type VAEConfig struct {
 	ScalingFactor float32
 }
 
-// Config is one synthetic SDXL size.
-type Config struct {
-	Text1, Text2 TextConfig
-	UNet         UNetConfig
-	VAE          VAEConfig
+// config is one synthetic SDXL size.
+type config struct {
+	Text1, Text2 textConfig
+	UNet         unetConfig
+	VAE          vaeConfig
 	// LatentChannels is the UNet's in/out and the VAE's latent channels.
 	LatentChannels int64
 	// LatentSize is the side of the latents (image side / 8).
@@ -89,46 +90,46 @@ type Config struct {
 
 // Model sizes.
 const (
-	SizeFull = "full"
-	// SizeTiny keeps every block of the architecture with widths of 16–96,
+	sizeFull = "full"
+	// sizeTiny keeps every block of the architecture with widths of 16–96,
 	// one transformer layer per block, 8×8 latents (64×64 images) and 3
 	// denoising steps, for tests.
-	SizeTiny = "tiny"
-	// SizeTinyFP16 is tiny with float16 inputs and outputs.
-	SizeTinyFP16 = "tiny-fp16"
+	sizeTiny = "tiny"
+	// sizeTinyFP16 is tiny with float16 inputs and outputs.
+	sizeTinyFP16 = "tiny-fp16"
 )
 
-// Configs are the synthetic sizes: full as the SDXL base 1.0 config.json
+// configs are the synthetic sizes: full as the SDXL base 1.0 config.json
 // files (text_encoder: CLIP ViT-L/14 text, 768 wide, 12 layers;
 // text_encoder_2: OpenCLIP bigG text, 1280 wide, 32 layers, projection
 // 1280; UNet 320/640/1280 channels, 2.6 B parameters; VAE 128–512), and
 // tiny.
-var Configs = map[string]Config{
-	SizeFull: {
-		Text1: TextConfig{Vocab: 49408, Hidden: 768, Layers: 12, Heads: 12, Inter: 3072, MaxPos: 77, QuickGelu: true},
-		Text2: TextConfig{Vocab: 49408, Hidden: 1280, Layers: 32, Heads: 20, Inter: 5120, MaxPos: 77, Projection: 1280},
-		UNet: UNetConfig{Channels: []int64{320, 640, 1280}, Heads: []int64{5, 10, 20}, TLayers: []int64{1, 2, 10},
+var configs = map[string]config{
+	sizeFull: {
+		Text1: textConfig{Vocab: 49408, Hidden: 768, Layers: 12, Heads: 12, Inter: 3072, MaxPos: 77, QuickGelu: true},
+		Text2: textConfig{Vocab: 49408, Hidden: 1280, Layers: 32, Heads: 20, Inter: 5120, MaxPos: 77, Projection: 1280},
+		UNet: unetConfig{Channels: []int64{320, 640, 1280}, Heads: []int64{5, 10, 20}, TLayers: []int64{1, 2, 10},
 			LayersPerBlock: 2, CrossDim: 2048, TextEmbedDim: 1280, TimeIDDim: 256, Groups: 32},
-		VAE:            VAEConfig{Channels: []int64{128, 256, 512, 512}, LayersPerBlock: 2, Groups: 32, ScalingFactor: 0.13025},
+		VAE:            vaeConfig{Channels: []int64{128, 256, 512, 512}, LayersPerBlock: 2, Groups: 32, ScalingFactor: 0.13025},
 		LatentChannels: 4, LatentSize: 128, Steps: 20,
 	},
-	SizeTiny: {
-		Text1: TextConfig{Vocab: 0, Hidden: 32, Layers: 2, Heads: 2, Inter: 64, MaxPos: 77, QuickGelu: true},
-		Text2: TextConfig{Vocab: 0, Hidden: 64, Layers: 2, Heads: 2, Inter: 128, MaxPos: 77, Projection: 64},
-		UNet: UNetConfig{Channels: []int64{32, 32, 64}, Heads: []int64{1, 1, 2}, TLayers: []int64{1, 1, 1},
+	sizeTiny: {
+		Text1: textConfig{Vocab: 0, Hidden: 32, Layers: 2, Heads: 2, Inter: 64, MaxPos: 77, QuickGelu: true},
+		Text2: textConfig{Vocab: 0, Hidden: 64, Layers: 2, Heads: 2, Inter: 128, MaxPos: 77, Projection: 64},
+		UNet: unetConfig{Channels: []int64{32, 32, 64}, Heads: []int64{1, 1, 2}, TLayers: []int64{1, 1, 1},
 			LayersPerBlock: 2, CrossDim: 96, TextEmbedDim: 64, TimeIDDim: 8, Groups: 8},
-		VAE:            VAEConfig{Channels: []int64{16, 16, 32, 32}, LayersPerBlock: 2, Groups: 8, ScalingFactor: 0.13025},
+		VAE:            vaeConfig{Channels: []int64{16, 16, 32, 32}, LayersPerBlock: 2, Groups: 8, ScalingFactor: 0.13025},
 		LatentChannels: 4, LatentSize: 8, Steps: 3,
 	},
 }
 
-// ConfigOf returns the config of a size name; vocab, if positive, sets
+// configOf returns the config of a size name; vocab, if positive, sets
 // the text encoders' vocabulary size where the size leaves it 0 (tiny
 // models take the synthetic tokenizer's).
-func ConfigOf(size string, vocab int64) (Config, error) {
-	c, ok := Configs[size]
-	if size == SizeTinyFP16 {
-		c, ok = Configs[SizeTiny], true
+func configOf(size string, vocab int64) (config, error) {
+	c, ok := configs[size]
+	if size == sizeTinyFP16 {
+		c, ok = configs[sizeTiny], true
 		c.Float16IO = true
 	}
 	if !ok {
@@ -145,23 +146,23 @@ func ConfigOf(size string, vocab int64) (Config, error) {
 
 // Graph I/O names of the optimum export.
 const (
-	InInputIDs     = "input_ids"
-	OutLastHidden  = "last_hidden_state"
-	OutPooler      = "pooler_output"
-	OutTextEmbeds  = "text_embeds"
-	InSample       = "sample"
-	InTimestep     = "timestep"
-	InEncoderState = "encoder_hidden_states"
-	InTextEmbeds   = "text_embeds"
-	InTimeIDs      = "time_ids"
-	OutSample      = "out_sample"
-	InLatentSample = "latent_sample"
-	OutImage       = "sample"
+	inInputIDs     = "input_ids"
+	outLastHidden  = "last_hidden_state"
+	outPooler      = "pooler_output"
+	outTextEmbeds  = "text_embeds"
+	inSample       = "sample"
+	inTimestep     = "timestep"
+	inEncoderState = "encoder_hidden_states"
+	inTextEmbeds   = "text_embeds"
+	inTimeIDs      = "time_ids"
+	outSample      = "out_sample"
+	inLatentSample = "latent_sample"
+	outImage       = "sample"
 )
 
-// HiddenStates is the name of the i-th hidden-states output of a text
+// hiddenStates is the name of the i-th hidden-states output of a text
 // encoder (0: the embeddings; i: after layer i).
-func HiddenStates(i int) string { return "hidden_states." + strconv.Itoa(i) }
+func hiddenStates(i int) string { return "hidden_states." + strconv.Itoa(i) }
 
 // builder adds the layers common to the graphs.
 type builder struct{ *onnx.Graph }
@@ -222,15 +223,15 @@ func (b builder) conv(prefix, x string, in, out, k, stride int64) string {
 
 // --- CLIP text encoders -------------------------------------------------
 
-// TextEncoder builds a CLIP text encoder with the optimum export's I/O:
+// textEncoder builds a CLIP text encoder with the optimum export's I/O:
 // input_ids [batch, sequence] int64; outputs (first encoder)
 // last_hidden_state, pooler_output, hidden_states.0…L, or (with a
 // projection) text_embeds, last_hidden_state, hidden_states.0…L.
-func TextEncoder(c TextConfig, half bool, seed uint64) *onnx.Graph {
+func textEncoder(c textConfig, half bool, seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "text_encoder", Seed: seed})}
 	dt := ioType(half)
 	B, L := onnx.Sym("batch_size"), onnx.Sym("sequence_length")
-	ids := g.Input(InInputIDs, onnx.Int64, B, L)
+	ids := g.Input(inInputIDs, onnx.Int64, B, L)
 	H := c.Hidden
 	tok := g.Param("text_model.embeddings.token_embedding.weight", onnx.Float, []int64{c.Vocab, H}, onnx.Uniform(-0.05, 0.05))
 	pos := g.Param("text_model.embeddings.position_embedding.weight", onnx.Float, []int64{c.MaxPos, H}, onnx.Uniform(-0.02, 0.02))
@@ -266,14 +267,14 @@ func TextEncoder(c TextConfig, half bool, seed uint64) *onnx.Graph {
 	pooled := g.Op("GatherND", []string{last, am}, onnx.IntAttr("batch_dims", 1))
 	if c.Projection > 0 {
 		w := g.Param("text_projection.weight", onnx.Float, []int64{H, c.Projection}, onnx.Xavier(H, c.Projection))
-		g.floatOut(g.MatMul(pooled, w), OutTextEmbeds, dt, B, onnx.Fix(c.Projection))
-		g.floatOut(last, OutLastHidden, dt, B, L, onnx.Fix(H))
+		g.floatOut(g.MatMul(pooled, w), outTextEmbeds, dt, B, onnx.Fix(c.Projection))
+		g.floatOut(last, outLastHidden, dt, B, L, onnx.Fix(H))
 	} else {
-		g.floatOut(last, OutLastHidden, dt, B, L, onnx.Fix(H))
-		g.floatOut(pooled, OutPooler, dt, B, onnx.Fix(H))
+		g.floatOut(last, outLastHidden, dt, B, L, onnx.Fix(H))
+		g.floatOut(pooled, outPooler, dt, B, onnx.Fix(H))
 	}
 	for i, h := range hidden {
-		g.floatOut(h, HiddenStates(i), dt, B, L, onnx.Fix(H))
+		g.floatOut(h, hiddenStates(i), dt, B, L, onnx.Fix(H))
 	}
 	return g.Graph
 }
@@ -347,22 +348,22 @@ func (b builder) transformer(p, x, ctx string, c, heads, layers, cross, groups i
 	return b.Add(b.fromTokens(h, x), x)
 }
 
-// UNet builds the SDXL UNet with the optimum export's I/O: sample
+// unet builds the SDXL UNet with the optimum export's I/O: sample
 // [batch, C, h, w], timestep [1] float32 (optimum before 1.22 and
 // diffusers' ONNX pipelines; onnxruntime_go cannot pass a scalar), encoder_hidden_states
 // [batch, sequence, cross], text_embeds [batch, TextEmbedDim], time_ids
 // [batch, 6] → out_sample [batch, C, h, w].
-func UNet(cfg Config, seed uint64) *onnx.Graph {
+func unet(cfg config, seed uint64) *onnx.Graph {
 	c := cfg.UNet
 	g := builder{onnx.NewGraph(onnx.Config{Name: "unet", Seed: seed})}
 	dt := ioType(cfg.Float16IO)
 	B, Hs, Ws := onnx.Sym("batch_size"), onnx.Sym("height"), onnx.Sym("width")
 	lc := cfg.LatentChannels
-	sample := g.floatIn(InSample, dt, B, onnx.Fix(lc), Hs, Ws)
-	ts := g.floatIn(InTimestep, dt, onnx.Sym("steps"))
-	ctx := g.floatIn(InEncoderState, dt, B, onnx.Sym("sequence_length"), onnx.Fix(c.CrossDim))
-	te := g.floatIn(InTextEmbeds, dt, B, onnx.Fix(c.TextEmbedDim))
-	tid := g.floatIn(InTimeIDs, dt, B, onnx.Fix(6))
+	sample := g.floatIn(inSample, dt, B, onnx.Fix(lc), Hs, Ws)
+	ts := g.floatIn(inTimestep, dt, onnx.Sym("steps"))
+	ctx := g.floatIn(inEncoderState, dt, B, onnx.Sym("sequence_length"), onnx.Fix(c.CrossDim))
+	te := g.floatIn(inTextEmbeds, dt, B, onnx.Fix(c.TextEmbedDim))
+	tid := g.floatIn(inTimeIDs, dt, B, onnx.Fix(6))
 	ch0 := c.Channels[0]
 	tdim := 4 * ch0
 	temb := g.mlp2("time_embedding", g.timeProj(ts, ch0), ch0, tdim)
@@ -424,22 +425,22 @@ func UNet(cfg Config, seed uint64) *onnx.Graph {
 	x = g.SiLU(g.gn("conv_norm_out", x, ch0, c.Groups, 1e-5))
 	w := g.Param("conv_out.weight", onnx.Float, []int64{lc, ch0, 3, 3}, onnx.Uniform(-0.02, 0.02))
 	x = g.Conv(x, w, g.zeros("conv_out.bias", lc), onnx.ConvOpts{Pads: []int64{1, 1, 1, 1}})
-	g.floatOut(x, OutSample, dt, B, onnx.Fix(lc), Hs, Ws)
+	g.floatOut(x, outSample, dt, B, onnx.Fix(lc), Hs, Ws)
 	return g.Graph
 }
 
 // --- VAE decoder --------------------------------------------------------
 
-// VAEDecoder builds AutoencoderKL.decode with the optimum export's I/O:
+// vaeDecoder builds AutoencoderKL.decode with the optimum export's I/O:
 // latent_sample [batch, C, h, w] → sample [batch, 3, 8h, 8w] (for four
 // blocks).
-func VAEDecoder(cfg Config, seed uint64) *onnx.Graph {
+func vaeDecoder(cfg config, seed uint64) *onnx.Graph {
 	c := cfg.VAE
 	g := builder{onnx.NewGraph(onnx.Config{Name: "vae_decoder", Seed: seed})}
 	B := onnx.Sym("batch_size")
 	lc := cfg.LatentChannels
 	dt := ioType(cfg.Float16IO)
-	z := g.floatIn(InLatentSample, dt, B, onnx.Fix(lc), onnx.Sym("latent_height"), onnx.Sym("latent_width"))
+	z := g.floatIn(inLatentSample, dt, B, onnx.Fix(lc), onnx.Sym("latent_height"), onnx.Sym("latent_width"))
 	z = g.conv("post_quant_conv", z, lc, lc, 1, 1)
 	nb := len(c.Channels)
 	top := c.Channels[nb-1]
@@ -468,16 +469,16 @@ func VAEDecoder(cfg Config, seed uint64) *onnx.Graph {
 	}
 	x = g.SiLU(g.gn("decoder.conv_norm_out", x, c.Channels[0], c.Groups, 1e-6))
 	x = g.conv("decoder.conv_out", x, c.Channels[0], 3, 3, 1)
-	g.floatOut(x, OutImage, dt, B, onnx.Fix(3), onnx.Sym("height"), onnx.Sym("width"))
+	g.floatOut(x, outImage, dt, B, onnx.Fix(3), onnx.Sym("height"), onnx.Sym("width"))
 	return g.Graph
 }
 
-// Parts are the four graphs' folders in a model folder, as optimum
+// parts are the four graphs' folders in a model folder, as optimum
 // exports them.
-var Parts = []string{"text_encoder", "text_encoder_2", "unet", "vae_decoder"}
+var parts = []string{"text_encoder", "text_encoder_2", "unet", "vae_decoder"}
 
 // checkConfig reports an inconsistent config (for hand-made sizes).
-func checkConfig(c Config) error {
+func checkConfig(c config) error {
 	u := c.UNet
 	n := len(u.Channels)
 	switch {

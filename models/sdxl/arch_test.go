@@ -11,7 +11,7 @@ import (
 // decoder with post_quant_conv 49.5 M); the graphs are only built, not
 // written.
 func TestFullSizeParameterCounts(t *testing.T) {
-	c, err := ConfigOf(SizeFull, 0)
+	c, err := configOf(sizeFull, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,10 +25,10 @@ func TestFullSizeParameterCounts(t *testing.T) {
 		g    interface{ ParamCount() int64 }
 		want float64
 	}{
-		"text_encoder":   {TextEncoder(c.Text1, false, 1), 123060480},
-		"text_encoder_2": {TextEncoder(c.Text2, false, 1), 694659840},
-		"unet":           {UNet(c, 1), 2567463684},
-		"vae_decoder":    {VAEDecoder(c, 1), 49490199 + 20},
+		"text_encoder":   {textEncoder(c.Text1, false, 1), 123060480},
+		"text_encoder_2": {textEncoder(c.Text2, false, 1), 694659840},
+		"unet":           {unet(c, 1), 2567463684},
+		"vae_decoder":    {vaeDecoder(c, 1), 49490199 + 20},
 	} {
 		got := float64(c.g.ParamCount())
 		if got < c.want || got > c.want*1.0001 {
@@ -39,11 +39,11 @@ func TestFullSizeParameterCounts(t *testing.T) {
 
 func TestBuildTinyLayout(t *testing.T) {
 	dir := t.TempDir()
-	if err := Build(filepath.Join(dir, "model.onnx"), SizeTiny, ArchSeed); err != nil {
+	if err := build(filepath.Join(dir, "model.onnx"), sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range Parts {
-		if _, err := os.Stat(PartPath(dir, p)); err != nil {
+	for _, p := range parts {
+		if _, err := os.Stat(partPath(dir, p)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -56,13 +56,13 @@ func mkTemp() (string, error) { return os.MkdirTemp("", "sdxl-tiny-*") }
 // vocabulary; with the logit scale, the model's 151,277,313), within the
 // graphs' constants.
 func TestCLIPParameterCounts(t *testing.T) {
-	c := CLIPConfigs[SizeFull]
+	c := clipConfigs[sizeFull]
 	for name, x := range map[string]struct {
 		got  int64
 		want float64
 	}{
-		"visual": {SyntheticCLIPImage(c, 1).ParamCount(), 87849216},
-		"text":   {SyntheticCLIPText(c, 49408, 1).ParamCount(), 63428096},
+		"visual": {syntheticCLIPImage(c, 1).ParamCount(), 87849216},
+		"text":   {syntheticCLIPText(c, 49408, 1).ParamCount(), 63428096},
 	} {
 		if g := float64(x.got); g < x.want || g > x.want*1.0002 {
 			t.Errorf("%s: %d parameters, want %.0f (+0.02%%)", name, x.got, x.want)

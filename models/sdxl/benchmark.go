@@ -1,16 +1,17 @@
 package sdxl
 
+// The sdxl benchmark as the framework runs it: its descriptor and driver
+// (see package benchmark/spec).
+
 import (
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/mlperf-go/inference/backend"
-	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/coco2014"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/loadgen"
@@ -18,20 +19,20 @@ import (
 
 // Benchmark facts (mlperf.conf and the submission checker's constants).
 const (
-	// ConfName is the model name in mlperf.conf and user.conf.
-	ConfName = "stable-diffusion-xl"
-	// CheckerID is the submission checker's name (accuracy.Targets).
-	CheckerID = "stable-diffusion-xl"
-	// PerformanceSampleCount is the reference QSL's (mlperf.conf's
+	// confName is the model name in mlperf.conf and user.conf.
+	confName = "stable-diffusion-xl"
+	// checkerID is the submission checker's name (accuracy.Targets).
+	checkerID = "stable-diffusion-xl"
+	// performanceSampleCount is the reference QSL's (mlperf.conf's
 	// override is the same 5000).
-	PerformanceSampleCount = 5000
-	// WarmupCaption is the caption of the reference's warm-up runs
+	performanceSampleCount = 5000
+	// warmupCaption is the caption of the reference's warm-up runs
 	// (text_to_image/main.py).
-	WarmupCaption = "Lorem ipsum dolor sit amet, consectetur adipiscing elit"
-	// Warmups is the reference's number of warm-up generations.
-	Warmups = 5
-	// SynthSamples is the size of the `--data synthetic` data set.
-	SynthSamples = 5
+	warmupCaption = "Lorem ipsum dolor sit amet, consectetur adipiscing elit"
+	// warmups is the reference's number of warm-up generations.
+	warmups = 5
+	// synthSamples is the size of the `--data synthetic` data set.
+	synthSamples = 5
 )
 
 // Option names.
@@ -44,162 +45,75 @@ const (
 	optReview    = "review-images"
 )
 
-// Descriptor is the SDXL benchmark descriptor.
-var Descriptor = &benchmark.Benchmark{
+// descriptor is the SDXL benchmark descriptor.
+var descriptor = &spec.Benchmark{
 	Name:       "sdxl",
 	Summary:    "Stable Diffusion XL 1.0 base on 5000 COCO-2014 captions (text encoders, 20 Euler steps with guidance 8, VAE), FID and CLIP score",
-	ConfNames:  []string{ConfName},
-	CheckerIDs: []string{CheckerID},
+	ConfNames:  []string{confName},
+	CheckerIDs: []string{checkerID},
 	Scenarios:  []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline, loadgen.Server},
 	Dataset:    "coco2014",
-	Model: benchmark.Models{
+	Model: spec.Models{
 		Default: "synthetic:tiny",
-		Sizes: []benchmark.Size{
-			{Name: SizeFull, Summary: "SDXL base 1.0 shapes: text encoders 123M + 695M, UNet 2.57B, VAE decoder 49M parameters (about 14 GB fp32)"},
-			{Name: SizeTiny, Summary: "every block at widths 16–96, 8×8 latents (64×64 images), 3 steps"},
-			{Name: SizeTinyFP16, Summary: "tiny with float16 inputs and outputs, as a half-precision export"},
+		Sizes: []spec.Size{
+			{Name: sizeFull, Summary: "SDXL base 1.0 shapes: text encoders 123M + 695M, UNet 2.57B, VAE decoder 49M parameters (about 14 GB fp32)"},
+			{Name: sizeTiny, Summary: "every block at widths 16–96, 8×8 latents (64×64 images), 3 steps"},
+			{Name: sizeTinyFP16, Summary: "tiny with float16 inputs and outputs, as a half-precision export"},
 		},
-		Seed:  ArchSeed,
-		Build: Build,
+		Seed: archSeed,
 	},
-	Options: []benchmark.Option{
+	Options: []spec.Option{
 		{Name: optSteps, Usage: "denoising steps instead of the model's (20 for a real model); for diagnosis only, refused in submission runs"},
-		{Name: optWarmup, Default: strconv.Itoa(Warmups), Usage: "untimed warm-up generations before the run (the reference's 5)"},
+		{Name: optWarmup, Default: strconv.Itoa(warmups), Usage: "untimed warm-up generations before the run (the reference's 5)"},
 		{Name: optFIDModel, Usage: "pytorch-fid InceptionV3 as ONNX (input images [N,3,299,299] in [-1,1], output features [N,2048]); synthetic stand-in with a synthetic model or data"},
 		{Name: optCLIPModel, Usage: "folder with the open_clip ViT-B/32 towers as ONNX (visual/model.onnx, text/model.onnx) and tokenizer/"},
 		{Name: optFIDStats, Usage: "FID reference statistics (.npz with mu and sigma; default DATA/" + coco2014.StatsFile + ")"},
 		{Name: optReview, Usage: "folder for the 10 review images and captions.txt of an accuracy run (default OUT/images)"},
 	},
 	LocalOnly:  "SDXL is a pipeline of models (two text encoders, the UNet over the denoising steps, the VAE decoder) driven from this process, so behind a remote backend its sampling loop would run on the LoadGen node",
-	Open:       open,
-	Score:      score,
 	Compliance: []string{"TEST01", "TEST04"},
+	Driver:     driver{},
 }
 
-// Dataset is the coco2014 data set's commands.
-var Dataset = &benchmark.Dataset{
-	Name:     "coco2014",
-	DataFile: true,
-	DataWant: "the COCO-2014 folder (captions/captions.tsv, latents/latents.npy, statistics/val2014.npz) or its captions file",
-	Download: "datasets/coco2014/download_dataset.sh",
-	Summary:  "COCO-2014 captions for SDXL: captions/captions.tsv, latents/latents.npy, statistics/val2014.npz",
-	Synth: func(req *benchmark.DatasetRequest) error {
-		if err := coco2014.Synth(req.Out, coco2014.SynthConfig{N: req.N, Seed: req.Seed}); err != nil {
-			return err
-		}
-		fmt.Fprintf(req.Stdout, "wrote a synthetic COCO-2014 captions data set to %s\n", req.Out)
-		return nil
-	},
-	// Preprocess is coco.py's selection: the captions of
-	// annotations_trainval2014.zip (or captions_val2014.json) in --data,
-	// the first --count (default 5000) of the seed-2023 shuffle (-seed),
-	// written as DIR/captions/captions.tsv (-o).
-	Preprocess: func(req *benchmark.DatasetRequest) error {
-		if req.Data == "" || req.Out == "" {
-			return benchmark.UsageError("coco2014: preprocess needs --data annotations_trainval2014.zip (or captions_val2014.json) and -o DIR")
-		}
-		max := coco2014.Samples
-		if req.Count > 0 {
-			max = req.Count
-		}
-		seed := uint32(coco2014.SelectSeed)
-		if req.Seed != 0 {
-			seed = uint32(req.Seed)
-		}
-		n, err := coco2014.SelectFile(req.Data, req.Out, max, seed)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(req.Stdout, "wrote %d captions (seed %d) to %s\n", n, seed, filepath.Join(req.Out, coco2014.CaptionsFile))
-		return nil
-	},
-	Verify: func(req *benchmark.DatasetRequest) error {
-		r := coco2014.Verify(req.Data)
-		for _, l := range r.Lines {
-			fmt.Fprintln(req.Stdout, l)
-		}
-		if !r.OK {
-			return fmt.Errorf("coco2014: %s is not the reference data set (see the FAIL lines)", req.Data)
-		}
-		return nil
-	},
-}
+// driver is the sdxl benchmark's spec.Driver.
+type driver struct{}
+
+// BuildModel implements spec.ModelBuilder (Build).
+func (driver) BuildModel(path, size string, seed uint64) error { return build(path, size, seed) }
 
 func init() {
-	benchmark.Register(Descriptor)
-	benchmark.RegisterDataset(Dataset)
-}
-
-var synthMu sync.Mutex
-
-// dataDir resolves --data: a folder, or the synthetic data set for latents
-// of side latent and FID statistics of dim features, made once in cache.
-func dataDir(data, cache string, latent, dim int64) (string, error) {
-	if data != "synthetic" {
-		return data, nil
-	}
-	dir := filepath.Join(cache, fmt.Sprintf("coco2014-synthetic-%d-%d", latent, dim))
-	synthMu.Lock()
-	defer synthMu.Unlock()
-	if _, err := os.Stat(coco2014.StatsPath(dir)); err == nil {
-		return dir, nil
-	}
-	err := buildOnce(dir, func(tmp string) error {
-		return coco2014.Synth(tmp, coco2014.SynthConfig{N: SynthSamples, LatentSize: int(latent), StatsDim: int(dim)})
-	})
-	return dir, err
-}
-
-// buildOnce writes a cache folder with build into a fresh temporary
-// folder beside it and renames it into place; a folder another process
-// put there first is kept.
-func buildOnce(dir string, build func(tmp string) error) error {
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return fmt.Errorf("sdxl: cache folder: %w", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+"-*")
-	if err != nil {
-		return fmt.Errorf("sdxl: cache folder: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := build(tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(dir); serr == nil {
-			return nil
-		}
-		return fmt.Errorf("sdxl: %w", err)
-	}
-	return nil
+	spec.Register(descriptor)
+	spec.RegisterDataset(dataset)
 }
 
 // scorerSize is the synthetic scorer size for a model size and data:
 // tiny only for a tiny model on synthetic data (narrow features).
 func scorerSize(modelSize, data string) string {
-	if (modelSize == SizeTiny || modelSize == SizeTinyFP16) && data == "synthetic" {
-		return SizeTiny
+	if (modelSize == sizeTiny || modelSize == sizeTinyFP16) && data == "synthetic" {
+		return sizeTiny
 	}
-	return SizeFull
+	return sizeFull
 }
 
-func intOpt(x benchmark.Extra, name string, def int) (int, error) {
+func intOpt(x spec.Extra, name string, def int) (int, error) {
 	v, ok := x[name]
 	if !ok || v == "" {
 		return def, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, benchmark.UsageError("sdxl: --%s %q: want a non-negative integer", name, v)
+		return 0, spec.UsageError("sdxl: --%s %q: want a non-negative integer", name, v)
 	}
 	return n, nil
 }
 
-func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) {
+// Open implements spec.Driver: the pipeline's models through env.Engine,
+// warmed up as the reference does, and the captions' tokens as samples.
+func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, error) {
 	if env.Cache != "" {
 		fmt.Fprintln(env.Stderr, "sdxl: --cache is not used: the prompts and latents are read from --data")
 	}
-	dir, err := ModelDir(env.ModelPath)
+	dir, err := modelDir(env.ModelPath)
 	if err != nil {
 		return nil, err
 	}
@@ -208,27 +122,17 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 		return nil, err
 	}
 	if steps > 0 && env.Mode == loadgen.SubmissionRun {
-		return nil, benchmark.UsageError("sdxl: --steps is for diagnosis only; a submission run uses the reference's %d steps", Steps)
+		return nil, spec.UsageError("sdxl: --steps is for diagnosis only; a submission run uses the reference's %d steps", referenceSteps)
 	}
-	warm, err := intOpt(env.Extra, optWarmup, Warmups)
+	warm, err := intOpt(env.Extra, optWarmup, warmups)
 	if err != nil {
 		return nil, err
 	}
 	if os.Getenv("FORCE_NO_WARMUP") != "" {
 		warm = 0
 	}
-	latent := int64(128)
-	idx := readModelIndex(dir)
-	if idx.LatentSize > 0 {
-		latent = idx.LatentSize
-	}
-	// A synthetic model given as a folder (mlperf model build) counts as
-	// synthetic too.
-	synthSize := env.SyntheticSize
-	if synthSize == "" {
-		synthSize = idx.Size
-	}
-	data, err := dataDir(env.Data, env.CacheDir, latent, ScorerDims[scorerSize(synthSize, env.Data)])
+	latent, synthSize := modelShape(dir, env.SyntheticSize)
+	data, err := dataDir(env.Data, env.CacheDir, latent, scorerDims[scorerSize(synthSize, env.Data)])
 	if err != nil {
 		return nil, err
 	}
@@ -240,25 +144,25 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := OpenPipeline(ctx, PipelineConfig{Dir: dir, Latents: lat, LatentsShape: shape, Steps: steps,
-		Open: func(path string) (backend.Session, error) { return env.OpenSession(path, nil) }})
+	p, err := openPipeline(ctx, pipelineConfig{Dir: dir, Latents: lat, LatentsShape: shape, Steps: steps,
+		Open: func(path string) (backend.Session, error) { return env.Engine.OpenSession(path, nil) }})
 	if err != nil {
 		return nil, err
 	}
 	if warm > 0 {
 		fmt.Fprintf(env.Stderr, "sdxl: %d warm-up generations\n", warm)
-		w := p.Tokenize(WarmupCaption)
+		w := p.Tokenize(warmupCaption)
 		for range warm {
-			if _, err := p.Generate(ctx, []Tokens{w}); err != nil {
+			if _, err := p.Generate(ctx, []tokens{w}); err != nil {
 				p.Close()
 				return nil, fmt.Errorf("sdxl: warm-up: %w", err)
 			}
 		}
 	}
-	q, err := harness.NewQSL(harness.QSLConfig[Tokens]{
+	q, err := harness.NewQSL(harness.QSLConfig[tokens]{
 		Total:       ds.Len(),
-		Performance: min(ds.Len(), PerformanceSampleCount),
-		Load: func(_ context.Context, i int) (Tokens, error) {
+		Performance: min(ds.Len(), performanceSampleCount),
+		Load: func(_ context.Context, i int) (tokens, error) {
 			return p.Tokenize(ds.Captions[i].Text), nil
 		},
 	})
@@ -267,7 +171,7 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 		return nil, fmt.Errorf("sdxl: %w", err)
 	}
 	gen := func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
-		toks := make([]Tokens, len(idx))
+		toks := make([]tokens, len(idx))
 		for i, s := range idx {
 			t, ok := q.Sample(s)
 			if !ok {
@@ -284,71 +188,74 @@ func open(ctx context.Context, env *benchmark.Env) (*benchmark.Instance, error) 
 		}
 		return nil
 	}
-	inst := &benchmark.Instance{
+	inst := &spec.Instance{
 		Model: harness.ModelFunc(gen),
 		QSL:   q,
 		Describe: fmt.Sprintf("sdxl: model %s (%d steps, guidance %d, %d×%d images), %d captions from %s, batch %d, %d worker(s)",
-			dir, p.Steps(), Guidance, p.ImageW, p.ImageH, ds.Len(), data, env.Batch, env.Workers),
+			dir, p.Steps(), guidance, p.ImageW, p.ImageH, ds.Len(), data, env.Batch, env.Workers),
 		Close: p.Close,
 	}
-	if synthSize != "" && p.Steps() != Steps {
-		inst.Describe += fmt.Sprintf("; the synthetic %s model runs %d steps, not the reference's %d", synthSize, p.Steps(), Steps)
-	}
-	inst.Raw = func(ctx context.Context, d time.Duration) (int64, time.Duration, error) {
-		n := min(ds.Len(), env.Batch*4)
-		idx := make([]loadgen.SampleIndex, n)
-		for i := range idx {
-			idx[i] = loadgen.SampleIndex(i)
-		}
-		if err := q.LoadSamples(ctx, idx); err != nil {
-			return 0, 0, err
-		}
-		defer q.UnloadSamples(ctx, idx)
-		out := make([]loadgen.Response, env.Batch)
-		var done int64
-		start := time.Now()
-		for k := 0; time.Since(start) < d; k++ {
-			b := make([]loadgen.SampleIndex, env.Batch)
-			for i := range b {
-				b[i] = idx[(k*env.Batch+i)%n]
-			}
-			if err := gen(ctx, b, out); err != nil {
-				return done, time.Since(start), err
-			}
-			done += int64(len(b))
-		}
-		return done, time.Since(start), nil
-	}
-	inst.Score = func(ctx context.Context, logPath string) (*benchmark.Score, error) {
-		review := env.Extra[optReview]
-		if review == "" && env.Out != "" {
-			review = filepath.Join(env.Out, "images")
-		}
-		return scoreLog(ctx, &benchmark.ScoreRequest{Log: logPath, Data: data, Count: env.Count, Extra: env.Extra, CacheDir: env.CacheDir, Stderr: env.Stderr},
-			synthSize != "" || env.Data == "synthetic", scorerSize(synthSize, env.Data), review, env.OpenSession)
+	if synthSize != "" && p.Steps() != referenceSteps {
+		inst.Describe += fmt.Sprintf("; the synthetic %s model runs %d steps, not the reference's %d", synthSize, p.Steps(), referenceSteps)
 	}
 	return inst, nil
 }
 
-// score is `mlperf accuracy sdxl`.
-func score(ctx context.Context, req *benchmark.ScoreRequest) (*benchmark.Score, error) {
-	size := SizeFull
+// modelShape is the latent size of the model in dir (128, SDXL's, unless
+// its model_index.json says otherwise) and its synthetic size: size, or
+// the index's (a synthetic model given as a folder, as mlperf model build
+// writes it, counts as synthetic too).
+func modelShape(dir, size string) (latent int64, synthSize string) {
+	latent = 128
+	idx := readModelIndex(dir)
+	if idx.LatentSize > 0 {
+		latent = idx.LatentSize
+	}
+	if size == "" {
+		size = idx.Size
+	}
+	return latent, size
+}
+
+// Score implements spec.Driver: FID and CLIP score of the logged images.
+// In a run (req.ModelPath set) the data set and the scorer models are
+// those of the run's model; after the fact (`mlperf accuracy sdxl`) a
+// synthetic data set means the tiny synthetic scorers.
+func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
+	open := func(p string, outs []string) (backend.Session, error) { return req.Engine.OpenSession(p, outs) }
+	if req.ModelPath != "" {
+		dir, err := modelDir(req.ModelPath)
+		if err != nil {
+			return nil, err
+		}
+		latent, synthSize := modelShape(dir, req.SyntheticSize)
+		size := scorerSize(synthSize, req.Data)
+		data, err := dataDir(req.Data, req.CacheDir, latent, scorerDims[size])
+		if err != nil {
+			return nil, err
+		}
+		review := req.Extra[optReview]
+		if review == "" && req.Out != "" {
+			review = filepath.Join(req.Out, "images")
+		}
+		r := *req
+		r.Data = data
+		return scoreLog(ctx, &r, synthSize != "" || req.Data == "synthetic", size, review, open)
+	}
+	size := sizeFull
 	if req.Data == "synthetic" {
-		size = SizeTiny
-		d, err := dataDir(req.Data, req.CacheDir, Configs[SizeTiny].LatentSize, ScorerDims[SizeTiny])
+		size = sizeTiny
+		d, err := dataDir(req.Data, req.CacheDir, configs[sizeTiny].LatentSize, scorerDims[sizeTiny])
 		if err != nil {
 			return nil, err
 		}
 		req.Data = d
 	}
-	return scoreLog(ctx, req, req.Data != "" && size == SizeTiny, size, req.Extra[optReview], func(p string, outs []string) (backend.Session, error) {
-		e := benchmark.Env{Options: benchmark.Options{Backend: "cpu"}}
-		return e.OpenSession(p, outs)
-	})
+	return scoreLog(ctx, req, req.Data != "" && size == sizeTiny, size, req.Extra[optReview], open)
 }
 
 // scoreLog scores with the given or the synthetic scorer models.
-func scoreLog(ctx context.Context, req *benchmark.ScoreRequest, synthetic bool, size, review string, open func(string, []string) (backend.Session, error)) (*benchmark.Score, error) {
+func scoreLog(ctx context.Context, req *spec.ScoreRequest, synthetic bool, size, review string, open func(string, []string) (backend.Session, error)) (*spec.Score, error) {
 	ds, err := coco2014.Load(req.Data, req.Count)
 	if err != nil {
 		return nil, err
@@ -364,25 +271,25 @@ func scoreLog(ctx context.Context, req *benchmark.ScoreRequest, synthetic bool, 
 	fid, clip := req.Extra[optFIDModel], req.Extra[optCLIPModel]
 	if fid == "" || clip == "" {
 		if !synthetic {
-			return nil, benchmark.UsageError("sdxl: --%s and --%s are required to score a real model (pytorch-fid InceptionV3 and open_clip ViT-B/32 as ONNX; see models/sdxl/README.md)", optFIDModel, optCLIPModel)
+			return nil, spec.UsageError("sdxl: --%s and --%s are required to score a real model (pytorch-fid InceptionV3 and open_clip ViT-B/32 as ONNX; see models/sdxl/README.md)", optFIDModel, optCLIPModel)
 		}
 		dir := filepath.Join(req.CacheDir, "sdxl-scorers-synthetic-"+size)
 		synthMu.Lock()
-		if _, err := os.Stat(filepath.Join(dir, InceptionFile)); err != nil {
-			if err := buildOnce(dir, func(tmp string) error { return BuildScorers(tmp, size, ArchSeed) }); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, inceptionFile)); err != nil {
+			if err := buildOnce(dir, func(tmp string) error { return buildScorers(tmp, size, archSeed) }); err != nil {
 				synthMu.Unlock()
 				return nil, err
 			}
 		}
 		synthMu.Unlock()
 		if fid == "" {
-			fid = filepath.Join(dir, InceptionFile)
+			fid = filepath.Join(dir, inceptionFile)
 		}
 		if clip == "" {
-			clip = filepath.Join(dir, CLIPDir)
+			clip = filepath.Join(dir, clipDir)
 		}
 	}
-	s, err := OpenScorer(func(p string) (backend.Session, error) { return open(p, nil) }, fid, clip, stats)
+	s, err := openScorer(func(p string) (backend.Session, error) { return open(p, nil) }, fid, clip, stats)
 	if err != nil {
 		return nil, err
 	}
@@ -392,5 +299,5 @@ func scoreLog(ctx context.Context, req *benchmark.ScoreRequest, synthetic bool, 
 	if err != nil {
 		return nil, err
 	}
-	return &benchmark.Score{Lines: []string{res.String()}}, nil
+	return &spec.Score{Lines: []string{res.String()}}, nil
 }

@@ -5,6 +5,7 @@ package sdxl
 import (
 	"bytes"
 	"context"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"math"
 	"os"
 	"path/filepath"
@@ -28,8 +29,8 @@ func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic",
-		Backend: "cpu", Threads: 1, Out: out, Extra: benchmark.Extra{optWarmup: "1"}}
-	if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+		Backend: "cpu", Threads: 1, Out: out, Extra: spec.Extra{optWarmup: "1"}}
+	if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
 	line := regexp.MustCompile(`Accuracy Results: \{'FID_SCORE': '([0-9.e+-]+)', 'CLIP_SCORE': '(-?[0-9.e+-]+)'\}`)
@@ -52,8 +53,8 @@ func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	}
 	// `mlperf accuracy sdxl` on the same log and data gives the same scores.
 	var acc2 bytes.Buffer
-	if _, err := benchmark.Accuracy(context.Background(), Descriptor, &benchmark.AccuracyRequest{
-		ScoreRequest: benchmark.ScoreRequest{Log: filepath.Join(out, "mlperf_log_accuracy.json"), Data: "synthetic"}}, &acc2); err != nil {
+	if _, err := benchmark.Accuracy(context.Background(), descriptor, &benchmark.AccuracyRequest{
+		Log: filepath.Join(out, "mlperf_log_accuracy.json"), Data: "synthetic"}, &acc2); err != nil {
 		t.Fatal(err)
 	}
 	m2 := line.FindStringSubmatch(acc2.String())

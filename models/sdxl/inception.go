@@ -91,11 +91,11 @@ func (b builder) inceptionE(p, x string, in int64, maxPool bool) (string, int64)
 	return b.Concat(1, b1, t, d, bp), 2048
 }
 
-// SyntheticFIDInception builds pytorch-fid's FIDInceptionV3 up to pool3:
+// syntheticFIDInception builds pytorch-fid's FIDInceptionV3 up to pool3:
 // images [N, 3, 299, 299] → features [N, 2048].
-func SyntheticFIDInception(seed uint64) *onnx.Graph {
+func syntheticFIDInception(seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "fid_inception_v3", Seed: seed})}
-	x := g.Input(FIDInputName, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(FIDSide), onnx.Fix(FIDSide))
+	x := g.Input(fidInputName, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(fidSide), onnx.Fix(fidSide))
 	x = g.bconv("Conv2d_1a_3x3", x, 3, 32, 3, 3, 2, 0, 0)
 	x = g.bconv("Conv2d_2a_3x3", x, 32, 32, 3, 3, 1, 0, 0)
 	x = g.bconv("Conv2d_2b_3x3", x, 32, 64, 3, 3, 1, 1, 1)
@@ -115,6 +115,6 @@ func SyntheticFIDInception(seed uint64) *onnx.Graph {
 	x, c = g.inceptionE("Mixed_7b", x, c, false)
 	x, c = g.inceptionE("Mixed_7c", x, c, true)
 	y := g.Flatten(g.GlobalAveragePool(x), 1)
-	g.Output(g.Rename(y, FIDOutputName), onnx.Float, onnx.Sym("N"), onnx.Fix(c))
+	g.Output(g.Rename(y, fidOutputName), onnx.Float, onnx.Sym("N"), onnx.Fix(c))
 	return g.Graph
 }

@@ -13,24 +13,24 @@ import (
 	"github.com/mlperf-go/inference/onnx"
 )
 
-// ArchSeed is the default weight seed of the synthetic models.
-const ArchSeed uint64 = 20240401
+// archSeed is the default weight seed of the synthetic models.
+const archSeed uint64 = 20240401
 
-// NegativePrompt is the reference's fixed negative prompt
+// negativePrompt is the reference's fixed negative prompt
 // (mlcommons/inference text_to_image/backend_pytorch.py).
-const NegativePrompt = "normal quality, low quality, worst quality, low res, blurry, nsfw, nude"
+const negativePrompt = "normal quality, low quality, worst quality, low res, blurry, nsfw, nude"
 
 // tokenizerCorpus is the text the synthetic tokenizer's merges are
 // learned from: the negative prompt and common caption words.
-const tokenizerCorpus = NegativePrompt + ` a man woman person people dog cat horse bird train bus car truck
+const tokenizerCorpus = negativePrompt + ` a man woman person people dog cat horse bird train bus car truck
 street road city building table plate food pizza sandwich kitchen room bed living bathroom toilet sink
 sitting standing holding riding walking playing eating looking next to on in of with the and near front
 top white black red blue green yellow large small two three group field grass water beach ocean sky
 snow skiing surfing board tennis baseball ball game park bench clock tower sign giraffe elephant zebra
 sheep cow bear umbrella laptop computer phone window door wall picture photo image view`
 
-// SyntheticMerges is the number of merges of the synthetic tokenizer.
-const SyntheticMerges = 400
+// syntheticMerges is the number of merges of the synthetic tokenizer.
+const syntheticMerges = 400
 
 // Model folder layout (optimum's export of the diffusers pipeline):
 // <dir>/{text_encoder,text_encoder_2,unet,vae_decoder}/model.onnx,
@@ -38,43 +38,43 @@ const SyntheticMerges = 400
 // <dir>/scheduler/scheduler_config.json and the optional
 // <dir>/vae_decoder/config.json (scaling_factor).
 const (
-	TokenizerDir  = "tokenizer"
-	Tokenizer2Dir = "tokenizer_2"
-	SchedulerFile = "scheduler/scheduler_config.json"
-	VAEConfigFile = "vae_decoder/config.json"
+	tokenizerDir  = "tokenizer"
+	tokenizer2Dir = "tokenizer_2"
+	schedulerFile = "scheduler/scheduler_config.json"
+	vaeConfigFile = "vae_decoder/config.json"
 )
 
-// PartPath is the ONNX file of part (one of Parts) in a model folder.
-func PartPath(dir, part string) string { return filepath.Join(dir, part, "model.onnx") }
+// partPath is the ONNX file of part (one of Parts) in a model folder.
+func partPath(dir, part string) string { return filepath.Join(dir, part, "model.onnx") }
 
-// Build writes the synthetic model of size and seed into the folder of
+// build writes the synthetic model of size and seed into the folder of
 // path in optimum's layout, and links path (the model.onnx the benchmark
 // registry resolves) to its unet/model.onnx. Same size and seed, same
 // bytes.
-func Build(path, size string, seed uint64) error {
+func build(path, size string, seed uint64) error {
 	dir := filepath.Dir(path)
-	vocab, merges := cliptok.Synthetic(tokenizerCorpus, SyntheticMerges)
-	cfg, err := ConfigOf(size, int64(len(vocab)))
+	vocab, merges := cliptok.Synthetic(tokenizerCorpus, syntheticMerges)
+	cfg, err := configOf(size, int64(len(vocab)))
 	if err != nil {
 		return err
 	}
 	if err := checkConfig(cfg); err != nil {
 		return err
 	}
-	if err := cliptok.Write(filepath.Join(dir, TokenizerDir), vocab, merges, cliptok.EOS, cliptok.ContextLength); err != nil {
+	if err := cliptok.Write(filepath.Join(dir, tokenizerDir), vocab, merges, cliptok.EOS, cliptok.ContextLength); err != nil {
 		return err
 	}
-	if err := cliptok.Write(filepath.Join(dir, Tokenizer2Dir), vocab, merges, "!", cliptok.ContextLength); err != nil {
+	if err := cliptok.Write(filepath.Join(dir, tokenizer2Dir), vocab, merges, "!", cliptok.ContextLength); err != nil {
 		return err
 	}
 	graphs := map[string]func() *onnx.Graph{
-		"text_encoder":   func() *onnx.Graph { return TextEncoder(cfg.Text1, cfg.Float16IO, seed) },
-		"text_encoder_2": func() *onnx.Graph { return TextEncoder(cfg.Text2, cfg.Float16IO, seed+1) },
-		"unet":           func() *onnx.Graph { return UNet(cfg, seed+2) },
-		"vae_decoder":    func() *onnx.Graph { return VAEDecoder(cfg, seed+3) },
+		"text_encoder":   func() *onnx.Graph { return textEncoder(cfg.Text1, cfg.Float16IO, seed) },
+		"text_encoder_2": func() *onnx.Graph { return textEncoder(cfg.Text2, cfg.Float16IO, seed+1) },
+		"unet":           func() *onnx.Graph { return unet(cfg, seed+2) },
+		"vae_decoder":    func() *onnx.Graph { return vaeDecoder(cfg, seed+3) },
 	}
-	for _, part := range Parts {
-		p := PartPath(dir, part)
+	for _, part := range parts {
+		p := partPath(dir, part)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("sdxl: %w", err)
 		}
@@ -84,8 +84,8 @@ func Build(path, size string, seed uint64) error {
 	}
 	sc := diffusion.DefaultSchedulerConfig()
 	js := map[string]any{
-		SchedulerFile: sc,
-		VAEConfigFile: map[string]any{"_class_name": "AutoencoderKL", "scaling_factor": cfg.VAE.ScalingFactor,
+		schedulerFile: sc,
+		vaeConfigFile: map[string]any{"_class_name": "AutoencoderKL", "scaling_factor": cfg.VAE.ScalingFactor,
 			"latent_channels": cfg.LatentChannels, "block_out_channels": cfg.VAE.Channels, "force_upcast": true},
 		"model_index.json": map[string]any{"_class_name": "ORTStableDiffusionXLPipeline", "synthetic_size": size,
 			"synthetic_seed": seed, "steps": cfg.Steps, "latent_size": cfg.LatentSize},
@@ -106,10 +106,10 @@ func Build(path, size string, seed uint64) error {
 	return nil
 }
 
-// ModelDir finds the model folder of a --model value: the folder itself,
+// modelDir finds the model folder of a --model value: the folder itself,
 // or the folder of a file in it (model.onnx, model_index.json) or in one
 // of its parts (unet/model.onnx).
-func ModelDir(spec string) (string, error) {
+func modelDir(spec string) (string, error) {
 	st, err := os.Stat(spec)
 	if err != nil {
 		return "", fmt.Errorf("sdxl: --model %s: %w", spec, err)
@@ -144,9 +144,9 @@ func readModelIndex(dir string) modelIndex {
 // vaeScalingFactor reads vae_decoder/config.json's scaling_factor (SDXL's
 // 0.13025 when absent).
 func vaeScalingFactor(dir string) (float32, error) {
-	b, err := os.ReadFile(filepath.Join(dir, VAEConfigFile))
+	b, err := os.ReadFile(filepath.Join(dir, vaeConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return Configs[SizeFull].VAE.ScalingFactor, nil
+		return configs[sizeFull].VAE.ScalingFactor, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("sdxl: %w", err)
@@ -155,13 +155,13 @@ func vaeScalingFactor(dir string) (float32, error) {
 		Scale *float64 `json:"scaling_factor"`
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return 0, fmt.Errorf("sdxl: %s: %w", filepath.Join(dir, VAEConfigFile), err)
+		return 0, fmt.Errorf("sdxl: %s: %w", filepath.Join(dir, vaeConfigFile), err)
 	}
 	if c.Scale == nil {
-		return Configs[SizeFull].VAE.ScalingFactor, nil
+		return configs[sizeFull].VAE.ScalingFactor, nil
 	}
 	if !(*c.Scale > 0) {
-		return 0, fmt.Errorf("sdxl: %s: scaling_factor %v, want > 0", filepath.Join(dir, VAEConfigFile), *c.Scale)
+		return 0, fmt.Errorf("sdxl: %s: scaling_factor %v, want > 0", filepath.Join(dir, vaeConfigFile), *c.Scale)
 	}
 	return float32(*c.Scale), nil
 }

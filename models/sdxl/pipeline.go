@@ -16,23 +16,23 @@ import (
 	"github.com/mlperf-go/inference/onnx"
 )
 
-// Guidance is the reference's classifier-free guidance scale
+// guidance is the reference's classifier-free guidance scale
 // (text_to_image/backend_pytorch.py, guidance=8).
-const Guidance = 8
+const guidance = 8
 
-// Steps is the reference's number of denoising steps.
-const Steps = 20
+// referenceSteps is the reference's number of denoising steps.
+const referenceSteps = 20
 
-// Opener opens one ONNX file of the model folder (the run's engine
-// settings; see benchmark.Env.OpenSession).
-type Opener func(path string) (backend.Session, error)
+// opener opens one ONNX file of the model folder (the run's engine
+// settings; see spec.Engine.OpenSession).
+type opener func(path string) (backend.Session, error)
 
-// PipelineConfig configures OpenPipeline.
-type PipelineConfig struct {
+// pipelineConfig configures OpenPipeline.
+type pipelineConfig struct {
 	// Dir is the model folder (see ModelDir).
 	Dir string
 	// Open opens each part.
-	Open Opener
+	Open opener
 	// Latents is the fixed initial noise, [1, C, h, w] float32, used for
 	// every prompt (the reference's latents.npy).
 	Latents      []float32
@@ -42,12 +42,12 @@ type PipelineConfig struct {
 	Steps int
 }
 
-// Pipeline is the SDXL text-to-image pipeline over the four ONNX parts:
+// pipeline is the SDXL text-to-image pipeline over the four ONNX parts:
 // both tokenizers, both text encoders (penultimate hidden states
 // concatenated, pooled projection of the second), the Euler loop with
 // guidance 8 and the micro-conditioning time ids, the VAE decode and the
 // uint8 HWC image. Generate is safe for concurrent use.
-type Pipeline struct {
+type pipeline struct {
 	te1, te2, unet, vae backend.Session
 	tok1, tok2          *cliptok.Tokenizer
 	sched               *diffusion.Euler
@@ -62,39 +62,39 @@ type Pipeline struct {
 }
 
 // Steps is the number of denoising steps the pipeline runs.
-func (p *Pipeline) Steps() int { return p.sched.Steps() }
+func (p *pipeline) Steps() int { return p.sched.Steps() }
 
-// OpenPipeline opens the parts of a model folder and checks them against
+// openPipeline opens the parts of a model folder and checks them against
 // each other and the latents: the UNet's latent channels and the text
 // encoders' widths must agree, and every part must have the optimum
 // export's inputs and outputs. Errors name the part and what is wrong.
-func OpenPipeline(ctx context.Context, cfg PipelineConfig) (_ *Pipeline, err error) {
-	p := &Pipeline{}
+func openPipeline(ctx context.Context, cfg pipelineConfig) (_ *pipeline, err error) {
+	p := &pipeline{}
 	defer func() {
 		if err != nil {
 			p.Close()
 		}
 	}()
-	for _, part := range Parts {
-		if _, err := statFile(PartPath(cfg.Dir, part)); err != nil {
+	for _, part := range parts {
+		if _, err := statFile(partPath(cfg.Dir, part)); err != nil {
 			return nil, fmt.Errorf("sdxl: model folder %s lacks %s/model.onnx (%v); want the four parts optimum exports", cfg.Dir, part, err)
 		}
 	}
-	if p.tok1, err = cliptok.Load(filepath.Join(cfg.Dir, TokenizerDir)); err != nil {
+	if p.tok1, err = cliptok.Load(filepath.Join(cfg.Dir, tokenizerDir)); err != nil {
 		return nil, fmt.Errorf("sdxl: %w", err)
 	}
-	if p.tok2, err = cliptok.Load(filepath.Join(cfg.Dir, Tokenizer2Dir)); err != nil {
+	if p.tok2, err = cliptok.Load(filepath.Join(cfg.Dir, tokenizer2Dir)); err != nil {
 		return nil, fmt.Errorf("sdxl: %w", err)
 	}
 	sc := diffusion.DefaultSchedulerConfig()
-	if _, serr := statFile(filepath.Join(cfg.Dir, SchedulerFile)); serr == nil {
-		if sc, err = diffusion.LoadSchedulerConfig(filepath.Join(cfg.Dir, SchedulerFile)); err != nil {
+	if _, serr := statFile(filepath.Join(cfg.Dir, schedulerFile)); serr == nil {
+		if sc, err = diffusion.LoadSchedulerConfig(filepath.Join(cfg.Dir, schedulerFile)); err != nil {
 			return nil, fmt.Errorf("sdxl: %w", err)
 		}
 	}
 	steps := cfg.Steps
 	if steps == 0 {
-		steps = Steps
+		steps = referenceSteps
 		if m := readModelIndex(cfg.Dir); m.Steps > 0 {
 			steps = m.Steps
 		}
@@ -111,7 +111,7 @@ func OpenPipeline(ctx context.Context, cfg PipelineConfig) (_ *Pipeline, err err
 	p.latents = cfg.Latents
 	p.c, p.h, p.w = int64(cfg.LatentsShape[1]), int64(cfg.LatentsShape[2]), int64(cfg.LatentsShape[3])
 	open := func(part string) (backend.Session, error) {
-		s, err := cfg.Open(PartPath(cfg.Dir, part))
+		s, err := cfg.Open(partPath(cfg.Dir, part))
 		if err != nil {
 			return nil, fmt.Errorf("sdxl: %s: %w", part, err)
 		}
@@ -139,14 +139,14 @@ func OpenPipeline(ctx context.Context, cfg PipelineConfig) (_ *Pipeline, err err
 	}
 	p.ImageH, p.ImageW = 8*p.h, 8*p.w
 	// The negative prompt's embeddings are the same for every sample.
-	if p.negEmb, p.negPool, err = p.encode(ctx, []string{NegativePrompt}); err != nil {
+	if p.negEmb, p.negPool, err = p.encode(ctx, []string{negativePrompt}); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
 // check validates the parts' I/O against each other and the latents.
-func (p *Pipeline) check() error {
+func (p *pipeline) check() error {
 	var err error
 	var w1, w2 int64
 	if p.hid1, w1, err = penultimate("text_encoder", p.te1); err != nil {
@@ -155,46 +155,46 @@ func (p *Pipeline) check() error {
 	if p.hid2, w2, err = penultimate("text_encoder_2", p.te2); err != nil {
 		return err
 	}
-	te, ok := find(p.te2.Outputs(), OutTextEmbeds)
+	te, ok := find(p.te2.Outputs(), outTextEmbeds)
 	if !ok || len(te.Shape) != 2 {
-		return fmt.Errorf("sdxl: text_encoder_2 has no %s [batch, projection] output (outputs %s)", OutTextEmbeds, names(p.te2.Outputs()))
+		return fmt.Errorf("sdxl: text_encoder_2 has no %s [batch, projection] output (outputs %s)", outTextEmbeds, names(p.te2.Outputs()))
 	}
 	p.pool2, p.proj = te.Name, te.Shape[1]
 	p.cross = w1 + w2
-	for _, want := range []string{InSample, InTimestep, InEncoderState, InTextEmbeds, InTimeIDs} {
+	for _, want := range []string{inSample, inTimestep, inEncoderState, inTextEmbeds, inTimeIDs} {
 		if _, ok := find(p.unet.Inputs(), want); !ok {
 			return fmt.Errorf("sdxl: unet has no input %q (inputs %s; want sample, timestep, encoder_hidden_states, text_embeds, time_ids)", want, names(p.unet.Inputs()))
 		}
 	}
-	e, _ := find(p.unet.Inputs(), InEncoderState)
+	e, _ := find(p.unet.Inputs(), inEncoderState)
 	if len(e.Shape) != 3 || (e.Shape[2] >= 0 && e.Shape[2] != p.cross) {
 		return fmt.Errorf("sdxl: unet encoder_hidden_states %s, the text encoders give %d (%d+%d) features", backend.FormatShape(e.Shape), p.cross, w1, w2)
 	}
-	t, _ := find(p.unet.Inputs(), InTextEmbeds)
+	t, _ := find(p.unet.Inputs(), inTextEmbeds)
 	if len(t.Shape) != 2 || (t.Shape[1] >= 0 && t.Shape[1] != p.proj) {
 		return fmt.Errorf("sdxl: unet text_embeds %s, text_encoder_2 gives %d", backend.FormatShape(t.Shape), p.proj)
 	}
-	if ts, _ := find(p.unet.Inputs(), InTimestep); len(ts.Shape) != 1 {
+	if ts, _ := find(p.unet.Inputs(), inTimestep); len(ts.Shape) != 1 {
 		return fmt.Errorf("sdxl: unet timestep input %s: want shape [1] (a scalar timestep cannot be passed through onnxruntime_go; export with a 1-D timestep)", backend.FormatShape(ts.Shape))
 	}
-	if _, ok := find(p.unet.Outputs(), OutSample); !ok {
-		return fmt.Errorf("sdxl: unet has no output %q (outputs %s)", OutSample, names(p.unet.Outputs()))
+	if _, ok := find(p.unet.Outputs(), outSample); !ok {
+		return fmt.Errorf("sdxl: unet has no output %q (outputs %s)", outSample, names(p.unet.Outputs()))
 	}
-	l, ok := find(p.vae.Inputs(), InLatentSample)
+	l, ok := find(p.vae.Inputs(), inLatentSample)
 	if !ok || len(l.Shape) != 4 || (l.Shape[1] >= 0 && l.Shape[1] != p.c) {
 		return fmt.Errorf("sdxl: vae_decoder wants %s %v; want latent_sample [batch, %d, h, w]", names(p.vae.Inputs()), l.Shape, p.c)
 	}
-	if o, ok := find(p.vae.Outputs(), OutImage); !ok || len(o.Shape) != 4 || (o.Shape[1] >= 0 && o.Shape[1] != 3) {
+	if o, ok := find(p.vae.Outputs(), outImage); !ok || len(o.Shape) != 4 || (o.Shape[1] >= 0 && o.Shape[1] != 3) {
 		return fmt.Errorf("sdxl: vae_decoder outputs %s; want sample [batch, 3, H, W]", names(p.vae.Outputs()))
 	}
 	return nil
 }
 
 // checkLatents checks the UNet's sample input against the latents.
-func (p *Pipeline) checkLatents() error {
-	s, ok := find(p.unet.Inputs(), InSample)
+func (p *pipeline) checkLatents() error {
+	s, ok := find(p.unet.Inputs(), inSample)
 	if !ok {
-		return fmt.Errorf("sdxl: unet has no input %q (inputs %s; want sample, timestep, encoder_hidden_states, text_embeds, time_ids)", InSample, names(p.unet.Inputs()))
+		return fmt.Errorf("sdxl: unet has no input %q (inputs %s; want sample, timestep, encoder_hidden_states, text_embeds, time_ids)", inSample, names(p.unet.Inputs()))
 	}
 	if len(s.Shape) != 4 || (s.Shape[1] >= 0 && s.Shape[1] != p.c) {
 		return fmt.Errorf("sdxl: unet sample input %s does not take %d latent channels (the latents file is (1, %d, %d, %d))", backend.FormatShape(s.Shape), p.c, p.c, p.h, p.w)
@@ -225,10 +225,10 @@ func penultimate(part string, s backend.Session) (string, int64, error) {
 	if n < 1 || width < 1 {
 		return "", 0, fmt.Errorf("sdxl: %s has no hidden_states.N outputs of fixed width (outputs %s); export it with output_hidden_states as optimum does for SDXL", part, names(s.Outputs()))
 	}
-	if _, ok := find(s.Inputs(), InInputIDs); !ok {
+	if _, ok := find(s.Inputs(), inInputIDs); !ok {
 		return "", 0, fmt.Errorf("sdxl: %s has no input_ids input (inputs %s)", part, names(s.Inputs()))
 	}
-	return HiddenStates(n - 1), width, nil
+	return hiddenStates(n - 1), width, nil
 }
 
 func find(infos []backend.Info, name string) (backend.Info, bool) {
@@ -248,7 +248,7 @@ func names(infos []backend.Info) string {
 }
 
 // Close releases the sessions.
-func (p *Pipeline) Close() error {
+func (p *pipeline) Close() error {
 	var errs []error
 	for _, s := range []backend.Session{p.te1, p.te2, p.unet, p.vae} {
 		if s != nil {
@@ -258,25 +258,25 @@ func (p *Pipeline) Close() error {
 	return errors.Join(errs...)
 }
 
-// Tokens are one prompt's ids for both tokenizers.
-type Tokens struct{ IDs1, IDs2 []int32 }
+// tokens are one prompt's ids for both tokenizers.
+type tokens struct{ IDs1, IDs2 []int32 }
 
 // Tokenize returns a caption's ids for both tokenizers (77 each, each
 // padded with its own pad token).
-func (p *Pipeline) Tokenize(caption string) Tokens {
-	return Tokens{IDs1: p.tok1.Tokens(caption), IDs2: p.tok2.Tokens(caption)}
+func (p *pipeline) Tokenize(caption string) tokens {
+	return tokens{IDs1: p.tok1.Tokens(caption), IDs2: p.tok2.Tokens(caption)}
 }
 
 // encode returns prompt_embeds [B, 77, cross] and pooled [B, proj].
-func (p *Pipeline) encode(ctx context.Context, captions []string) (emb, pooled []float32, err error) {
-	toks := make([]Tokens, len(captions))
+func (p *pipeline) encode(ctx context.Context, captions []string) (emb, pooled []float32, err error) {
+	toks := make([]tokens, len(captions))
 	for i, c := range captions {
 		toks[i] = p.Tokenize(c)
 	}
 	return p.encodeTokens(ctx, toks)
 }
 
-func (p *Pipeline) encodeTokens(ctx context.Context, toks []Tokens) (emb, pooled []float32, err error) {
+func (p *pipeline) encodeTokens(ctx context.Context, toks []tokens) (emb, pooled []float32, err error) {
 	B := int64(len(toks))
 	L := int64(len(toks[0].IDs1))
 	var ids1, ids2 [][]int32
@@ -304,8 +304,8 @@ func (p *Pipeline) encodeTokens(ctx context.Context, toks []Tokens) (emb, pooled
 // outputs as float32.
 func runText(ctx context.Context, s backend.Session, ids [][]int32, outs []string) ([][]float32, error) {
 	B, L := int64(len(ids)), int64(len(ids[0]))
-	info, _ := find(s.Inputs(), InInputIDs)
-	t := backend.Tensor{Name: InInputIDs, DType: info.DType, Shape: []int64{B, L}}
+	info, _ := find(s.Inputs(), inInputIDs)
+	t := backend.Tensor{Name: inInputIDs, DType: info.DType, Shape: []int64{B, L}}
 	switch info.DType {
 	case backend.Int64:
 		d := make([]int64, 0, B*L)
@@ -394,23 +394,23 @@ func run(ctx context.Context, s backend.Session, in []backend.Tensor, outs []str
 
 // timestepTensor is the UNet's timestep input of the model's type, shape
 // [1] as diffusers' ONNX pipelines pass it.
-func (p *Pipeline) timestepTensor(t float32) backend.Tensor {
-	info, _ := find(p.unet.Inputs(), InTimestep)
+func (p *pipeline) timestepTensor(t float32) backend.Tensor {
+	info, _ := find(p.unet.Inputs(), inTimestep)
 	shape := []int64{1}
 	switch info.DType {
 	case backend.Int64:
-		return backend.Tensor{Name: InTimestep, DType: backend.Int64, Shape: shape, Data: []int64{int64(t)}}
+		return backend.Tensor{Name: inTimestep, DType: backend.Int64, Shape: shape, Data: []int64{int64(t)}}
 	case backend.Int32:
-		return backend.Tensor{Name: InTimestep, DType: backend.Int32, Shape: shape, Data: []int32{int32(t)}}
+		return backend.Tensor{Name: inTimestep, DType: backend.Int32, Shape: shape, Data: []int32{int32(t)}}
 	}
-	return floatTensor(p.unet, InTimestep, shape, []float32{t})
+	return floatTensor(p.unet, inTimestep, shape, []float32{t})
 }
 
 // Generate runs the pipeline on a batch of prompts and returns one image
 // per prompt: ImageH×ImageW×3 uint8, row-major HWC, each value
 // round(clamp(x/2+0.5, 0, 1)·255) as the reference's post-processing
 // computes it.
-func (p *Pipeline) Generate(ctx context.Context, toks []Tokens) ([][]byte, error) {
+func (p *pipeline) Generate(ctx context.Context, toks []tokens) ([][]byte, error) {
 	B := int64(len(toks))
 	if B == 0 {
 		return nil, nil
@@ -437,19 +437,19 @@ func (p *Pipeline) Generate(ctx context.Context, toks []Tokens) ([][]byte, error
 	in := []backend.Tensor{
 		{}, // sample, per step
 		{}, // timestep, per step
-		floatTensor(p.unet, InEncoderState, []int64{2 * B, L, p.cross}, ctxEmb),
-		floatTensor(p.unet, InTextEmbeds, []int64{2 * B, p.proj}, ctxPool),
-		floatTensor(p.unet, InTimeIDs, []int64{2 * B, 6}, ids),
+		floatTensor(p.unet, inEncoderState, []int64{2 * B, L, p.cross}, ctxEmb),
+		floatTensor(p.unet, inTextEmbeds, []int64{2 * B, p.proj}, ctxPool),
+		floatTensor(p.unet, inTimeIDs, []int64{2 * B, 6}, ids),
 	}
 	sampleShape := []int64{2 * B, p.c, p.h, p.w}
 	lat := make([]float32, 0, B*int64(len(p.latents)))
 	for range B {
 		lat = append(lat, p.latents...)
 	}
-	x, err := p.sched.Sample(ctx, lat, int(B), Guidance, func(ctx context.Context, x []float32, t float32) ([]float32, error) {
-		in[0] = floatTensor(p.unet, InSample, sampleShape, x)
+	x, err := p.sched.Sample(ctx, lat, int(B), guidance, func(ctx context.Context, x []float32, t float32) ([]float32, error) {
+		in[0] = floatTensor(p.unet, inSample, sampleShape, x)
 		in[1] = p.timestepTensor(t)
-		out, err := run(ctx, p.unet, in, []string{OutSample}, sampleShape)
+		out, err := run(ctx, p.unet, in, []string{outSample}, sampleShape)
 		if err != nil {
 			return nil, fmt.Errorf("sdxl: unet: %w", err)
 		}
@@ -462,7 +462,7 @@ func (p *Pipeline) Generate(ctx context.Context, toks []Tokens) ([][]byte, error
 		x[i] /= p.scale
 	}
 	latShape := []int64{B, p.c, p.h, p.w}
-	img, err := run(ctx, p.vae, []backend.Tensor{floatTensor(p.vae, InLatentSample, latShape, x)}, []string{OutImage}, []int64{B, 3, p.ImageH, p.ImageW})
+	img, err := run(ctx, p.vae, []backend.Tensor{floatTensor(p.vae, inLatentSample, latShape, x)}, []string{outImage}, []int64{B, 3, p.ImageH, p.ImageW})
 	if err != nil {
 		return nil, fmt.Errorf("sdxl: vae_decoder: %w", err)
 	}
@@ -472,15 +472,15 @@ func (p *Pipeline) Generate(ctx context.Context, toks []Tokens) ([][]byte, error
 	}
 	out := make([][]byte, B)
 	for b := range B {
-		out[b] = ToHWC(img[0][b*3*hw:(b+1)*3*hw], p.ImageH, p.ImageW)
+		out[b] = toHWC(img[0][b*3*hw:(b+1)*3*hw], p.ImageH, p.ImageW)
 	}
 	return out, nil
 }
 
-// ToHWC converts one decoded image [3, h, w] in [−1, 1] to uint8 HWC:
+// toHWC converts one decoded image [3, h, w] in [−1, 1] to uint8 HWC:
 // (x/2+0.5).clamp(0, 1) (diffusers' denormalize), ×255, round half to
 // even (torch.round), in float32.
-func ToHWC(chw []float32, h, w int64) []byte {
+func toHWC(chw []float32, h, w int64) []byte {
 	out := make([]byte, 3*h*w)
 	for c := range int64(3) {
 		for i := range h * w {

@@ -35,7 +35,7 @@ func tinyModel(t *testing.T) string {
 			return
 		}
 		tinyDir = dir
-		tinyErr = Build(filepath.Join(dir, "model.onnx"), SizeTiny, ArchSeed)
+		tinyErr = build(filepath.Join(dir, "model.onnx"), sizeTiny, archSeed)
 	})
 	if tinyErr != nil {
 		t.Fatal(tinyErr)
@@ -45,18 +45,18 @@ func tinyModel(t *testing.T) string {
 
 var (
 	tinyPipeOnce sync.Once
-	tinyPipe     *Pipeline
+	tinyPipe     *pipeline
 	tinyPipeErr  error
 )
 
 // tinyPipeline opens the tiny model's pipeline once per test binary (on
 // the latents of testLatents(4, 8, 8)); it is never closed.
-func tinyPipeline(t *testing.T) *Pipeline {
+func tinyPipeline(t *testing.T) *pipeline {
 	t.Helper()
 	dir := tinyModel(t)
 	tinyPipeOnce.Do(func() {
 		lat, shape := testLatents(4, 8, 8)
-		tinyPipe, tinyPipeErr = OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+		tinyPipe, tinyPipeErr = openPipeline(context.Background(), pipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
 	})
 	if tinyPipeErr != nil {
 		t.Fatal(tinyPipeErr)
@@ -83,11 +83,11 @@ func TestTinyPipelineGenerates(t *testing.T) {
 		t.Errorf("steps %d, image %d×%d; want 3, 64×64", p.Steps(), p.ImageH, p.ImageW)
 	}
 	a, b := p.Tokenize("a cat sitting on a table"), p.Tokenize("two dogs playing in the snow")
-	one, err := p.Generate(context.Background(), []Tokens{a})
+	one, err := p.Generate(context.Background(), []tokens{a})
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := p.Generate(context.Background(), []Tokens{b, a})
+	two, err := p.Generate(context.Background(), []tokens{b, a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPipelineBadInputs(t *testing.T) {
 	dir := tinyModel(t)
 	lat, shape := testLatents(4, 8, 8)
 	openErr := func(dir string, lat []float32, shape []int) error {
-		p, err := OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+		p, err := openPipeline(context.Background(), pipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
 		if err == nil {
 			p.Close()
 		}
@@ -157,18 +157,18 @@ func TestPipelineBadInputs(t *testing.T) {
 	}
 	// A folder missing a graph.
 	d := copyDir(t, dir)
-	os.Remove(PartPath(d, "vae_decoder"))
+	os.Remove(partPath(d, "vae_decoder"))
 	if err := openErr(d, lat, shape); err == nil || !strings.Contains(err.Error(), "lacks vae_decoder/model.onnx") {
 		t.Errorf("missing VAE: %v", err)
 	}
 	// A UNet taking 8 latent channels (a two-block UNet: only its input
 	// matters, and it loads fast).
 	d = copyDir(t, dir)
-	c := Configs[SizeTiny]
-	c.UNet = UNetConfig{Channels: []int64{8, 8}, Heads: []int64{1, 1}, TLayers: []int64{1, 1}, LayersPerBlock: 1,
+	c := configs[sizeTiny]
+	c.UNet = unetConfig{Channels: []int64{8, 8}, Heads: []int64{1, 1}, TLayers: []int64{1, 1}, LayersPerBlock: 1,
 		CrossDim: c.UNet.CrossDim, TextEmbedDim: c.UNet.TextEmbedDim, TimeIDDim: 8, Groups: 4}
 	c.LatentChannels = 8
-	if err := UNet(c, 1).WriteFile(PartPath(d, "unet"), onnx.FileOptions{}); err != nil {
+	if err := unet(c, 1).WriteFile(partPath(d, "unet"), onnx.FileOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := openErr(d, lat, shape); err == nil || !strings.Contains(err.Error(), "does not take 4 latent channels") {
@@ -183,10 +183,10 @@ func TestPipelineBadInputs(t *testing.T) {
 		t.Errorf("3-channel latents: %v", err)
 	}
 	// Not a model folder at all.
-	if _, err := ModelDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "optimum") {
+	if _, err := modelDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "optimum") {
 		t.Errorf("empty folder: %v", err)
 	}
-	if got, err := ModelDir(filepath.Join(dir, "model.onnx")); err != nil || got != dir {
+	if got, err := modelDir(filepath.Join(dir, "model.onnx")); err != nil || got != dir {
 		t.Errorf("ModelDir(model.onnx) = %q, %v", got, err)
 	}
 }
@@ -197,18 +197,18 @@ func TestTinyFP16PipelineMatchesFP32(t *testing.T) {
 	orttest.Need(t)
 	full := tinyPipeline(t)
 	half := t.TempDir()
-	if err := Build(filepath.Join(half, "model.onnx"), SizeTinyFP16, ArchSeed); err != nil {
+	if err := build(filepath.Join(half, "model.onnx"), sizeTinyFP16, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	lat, shape := testLatents(4, 8, 8)
-	hp, err := OpenPipeline(context.Background(), PipelineConfig{Dir: half, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+	hp, err := openPipeline(context.Background(), pipelineConfig{Dir: half, Open: cpuOpen, Latents: lat, LatentsShape: shape})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hp.Close()
 	var imgs [][]byte
-	for _, p := range []*Pipeline{full, hp} {
-		img, err := p.Generate(context.Background(), []Tokens{p.Tokenize("a red bus on the street")})
+	for _, p := range []*pipeline{full, hp} {
+		img, err := p.Generate(context.Background(), []tokens{p.Tokenize("a red bus on the street")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,16 +238,16 @@ func BenchmarkTinyGenerate(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if err := Build(filepath.Join(dir, "model.onnx"), SizeTiny, ArchSeed); err != nil {
+	if err := build(filepath.Join(dir, "model.onnx"), sizeTiny, archSeed); err != nil {
 		b.Fatal(err)
 	}
 	lat, shape := testLatents(4, 8, 8)
-	p, err := OpenPipeline(context.Background(), PipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
+	p, err := openPipeline(context.Background(), pipelineConfig{Dir: dir, Open: cpuOpen, Latents: lat, LatentsShape: shape})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	tok := []Tokens{p.Tokenize("a red bus on the street")}
+	tok := []tokens{p.Tokenize("a red bus on the street")}
 	b.ResetTimer()
 	for range b.N {
 		if _, err := p.Generate(context.Background(), tok); err != nil {
@@ -263,7 +263,7 @@ func BenchmarkTinyGenerate(b *testing.B) {
 // per image.
 func TestSyntheticFIDInceptionRuns(t *testing.T) {
 	orttest.Need(t)
-	g := SyntheticFIDInception(ArchSeed)
+	g := syntheticFIDInception(archSeed)
 	if n := g.ParamCount(); n < 21_700_000 || n > 21_900_000 {
 		t.Errorf("%d parameters, want about 21.8 M", n)
 	}
@@ -276,9 +276,9 @@ func TestSyntheticFIDInceptionRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	in := make([]float32, 3*FIDSide*FIDSide)
-	FIDInput(in, pattern(64, 64), 64, 64)
-	out, err := run(context.Background(), s, []backend.Tensor{{Name: FIDInputName, DType: backend.Float32, Shape: []int64{1, 3, FIDSide, FIDSide}, Data: in}}, []string{FIDOutputName}, []int64{1})
+	in := make([]float32, 3*fidSide*fidSide)
+	fidInput(in, pattern(64, 64), 64, 64)
+	out, err := run(context.Background(), s, []backend.Tensor{{Name: fidInputName, DType: backend.Float32, Shape: []int64{1, 3, fidSide, fidSide}, Data: in}}, []string{fidOutputName}, []int64{1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,13 +30,13 @@ import (
 //	  text/model.onnx ("input_ids" [N, 77] int64 → "text_embeds" [N, 512])
 //	  and tokenizer/ (CLIP's, padding with id 0 as open_clip.tokenize).
 const (
-	FIDInputName   = "images"
-	FIDOutputName  = "features"
-	CLIPPixels     = "pixel_values"
-	CLIPImageEmbed = "image_embeds"
-	CLIPTextEmbed  = "text_embeds"
-	FIDSide        = 299
-	CLIPSide       = 224
+	fidInputName   = "images"
+	fidOutputName  = "features"
+	clipPixels     = "pixel_values"
+	clipImageEmbed = "image_embeds"
+	clipTextEmbed  = "text_embeds"
+	fidSide        = 299
+	clipSide       = 224
 )
 
 // CLIP's image normalisation (open_clip constants OPENAI_DATASET_MEAN/STD).
@@ -45,16 +45,16 @@ var (
 	clipStd  = [3]float32{0.26862954, 0.26130258, 0.27577711}
 )
 
-// ReviewIDs are the QSL indices whose images accuracy runs save for the
+// reviewIDs are the QSL indices whose images accuracy runs save for the
 // submission's review (text_to_image/tools/sample_ids.txt at
 // mlcommons/inference master).
-var ReviewIDs = []int{4475, 3627, 1046, 4937, 3867, 1671, 3789, 1206, 4111, 3093}
+var reviewIDs = []int{4475, 3627, 1046, 4937, 3867, 1671, 3789, 1206, 4111, 3093}
 
-// FIDInput writes an h×w×3 uint8 image as pytorch-fid's InceptionV3 sees
+// fidInput writes an h×w×3 uint8 image as pytorch-fid's InceptionV3 sees
 // it: ToTensor ([0, 1]), F.interpolate to 299×299 bilinear with
 // align_corners=False (no antialiasing), then 2x−1, as CHW float32.
-func FIDInput(dst []float32, img []byte, h, w int) {
-	ys, xs := bilinearTaps(h, FIDSide), bilinearTaps(w, FIDSide)
+func fidInput(dst []float32, img []byte, h, w int) {
+	ys, xs := bilinearTaps(h, fidSide), bilinearTaps(w, fidSide)
 	for c := range 3 {
 		for oy, ty := range ys {
 			for ox, tx := range xs {
@@ -62,7 +62,7 @@ func FIDInput(dst []float32, img []byte, h, w int) {
 				top := (1-tx.l)*p(ty.i0, tx.i0) + tx.l*p(ty.i0, tx.i1)
 				bot := (1-tx.l)*p(ty.i1, tx.i0) + tx.l*p(ty.i1, tx.i1)
 				v := (1-ty.l)*top + ty.l*bot
-				dst[(c*FIDSide+oy)*FIDSide+ox] = 2*v - 1
+				dst[(c*fidSide+oy)*fidSide+ox] = 2*v - 1
 			}
 		}
 	}
@@ -87,26 +87,26 @@ func bilinearTaps(in, out int) []tap {
 	return t
 }
 
-// CLIPInput writes an h×w×3 uint8 image as open_clip's ViT-B/32 eval
+// clipInput writes an h×w×3 uint8 image as open_clip's ViT-B/32 eval
 // transform gives it: PIL bicubic resize of the shorter side to 224
 // (Image.resize's separable filter with a = −0.5, in 8-bit fixed point,
 // horizontal pass first), centre crop 224, ToTensor, normalise; CHW
 // float32.
-func CLIPInput(dst []float32, img []byte, h, w int) {
-	nh, nw := CLIPSide, CLIPSide
+func clipInput(dst []float32, img []byte, h, w int) {
+	nh, nw := clipSide, clipSide
 	if w > h {
-		nw = int(math.Floor(float64(CLIPSide) * float64(w) / float64(h)))
+		nw = int(math.Floor(float64(clipSide) * float64(w) / float64(h)))
 	} else if h > w {
-		nh = int(math.Floor(float64(CLIPSide) * float64(h) / float64(w)))
+		nh = int(math.Floor(float64(clipSide) * float64(h) / float64(w)))
 	}
 	r := pilResize(img, h, w, nh, nw)
-	top := int(math.RoundToEven(float64(nh-CLIPSide) / 2)) // Python round()
-	left := int(math.RoundToEven(float64(nw-CLIPSide) / 2))
+	top := int(math.RoundToEven(float64(nh-clipSide) / 2)) // Python round()
+	left := int(math.RoundToEven(float64(nw-clipSide) / 2))
 	for c := range 3 {
-		for y := range CLIPSide {
-			for x := range CLIPSide {
+		for y := range clipSide {
+			for x := range clipSide {
 				v := float32(r[((y+top)*nw+x+left)*3+c]) / 255
-				dst[(c*CLIPSide+y)*CLIPSide+x] = (v - clipMean[c]) / clipStd[c]
+				dst[(c*clipSide+y)*clipSide+x] = (v - clipMean[c]) / clipStd[c]
 			}
 		}
 	}
@@ -211,9 +211,9 @@ func pilResize(img []byte, h, w, nh, nw int) []byte {
 	return src
 }
 
-// Scorer computes FID and CLIP score of generated images as
+// scorer computes FID and CLIP score of generated images as
 // text_to_image/tools/accuracy_coco.py does.
-type Scorer struct {
+type scorer struct {
 	Inception, CLIPImage, CLIPText backend.Session
 	Tokenizer                      *cliptok.Tokenizer
 	Stats                          *coco2014.Stats
@@ -223,7 +223,7 @@ type Scorer struct {
 }
 
 // Close releases the sessions.
-func (s *Scorer) Close() {
+func (s *scorer) Close() {
 	for _, x := range []backend.Session{s.Inception, s.CLIPImage, s.CLIPText} {
 		if x != nil {
 			x.Close()
@@ -234,15 +234,15 @@ func (s *Scorer) Close() {
 // Score reads an accuracy log (first entry of each qsl_idx), computes
 // each image's Inception features and CLIP score against its caption,
 // and the FID of all images against the statistics.
-func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.Caption) (fid.SDXLResult, error) {
+func (s *scorer) Score(ctx context.Context, logPath string, captions []coco2014.Caption) (fid.SDXLResult, error) {
 	var res fid.SDXLResult
 	var feats []float64
 	var imgE, txtE []float32
 	n, dim := 0, 0
-	fidIn := make([]float32, 3*FIDSide*FIDSide)
-	clipIn := make([]float32, 3*CLIPSide*CLIPSide)
+	fidIn := make([]float32, 3*fidSide*fidSide)
+	clipIn := make([]float32, 3*clipSide*clipSide)
 	review := map[int]bool{}
-	for _, id := range ReviewIDs {
+	for _, id := range reviewIDs {
 		review[id] = true
 	}
 	if s.ReviewDir != "" {
@@ -250,7 +250,7 @@ func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 			return res, fmt.Errorf("sdxl: review images: %w", err)
 		}
 		var b strings.Builder
-		for _, id := range ReviewIDs {
+		for _, id := range reviewIDs {
 			if id < len(captions) {
 				fmt.Fprintf(&b, "%d  %s\n", id, captions[id].Text)
 			}
@@ -276,8 +276,8 @@ func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 				return err
 			}
 		}
-		FIDInput(fidIn, e.Data, side, side)
-		f, err := run(ctx, s.Inception, []backend.Tensor{{Name: FIDInputName, DType: backend.Float32, Shape: []int64{1, 3, FIDSide, FIDSide}, Data: fidIn}}, []string{FIDOutputName}, []int64{1})
+		fidInput(fidIn, e.Data, side, side)
+		f, err := run(ctx, s.Inception, []backend.Tensor{{Name: fidInputName, DType: backend.Float32, Shape: []int64{1, 3, fidSide, fidSide}, Data: fidIn}}, []string{fidOutputName}, []int64{1})
 		if err != nil {
 			return fmt.Errorf("sdxl: FID model: %w", err)
 		}
@@ -287,8 +287,8 @@ func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 		for _, v := range f[0] {
 			feats = append(feats, float64(v))
 		}
-		CLIPInput(clipIn, e.Data, side, side)
-		ie, err := run(ctx, s.CLIPImage, []backend.Tensor{{Name: CLIPPixels, DType: backend.Float32, Shape: []int64{1, 3, CLIPSide, CLIPSide}, Data: clipIn}}, []string{CLIPImageEmbed}, []int64{1})
+		clipInput(clipIn, e.Data, side, side)
+		ie, err := run(ctx, s.CLIPImage, []backend.Tensor{{Name: clipPixels, DType: backend.Float32, Shape: []int64{1, 3, clipSide, clipSide}, Data: clipIn}}, []string{clipImageEmbed}, []int64{1})
 		if err != nil {
 			return fmt.Errorf("sdxl: CLIP image model: %w", err)
 		}
@@ -297,7 +297,7 @@ func (s *Scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 		for i, t := range toks {
 			ids[i] = int64(t)
 		}
-		te, err := run(ctx, s.CLIPText, []backend.Tensor{{Name: InInputIDs, DType: backend.Int64, Shape: []int64{1, int64(len(ids))}, Data: ids}}, []string{CLIPTextEmbed}, []int64{1})
+		te, err := run(ctx, s.CLIPText, []backend.Tensor{{Name: inInputIDs, DType: backend.Int64, Shape: []int64{1, int64(len(ids))}, Data: ids}}, []string{clipTextEmbed}, []int64{1})
 		if err != nil {
 			return fmt.Errorf("sdxl: CLIP text model: %w", err)
 		}
@@ -349,37 +349,37 @@ func savePNG(path string, hwc []byte, side int) error {
 // FIDInceptionV3 (inception.go) for the full size and, for tiny, a narrow
 // FID stand-in with the contract's I/O.
 
-// ScorerDims are the feature widths of the synthetic scorer models by
+// scorerDims are the feature widths of the synthetic scorer models by
 // size (tiny keeps FID's covariance small).
-var ScorerDims = map[string]int64{SizeFull: 2048, SizeTiny: 64}
+var scorerDims = map[string]int64{sizeFull: 2048, sizeTiny: 64}
 
-// SyntheticInception builds the tiny FID stand-in (not InceptionV3): two stride-2 3×3
+// syntheticInception builds the tiny FID stand-in (not InceptionV3): two stride-2 3×3
 // convolutions with ReLU, a 1×1 convolution to dim channels with ReLU,
 // global average pooling.
-func SyntheticInception(dim int64, seed uint64) *onnx.Graph {
+func syntheticInception(dim int64, seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "inception_standin", Seed: seed})}
-	x := g.Input(FIDInputName, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(FIDSide), onnx.Fix(FIDSide))
+	x := g.Input(fidInputName, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(fidSide), onnx.Fix(fidSide))
 	x = g.Relu(g.conv("conv1", x, 3, 16, 3, 2))
 	x = g.Relu(g.conv("conv2", x, 16, 32, 3, 2))
 	x = g.Relu(g.conv("conv3", x, 32, dim, 1, 1))
 	y := g.Flatten(g.GlobalAveragePool(x), 1)
-	g.Output(g.Rename(y, FIDOutputName), onnx.Float, onnx.Sym("N"), onnx.Fix(dim))
+	g.Output(g.Rename(y, fidOutputName), onnx.Float, onnx.Sym("N"), onnx.Fix(dim))
 	return g.Graph
 }
 
-// CLIPConfig is the architecture of open_clip's CLIP towers.
-type CLIPConfig struct {
+// clipConfig is the architecture of open_clip's CLIP towers.
+type clipConfig struct {
 	Patch, VisionWidth, VisionLayers, VisionHeads int64
 	TextWidth, TextLayers, TextHeads              int64
 	Embed                                         int64 // joint embedding width
 }
 
-// CLIPConfigs: full is open_clip's ViT-B-32 (OpenAI weights: patch 32,
+// clipConfigs: full is open_clip's ViT-B-32 (OpenAI weights: patch 32,
 // 768 wide, 12 layers, 12 heads; text 512 wide, 12 layers, 8 heads;
 // embedding 512; QuickGELU), tiny keeps the shapes at widths 32.
-var CLIPConfigs = map[string]CLIPConfig{
-	SizeFull: {Patch: 32, VisionWidth: 768, VisionLayers: 12, VisionHeads: 12, TextWidth: 512, TextLayers: 12, TextHeads: 8, Embed: 512},
-	SizeTiny: {Patch: 32, VisionWidth: 32, VisionLayers: 2, VisionHeads: 2, TextWidth: 32, TextLayers: 2, TextHeads: 2, Embed: 32},
+var clipConfigs = map[string]clipConfig{
+	sizeFull: {Patch: 32, VisionWidth: 768, VisionLayers: 12, VisionHeads: 12, TextWidth: 512, TextLayers: 12, TextHeads: 8, Embed: 512},
+	sizeTiny: {Patch: 32, VisionWidth: 32, VisionLayers: 2, VisionHeads: 2, TextWidth: 32, TextLayers: 2, TextHeads: 2, Embed: 32},
 }
 
 // resblocks is open_clip's Transformer: layers of x += attn(ln_1(x)),
@@ -397,15 +397,15 @@ func (b builder) resblocks(p, x string, width, heads, layers int64, mask string)
 	return x
 }
 
-// SyntheticCLIPImage is open_clip's VisionTransformer with seeded weights:
+// syntheticCLIPImage is open_clip's VisionTransformer with seeded weights:
 // patch embedding (stride-Patch convolution, no bias), class token,
 // positional embedding, ln_pre, the transformer, ln_post of the class
 // token, projection; pixel_values [N, 3, 224, 224] → image_embeds.
-func SyntheticCLIPImage(c CLIPConfig, seed uint64) *onnx.Graph {
+func syntheticCLIPImage(c clipConfig, seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "clip_visual", Seed: seed})}
 	W := c.VisionWidth
-	grid := CLIPSide / c.Patch
-	x := g.Input(CLIPPixels, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(CLIPSide), onnx.Fix(CLIPSide))
+	grid := clipSide / c.Patch
+	x := g.Input(clipPixels, onnx.Float, onnx.Sym("N"), onnx.Fix(3), onnx.Fix(clipSide), onnx.Fix(clipSide))
 	w := g.Param("visual.conv1.weight", onnx.Float, []int64{W, 3, c.Patch, c.Patch}, onnx.Xavier(3*c.Patch*c.Patch, W))
 	x = g.Conv(x, w, "", onnx.ConvOpts{Strides: []int64{c.Patch, c.Patch}})
 	x = g.Transpose(g.ReshapeTo(x, 0, W, -1), 0, 2, 1) // [N, grid², W]
@@ -417,19 +417,19 @@ func SyntheticCLIPImage(c CLIPConfig, seed uint64) *onnx.Graph {
 	x = g.ln("visual.ln_pre", x, W)
 	x = g.resblocks("visual.transformer", x, W, c.VisionHeads, c.VisionLayers, "")
 	x = g.ln("visual.ln_post", g.Squeeze(g.SliceConst(x, []int64{0}, []int64{1}, []int64{1}), 1), W)
-	g.Output(g.Rename(g.Linear("visual.proj", x, W, c.Embed, false), CLIPImageEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(c.Embed))
+	g.Output(g.Rename(g.Linear("visual.proj", x, W, c.Embed, false), clipImageEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(c.Embed))
 	return g.Graph
 }
 
-// SyntheticCLIPText is open_clip's text tower with seeded weights: token
+// syntheticCLIPText is open_clip's text tower with seeded weights: token
 // and positional embeddings, the causal transformer, ln_final, the
 // features at the end-of-text token (the highest id), text_projection;
 // input_ids [N, 77] int64 → text_embeds.
-func SyntheticCLIPText(c CLIPConfig, vocab int64, seed uint64) *onnx.Graph {
+func syntheticCLIPText(c clipConfig, vocab int64, seed uint64) *onnx.Graph {
 	g := builder{onnx.NewGraph(onnx.Config{Name: "clip_text", Seed: seed})}
 	W := c.TextWidth
 	L := int64(cliptok.ContextLength)
-	ids := g.Input(InInputIDs, onnx.Int64, onnx.Sym("N"), onnx.Fix(L))
+	ids := g.Input(inInputIDs, onnx.Int64, onnx.Sym("N"), onnx.Fix(L))
 	tok := g.Param("token_embedding.weight", onnx.Float, []int64{vocab, W}, onnx.Uniform(-0.05, 0.05))
 	pos := g.Param("positional_embedding", onnx.Float, []int64{L, W}, onnx.Uniform(-0.01, 0.01))
 	x := g.Add(g.Gather(tok, ids, 0), pos)
@@ -437,42 +437,42 @@ func SyntheticCLIPText(c CLIPConfig, vocab int64, seed uint64) *onnx.Graph {
 	x = g.ln("ln_final", x, W)
 	am := g.ArgMax(g.Cast(ids, onnx.Float), 1, true)
 	x = g.Op("GatherND", []string{x, am}, onnx.IntAttr("batch_dims", 1))
-	g.Output(g.Rename(g.Linear("text_projection", x, W, c.Embed, false), CLIPTextEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(c.Embed))
+	g.Output(g.Rename(g.Linear("text_projection", x, W, c.Embed, false), clipTextEmbed), onnx.Float, onnx.Sym("N"), onnx.Fix(c.Embed))
 	return g.Graph
 }
 
 // inceptionFor is pytorch-fid's FIDInceptionV3 for the full size and the
 // narrow stand-in for tiny.
 func inceptionFor(size string, dim int64, seed uint64) *onnx.Graph {
-	if size == SizeFull {
-		return SyntheticFIDInception(seed)
+	if size == sizeFull {
+		return syntheticFIDInception(seed)
 	}
-	return SyntheticInception(dim, seed)
+	return syntheticInception(dim, seed)
 }
 
 // Scorer model layout in a folder.
 const (
-	InceptionFile = "inception/model.onnx"
-	CLIPDir       = "clip"
+	inceptionFile = "inception/model.onnx"
+	clipDir       = "clip"
 )
 
-// BuildScorers writes the synthetic FID and CLIP models of a size into
+// buildScorers writes the synthetic FID and CLIP models of a size into
 // dir: inception/model.onnx and clip/{visual,text}/model.onnx with
 // clip/tokenizer (the synthetic vocabulary, padding with id 0).
-func BuildScorers(dir, size string, seed uint64) error {
-	dim, ok := ScorerDims[size]
+func buildScorers(dir, size string, seed uint64) error {
+	dim, ok := scorerDims[size]
 	if !ok {
 		return fmt.Errorf("sdxl: no synthetic scorer size %q", size)
 	}
-	vocab, merges := cliptok.Synthetic(tokenizerCorpus, SyntheticMerges)
-	if err := cliptok.Write(filepath.Join(dir, CLIPDir, "tokenizer"), vocab, merges, "!", cliptok.ContextLength); err != nil {
+	vocab, merges := cliptok.Synthetic(tokenizerCorpus, syntheticMerges)
+	if err := cliptok.Write(filepath.Join(dir, clipDir, "tokenizer"), vocab, merges, "!", cliptok.ContextLength); err != nil {
 		return err
 	}
-	cc := CLIPConfigs[size]
+	cc := clipConfigs[size]
 	for p, g := range map[string]*onnx.Graph{
-		InceptionFile: inceptionFor(size, dim, seed),
-		filepath.Join(CLIPDir, "visual", "model.onnx"): SyntheticCLIPImage(cc, seed+1),
-		filepath.Join(CLIPDir, "text", "model.onnx"):   SyntheticCLIPText(cc, int64(len(vocab)), seed+2),
+		inceptionFile: inceptionFor(size, dim, seed),
+		filepath.Join(clipDir, "visual", "model.onnx"): syntheticCLIPImage(cc, seed+1),
+		filepath.Join(clipDir, "text", "model.onnx"):   syntheticCLIPText(cc, int64(len(vocab)), seed+2),
 	} {
 		path := filepath.Join(dir, p)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -485,9 +485,9 @@ func BuildScorers(dir, size string, seed uint64) error {
 	return nil
 }
 
-// OpenScorer opens the FID model file and the CLIP folder.
-func OpenScorer(open Opener, inception, clipDir string, stats *coco2014.Stats) (*Scorer, error) {
-	s := &Scorer{Stats: stats}
+// openScorer opens the FID model file and the CLIP folder.
+func openScorer(open opener, inception, clipDir string, stats *coco2014.Stats) (*scorer, error) {
+	s := &scorer{Stats: stats}
 	var err error
 	if s.Inception, err = open(inception); err != nil {
 		return nil, fmt.Errorf("sdxl: FID model: %w", err)

@@ -59,17 +59,17 @@ func TestFIDInputBilinearGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := make([]float32, 3*FIDSide*FIDSide)
+	dst := make([]float32, 3*fidSide*fidSide)
 	off := 0
 	for _, c := range []struct{ h, w int }{{64, 64}, {400, 352}} {
-		FIDInput(dst, pattern(c.h, c.w), c.h, c.w)
+		fidInput(dst, pattern(c.h, c.w), c.h, c.w)
 		bad := 0
-		for y := 0; y < FIDSide; y += 5 {
-			for x := range FIDSide {
+		for y := 0; y < fidSide; y += 5 {
+			for x := range fidSide {
 				for ch := range 3 {
 					want := math.Float32frombits(binary.LittleEndian.Uint32(gold[off:]))
 					off += 4
-					got := (dst[(ch*FIDSide+y)*FIDSide+x] + 1) / 2
+					got := (dst[(ch*fidSide+y)*fidSide+x] + 1) / 2
 					if math.Abs(float64(got-want)) > 1e-4 {
 						bad++
 					}
@@ -86,14 +86,14 @@ func TestFIDInputBilinearGolden(t *testing.T) {
 // with CLIP's mean and std, channel-first.
 func TestCLIPInputNormalises(t *testing.T) {
 	img := pattern(300, 260)
-	dst := make([]float32, 3*CLIPSide*CLIPSide)
-	CLIPInput(dst, img, 300, 260)
+	dst := make([]float32, 3*clipSide*clipSide)
+	clipInput(dst, img, 300, 260)
 	// 260 is the shorter side: resize to 224×258, centre crop rows 17…240.
 	r := pilResize(img, 300, 260, 258, 224)
 	for _, p := range [][3]int{{0, 0, 0}, {1, 100, 37}, {2, 223, 223}} {
 		c, y, x := p[0], p[1], p[2]
 		want := (float32(r[((y+17)*224+x)*3+c])/255 - clipMean[c]) / clipStd[c]
-		if got := dst[(c*CLIPSide+y)*CLIPSide+x]; got != want {
+		if got := dst[(c*clipSide+y)*clipSide+x]; got != want {
 			t.Errorf("pixel %v = %v, want %v", p, got, want)
 		}
 	}
@@ -101,7 +101,7 @@ func TestCLIPInputNormalises(t *testing.T) {
 
 func TestToHWC(t *testing.T) {
 	chw := []float32{-1, 1, 0.5, float32(math.NaN()), 2, -3, 0.003921569, 0.0039, 0}
-	got := ToHWC(chw, 1, 3)
+	got := toHWC(chw, 1, 3)
 	// channel 0: -1→0, 1→255, 0.5→191 (0.75·255 = 191.25); channel 1: NaN→0,
 	// 2→255, -3→0; channel 2: x/2+0.5 ≈ 0.50196 → 128.0 (127.999…), 0.50195 → 128, 0 → 127.5 → 128 (even).
 	want := []byte{0, 0, 128, 255, 255, 128, 191, 0, 128}
@@ -124,7 +124,7 @@ func TestScoreLineMeetsCheckerWindows(t *testing.T) {
 		{22.9, 31.75, false},
 	} {
 		line := fid.SDXLResult{FID: c.fid, CLIP: c.clip}.String()
-		_, pass, err := accuracy.CheckText(CheckerID, line)
+		_, pass, err := accuracy.CheckText(checkerID, line)
 		if err != nil || pass != c.pass {
 			t.Errorf("%s: pass %v, %v; want %v", line, pass, err, c.pass)
 		}

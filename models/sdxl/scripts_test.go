@@ -11,14 +11,14 @@ import (
 
 func TestDownloadModelChecksExport(t *testing.T) {
 	dir := t.TempDir()
-	if err := Build(filepath.Join(dir, "model.onnx"), SizeTiny, ArchSeed); err != nil {
+	if err := build(filepath.Join(dir, "model.onnx"), sizeTiny, archSeed); err != nil {
 		t.Fatal(err)
 	}
 	out, ok := scripttest.Run(t, "download_model.sh", nil, "-c", dir)
 	if !ok || !strings.Contains(out, "is an SDXL ONNX export") || !strings.Contains(out, "OK    scheduler/scheduler_config.json") {
 		t.Errorf("complete export refused:\n%s", out)
 	}
-	os.Remove(PartPath(dir, "text_encoder_2"))
+	os.Remove(partPath(dir, "text_encoder_2"))
 	out, ok = scripttest.Run(t, "download_model.sh", nil, "-c", dir)
 	if ok || !strings.Contains(out, "FAIL  text_encoder_2/model.onnx missing") {
 		t.Errorf("export without text_encoder_2 accepted:\n%s", out)

@@ -25,43 +25,43 @@ import (
 
 // Synthetic model sizes.
 const (
-	// SizeFull is the real architecture, channels 32-64-128-256-320-320
+	// sizeFull is the real architecture, channels 32-64-128-256-320-320
 	// (31.2 M parameters).
-	SizeFull = "full"
-	// SizeTiny is the same graph with channels 2-4-8-8-8-8, for tests.
-	SizeTiny = "tiny"
+	sizeFull = "full"
+	// sizeTiny is the same graph with channels 2-4-8-8-8-8, for tests.
+	sizeTiny = "tiny"
 )
 
-// ArchSeed is the default weight seed: the same size and seed always give
+// archSeed is the default weight seed: the same size and seed always give
 // the same file.
-const ArchSeed uint64 = 20211026
+const archSeed uint64 = 20211026
 
 // The contract's names and sizes.
 const (
-	InputName  = "input"
-	OutputName = "output"
-	Classes    = 3
-	Window     = 128
+	inputName  = "input"
+	outputName = "output"
+	classes    = 3
+	window     = 128
 	instEps    = 1e-5
 )
 
-// Channels are the widths of the six resolution levels of a size.
-func Channels(size string) ([6]int64, error) {
+// channels are the widths of the six resolution levels of a size.
+func channels(size string) ([6]int64, error) {
 	switch size {
-	case SizeFull:
+	case sizeFull:
 		return [6]int64{32, 64, 128, 256, 320, 320}, nil
-	case SizeTiny:
+	case sizeTiny:
 		return [6]int64{2, 4, 8, 8, 8, 8}, nil
 	}
-	return [6]int64{}, fmt.Errorf("unet3d: unknown model size %q (want %s or %s)", size, SizeFull, SizeTiny)
+	return [6]int64{}, fmt.Errorf("unet3d: unknown model size %q (want %s or %s)", size, sizeFull, sizeTiny)
 }
 
-// Arch builds the 3D-UNet graph of the given size with weights drawn from
+// arch builds the 3D-UNet graph of the given size with weights drawn from
 // seed: He-initialised convolutions, instance-norm scales near 1 and
 // shifts near 0, and a head whose logits stay O(1). Opset 12, as the
 // official export.
-func Arch(size string, seed uint64) (*onnx.Graph, error) {
-	ch, err := Channels(size)
+func arch(size string, seed uint64) (*onnx.Graph, error) {
+	ch, err := channels(size)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func Arch(size string, seed uint64) (*onnx.Graph, error) {
 		Seed:  seed,
 		Doc:   fmt.Sprintf("3D-UNet KiTS19 (%s), synthetic weights, seed %d: performance only, accuracy not meaningful", size, seed),
 	})
-	x := g.Input(InputName, onnx.Float, onnx.Sym("batch_size"), onnx.Fix(1), onnx.Fix(Window), onnx.Fix(Window), onnx.Fix(Window))
+	x := g.Input(inputName, onnx.Float, onnx.Sym("batch_size"), onnx.Fix(1), onnx.Fix(window), onnx.Fix(window), onnx.Fix(window))
 	block := func(name, x string, in, out int64, stride int64) string {
 		w := g.Param(name+".conv.weight", onnx.Float, []int64{out, in, 3, 3, 3}, onnx.He(in*27))
 		y := g.Conv(x, w, "", onnx.ConvOpts{Strides: []int64{stride, stride, stride}, Pads: []int64{1, 1, 1, 1, 1, 1}})
@@ -100,21 +100,21 @@ func Arch(size string, seed uint64) (*onnx.Graph, error) {
 		x = block(p+".conv1", x, 2*out, out, 1)
 		x = block(p+".conv2", x, out, out, 1)
 	}
-	w := g.Param("output.conv.weight", onnx.Float, []int64{Classes, ch[0], 1, 1, 1}, onnx.Xavier(ch[0], Classes))
-	b := g.Param("output.conv.bias", onnx.Float, []int64{Classes}, onnx.Uniform(-0.1, 0.1))
+	w := g.Param("output.conv.weight", onnx.Float, []int64{classes, ch[0], 1, 1, 1}, onnx.Xavier(ch[0], classes))
+	b := g.Param("output.conv.bias", onnx.Float, []int64{classes}, onnx.Uniform(-0.1, 0.1))
 	y := g.Conv(x, w, b, onnx.ConvOpts{})
-	g.Rename(y, OutputName)
-	g.Output(OutputName, onnx.Float, onnx.Sym("batch_size"), onnx.Fix(Classes), onnx.Fix(Window), onnx.Fix(Window), onnx.Fix(Window))
+	g.Rename(y, outputName)
+	g.Output(outputName, onnx.Float, onnx.Sym("batch_size"), onnx.Fix(classes), onnx.Fix(window), onnx.Fix(window), onnx.Fix(window))
 	if err := g.Err(); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
 
-// BuildModel writes the synthetic model of a size and seed to path (the
+// buildModel writes the synthetic model of a size and seed to path (the
 // full model's 125 MB of weights fit inside the .onnx file).
-func BuildModel(path, size string, seed uint64) error {
-	g, err := Arch(size, seed)
+func buildModel(path, size string, seed uint64) error {
+	g, err := arch(size, seed)
 	if err != nil {
 		return err
 	}

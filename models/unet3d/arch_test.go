@@ -7,7 +7,7 @@ import (
 // TestArchShape counts the full model's parameters from the reference's
 // layer list independently of Arch, and its operators.
 func TestArchShape(t *testing.T) {
-	g, err := Arch(SizeFull, ArchSeed)
+	g, err := arch(sizeFull, archSeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestArchShape(t *testing.T) {
 	if ops["ConvTranspose"] != 5 || ops["InstanceNormalization"] != 22 || ops["Conv"] != 23 || ops["Concat"] != 5 {
 		t.Errorf("operators %v; want 5 ConvTranspose, 22 InstanceNormalization, 23 Conv, 5 Concat", ops)
 	}
-	if _, err := Arch("huge", 1); err == nil {
+	if _, err := arch("huge", 1); err == nil {
 		t.Error("unknown size accepted")
 	}
 }

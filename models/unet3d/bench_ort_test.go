@@ -17,11 +17,11 @@ import (
 //
 //	go test ./models/unet3d -run XXX -bench Window -benchtime 3x
 func BenchmarkWindow(b *testing.B) {
-	for _, size := range []string{SizeTiny, SizeFull} {
+	for _, size := range []string{sizeTiny, sizeFull} {
 		b.Run(size, func(b *testing.B) {
 			orttest.Need(b)
 			path := filepath.Join(b.TempDir(), "model.onnx")
-			if err := BuildModel(path, size, ArchSeed); err != nil {
+			if err := buildModel(path, size, archSeed); err != nil {
 				b.Fatal(err)
 			}
 			sess, err := ort.Open(path, ort.Options{Provider: "cpu"})
@@ -33,7 +33,7 @@ func BenchmarkWindow(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			vol := kits19.Volume[float32]{Shape: [3]int{Window, Window, Window}, Data: make([]float32, WindowVoxels)}
+			vol := kits19.Volume[float32]{Shape: [3]int{window, window, window}, Data: make([]float32, windowVoxels)}
 			for i := range vol.Data {
 				vol.Data[i] = float32(i%97)/50 - 1
 			}

@@ -34,7 +34,7 @@ func TestRunAccuracyTiny(t *testing.T) {
 		out := t.TempDir()
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: sc, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "cpu", Out: out, Batch: 2, Count: tc.count}
-		if _, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr); err != nil {
+		if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 			t.Fatalf("%v: Run: %v\n%s", sc, err, stderr.String())
 		}
 		t.Logf("%v:\n%s%s", sc, stdout.String(), stderr.String())
@@ -61,18 +61,18 @@ func TestWrongModelRejected(t *testing.T) {
 		in, out int64
 	}{{"two output channels", 1, 2}, {"two input channels", 2, 3}} {
 		g := onnx.NewGraph(onnx.Config{Name: "wrong", Seed: 1})
-		x := g.Input(InputName, onnx.Float, onnx.Sym("N"), onnx.Fix(tc.in), onnx.Fix(Window), onnx.Fix(Window), onnx.Fix(Window))
+		x := g.Input(inputName, onnx.Float, onnx.Sym("N"), onnx.Fix(tc.in), onnx.Fix(window), onnx.Fix(window), onnx.Fix(window))
 		w := g.Param("w", onnx.Float, []int64{tc.out, tc.in, 1, 1, 1}, onnx.Uniform(-1, 1))
-		g.Rename(g.Conv(x, w, "", onnx.ConvOpts{}), OutputName)
-		g.Output(OutputName, onnx.Float, onnx.Sym("N"), onnx.Fix(tc.out), onnx.Fix(Window), onnx.Fix(Window), onnx.Fix(Window))
+		g.Rename(g.Conv(x, w, "", onnx.ConvOpts{}), outputName)
+		g.Output(outputName, onnx.Float, onnx.Sym("N"), onnx.Fix(tc.out), onnx.Fix(window), onnx.Fix(window), onnx.Fix(window))
 		path := filepath.Join(t.TempDir(), "wrong.onnx")
 		if err := g.WriteFile(path, onnx.FileOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		var stdout, stderr bytes.Buffer
 		o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: path, Data: "synthetic", Backend: "cpu", Out: t.TempDir()}
-		_, err := benchmark.Run(context.Background(), Descriptor, o, &stdout, &stderr)
-		if !errors.Is(err, ErrContract) || !strings.Contains(err.Error(), "download_model.sh") {
+		_, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr)
+		if !errors.Is(err, errContract) || !strings.Contains(err.Error(), "download_model.sh") {
 			t.Errorf("%s: Run = %v; want ErrContract naming download_model.sh", tc.name, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,19 +53,19 @@ func writeLog(t *testing.T, vols [][]uint8) string {
 func TestScoreAgainstTruth(t *testing.T) {
 	raw := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	if err := Dataset.Synth(&benchmark.DatasetRequest{Out: raw, N: 1, Stdout: &stdout, Stderr: &stderr}); err != nil {
+	if err := dataset.Synth(&spec.DatasetRequest{Out: raw, N: 1, Stdout: &stdout, Stderr: &stderr}); err != nil {
 		t.Fatal(err)
 	}
-	req := &benchmark.DatasetRequest{Data: raw, Out: t.TempDir(), Extra: benchmark.Extra{"cases": "inference"}, Stdout: &stdout, Stderr: &stderr}
-	if err := Dataset.Preprocess(req); err == nil || !strings.Contains(err.Error(), "case_00003") {
+	req := &spec.DatasetRequest{Data: raw, Out: t.TempDir(), Extra: spec.Extra{"cases": "inference"}, Stdout: &stdout, Stderr: &stderr}
+	if err := dataset.Preprocess(req); err == nil || !strings.Contains(err.Error(), "case_00003") {
 		t.Fatalf("preprocess of a synthetic set as the inference set: %v", err)
 	}
 	req.Extra["cases"] = "everything"
-	if err := Dataset.Preprocess(req); err == nil || !strings.Contains(err.Error(), "--cases") {
+	if err := dataset.Preprocess(req); err == nil || !strings.Contains(err.Error(), "--cases") {
 		t.Fatalf("bad --cases: %v", err)
 	}
 	// The synthetic data set a run uses (shared by the package's tests).
-	pre, _, err := resolveData(SyntheticData, benchmark.CacheDir(), &stderr)
+	pre, _, err := resolveData(syntheticDataArg, benchmark.CacheDir(), &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,16 +84,16 @@ func TestScoreAgainstTruth(t *testing.T) {
 		{truth, "Accuracy: mean = 1.00000, kidney = 1.0000, tumor = 1.0000"},
 		{zero, "Accuracy: mean = 0.00000, kidney = 0.0000, tumor = 0.0000"},
 	} {
-		sc, err := Descriptor.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, tc.vols), Data: SyntheticData, CacheDir: benchmark.CacheDir()})
+		sc, err := descriptor.Driver.Score(context.Background(), &spec.ScoreRequest{Log: writeLog(t, tc.vols), Data: syntheticDataArg, CacheDir: benchmark.CacheDir()})
 		if err != nil || len(sc.Lines) != 1 || sc.Lines[0] != tc.want {
 			t.Errorf("score = %+v, %v; want %q", sc, err, tc.want)
 		}
 	}
-	if _, err := Descriptor.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre}); err == nil || !strings.Contains(err.Error(), "case_00001") {
+	if _, err := descriptor.Driver.Score(context.Background(), &spec.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre}); err == nil || !strings.Contains(err.Error(), "case_00001") {
 		t.Errorf("a log missing a case: %v", err)
 	}
 	// --count 1 scores the first case only.
-	sc, err := Descriptor.Score(context.Background(), &benchmark.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre, Count: 1})
+	sc, err := descriptor.Driver.Score(context.Background(), &spec.ScoreRequest{Log: writeLog(t, truth[:1]), Data: pre, Count: 1})
 	if err != nil || !strings.HasPrefix(sc.Lines[0], "Accuracy: mean = 1.00000") {
 		t.Errorf("--count 1: %+v, %v", sc, err)
 	}

@@ -17,15 +17,15 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// ErrContract is wrapped by errors about a model whose inputs or outputs
+// errContract is wrapped by errors about a model whose inputs or outputs
 // are not those of the official 3D-UNet ONNX files.
-var ErrContract = errors.New("unet3d: model does not match the 3D-UNet contract")
+var errContract = errors.New("unet3d: model does not match the 3D-UNet contract")
 
-// CheckContract validates a session against the official contract (input
+// checkContract validates a session against the official contract (input
 // "input" float32 [N,1,128,128,128], output "output" float32
 // [N,3,128,128,128]) and returns the fixed batch size, or 0 when the
 // batch dimension is dynamic.
-func CheckContract(inputs, outputs []backend.Info) (fixedBatch int, err error) {
+func checkContract(inputs, outputs []backend.Info) (fixedBatch int, err error) {
 	fix := "give 3dunet_kits19_128x128x128.onnx or its _dynbatch variant (models/unet3d/download_model.sh) or use --model synthetic"
 	want := func(kind string, infos []backend.Info, name string, ch int64) (int64, error) {
 		for _, x := range infos {
@@ -33,31 +33,31 @@ func CheckContract(inputs, outputs []backend.Info) (fixedBatch int, err error) {
 				continue
 			}
 			ok := x.DType == backend.Float32 && len(x.Shape) == 5
-			for i, d := range []int64{-2, ch, Window, Window, Window} {
+			for i, d := range []int64{-2, ch, window, window, window} {
 				if ok && i > 0 && x.Shape[i] >= 0 && x.Shape[i] != d {
 					ok = false
 				}
 			}
 			if !ok {
-				return 0, fmt.Errorf("%w: %s %q is %s %v, want float32 [N %d %d %d %d]; %s", ErrContract, kind, name, x.DType, x.Shape, ch, Window, Window, Window, fix)
+				return 0, fmt.Errorf("%w: %s %q is %s %v, want float32 [N %d %d %d %d]; %s", errContract, kind, name, x.DType, x.Shape, ch, window, window, window, fix)
 			}
 			return x.Shape[0], nil
 		}
-		return 0, fmt.Errorf("%w: no %s %q among %v; %s", ErrContract, kind, name, names(infos), fix)
+		return 0, fmt.Errorf("%w: no %s %q among %v; %s", errContract, kind, name, names(infos), fix)
 	}
 	if len(inputs) != 1 {
-		return 0, fmt.Errorf("%w: want exactly one input %q, model has %v; %s", ErrContract, InputName, names(inputs), fix)
+		return 0, fmt.Errorf("%w: want exactly one input %q, model has %v; %s", errContract, inputName, names(inputs), fix)
 	}
-	nIn, err := want("input", inputs, InputName, 1)
+	nIn, err := want("input", inputs, inputName, 1)
 	if err != nil {
 		return 0, err
 	}
-	nOut, err := want("output", outputs, OutputName, Classes)
+	nOut, err := want("output", outputs, outputName, classes)
 	if err != nil {
 		return 0, err
 	}
 	if nIn > 0 && nOut > 0 && nIn != nOut {
-		return 0, fmt.Errorf("%w: input batch %d differs from output batch %d", ErrContract, nIn, nOut)
+		return 0, fmt.Errorf("%w: input batch %d differs from output batch %d", errContract, nIn, nOut)
 	}
 	return int(max(nIn, 0)), nil
 }
@@ -70,14 +70,14 @@ func names(infos []backend.Info) []string {
 	return n
 }
 
-// Samples returns a loaded preprocessed case (D, H, W float32), or false.
-type Samples func(i loadgen.SampleIndex) (kits19.Volume[float32], bool)
+// sampleFunc returns a loaded preprocessed case (D, H, W float32), or false.
+type sampleFunc func(i loadgen.SampleIndex) (kits19.Volume[float32], bool)
 
 // Model runs the sliding window over loaded cases. It implements
 // harness.Model and is safe for concurrent use (as the session is).
 type Model struct {
 	sess       backend.Session
-	samples    Samples
+	samples    sampleFunc
 	batch      int // windows per session run
 	fixedBatch int
 	outIdx     int
@@ -89,11 +89,11 @@ type Model struct {
 
 // New wraps a session after checking the contract. batch is the number of
 // windows per session run (a fixed-batch model caps it).
-func New(sess backend.Session, samples Samples, batch int) (*Model, error) {
+func New(sess backend.Session, samples sampleFunc, batch int) (*Model, error) {
 	if sess == nil {
 		return nil, errors.New("unet3d: nil session")
 	}
-	fixed, err := CheckContract(sess.Inputs(), sess.Outputs())
+	fixed, err := checkContract(sess.Inputs(), sess.Outputs())
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func New(sess backend.Session, samples Samples, batch int) (*Model, error) {
 	}
 	m := &Model{sess: sess, samples: samples, batch: batch, fixedBatch: fixed}
 	for i, o := range sess.Outputs() {
-		if o.Name == OutputName {
+		if o.Name == outputName {
 			m.outIdx = i
 		}
 	}
@@ -148,21 +148,21 @@ func (m *Model) run(ctx context.Context, in []float32, n int) ([]float32, error)
 	}
 	t0 := time.Now()
 	outs, err := m.sess.Run(ctx, []backend.Tensor{{
-		Name: InputName, DType: backend.Float32,
-		Shape: []int64{int64(run), 1, Window, Window, Window}, Data: in[:run*WindowVoxels],
+		Name: inputName, DType: backend.Float32,
+		Shape: []int64{int64(run), 1, window, window, window}, Data: in[:run*windowVoxels],
 	}})
 	m.busy.Add(int64(time.Since(t0)))
 	if err != nil {
 		return nil, fmt.Errorf("unet3d: %w", err)
 	}
 	if len(outs) <= m.outIdx {
-		return nil, fmt.Errorf("unet3d: session returned %d outputs, want %q", len(outs), OutputName)
+		return nil, fmt.Errorf("unet3d: session returned %d outputs, want %q", len(outs), outputName)
 	}
 	y, ok := outs[m.outIdx].Data.([]float32)
-	if !ok || len(y) < n*Classes*WindowVoxels {
-		return nil, fmt.Errorf("unet3d: output %q holds %T, want %d float32 logits", OutputName, outs[m.outIdx].Data, n*Classes*WindowVoxels)
+	if !ok || len(y) < n*classes*windowVoxels {
+		return nil, fmt.Errorf("unet3d: output %q holds %T, want %d float32 logits", outputName, outs[m.outIdx].Data, n*classes*windowVoxels)
 	}
-	return y[:n*Classes*WindowVoxels], nil
+	return y[:n*classes*windowVoxels], nil
 }
 
 // Segment runs the reference's sliding window over one preprocessed case
@@ -175,16 +175,16 @@ func (m *Model) Segment(ctx context.Context, v kits19.Volume[float32]) ([]uint8,
 	if len(v.Data) != v.Shape[0]*v.Shape[1]*v.Shape[2] {
 		return nil, fmt.Errorf("unet3d: volume %v with %d voxels", v.Shape, len(v.Data))
 	}
-	wins, err := Windows(v.Shape)
+	wins, err := windows(v.Shape)
 	if err != nil {
 		return nil, err
 	}
-	acc := NewAccumulator(v.Shape)
+	acc := newAccumulator(v.Shape)
 	size := m.batch
 	if m.fixedBatch > 0 {
 		size = m.fixedBatch
 	}
-	bufs := [2][]float32{make([]float32, size*WindowVoxels), make([]float32, size*WindowVoxels)}
+	bufs := [2][]float32{make([]float32, size*windowVoxels), make([]float32, size*windowVoxels)}
 	type result struct {
 		logits []float32
 		err    error
@@ -192,7 +192,7 @@ func (m *Model) Segment(ctx context.Context, v kits19.Volume[float32]) ([]uint8,
 	fill := func(buf []float32, first int) int {
 		n := min(m.batch, len(wins)-first)
 		for k := range n {
-			Extract(buf[k*WindowVoxels:], v.Data, v.Shape, wins[first+k])
+			extract(buf[k*windowVoxels:], v.Data, v.Shape, wins[first+k])
 		}
 		return n
 	}
@@ -206,8 +206,8 @@ func (m *Model) Segment(ctx context.Context, v kits19.Volume[float32]) ([]uint8,
 			done <- result{y, err}
 		}(bufs[b], n)
 		if pending != nil {
-			for k := range len(pending) / (Classes * WindowVoxels) {
-				acc.Add(pending[k*Classes*WindowVoxels:], wins[pendingAt+k])
+			for k := range len(pending) / (classes * windowVoxels) {
+				acc.Add(pending[k*classes*windowVoxels:], wins[pendingAt+k])
 			}
 		}
 		next := 0
@@ -221,8 +221,8 @@ func (m *Model) Segment(ctx context.Context, v kits19.Volume[float32]) ([]uint8,
 		pending, pendingAt = r.logits, first
 		first, n = first+n, next
 	}
-	for k := range len(pending) / (Classes * WindowVoxels) {
-		acc.Add(pending[k*Classes*WindowVoxels:], wins[pendingAt+k])
+	for k := range len(pending) / (classes * windowVoxels) {
+		acc.Add(pending[k*classes*windowVoxels:], wins[pendingAt+k])
 	}
 	return acc.Labels(), nil
 }
@@ -232,7 +232,7 @@ func (m *Model) Segment(ctx context.Context, v kits19.Volume[float32]) ([]uint8,
 // `mlperf perf`: the session time of a case without the window
 // extraction and accumulation.
 func (m *Model) RawCase(ctx context.Context, v kits19.Volume[float32], buf []float32) ([]float32, error) {
-	wins, err := Windows(v.Shape)
+	wins, err := windows(v.Shape)
 	if err != nil {
 		return buf, err
 	}
@@ -240,12 +240,12 @@ func (m *Model) RawCase(ctx context.Context, v kits19.Volume[float32], buf []flo
 	if m.fixedBatch > 0 {
 		size = m.fixedBatch
 	}
-	if len(buf) < size*WindowVoxels {
-		buf = make([]float32, size*WindowVoxels)
+	if len(buf) < size*windowVoxels {
+		buf = make([]float32, size*windowVoxels)
 	}
 	n := min(m.batch, len(wins))
 	for k := range n {
-		Extract(buf[k*WindowVoxels:], v.Data, v.Shape, wins[k])
+		extract(buf[k*windowVoxels:], v.Data, v.Shape, wins[k])
 	}
 	for first := 0; first < len(wins); first += m.batch {
 		if _, err := m.run(ctx, buf, min(m.batch, len(wins)-first)); err != nil {

@@ -52,7 +52,7 @@ func sha(v any) string {
 // face-centre values.
 func TestImportanceMapEqualsScipy(t *testing.T) {
 	g := loadWindowGolden(t)
-	m := ImportanceMap()
+	m := importanceMap()
 	if s := sha(m); s != g.MapSHA256 {
 		t.Errorf("map SHA-256 %s, scipy's %s", s, g.MapSHA256)
 	}
@@ -61,17 +61,17 @@ func TestImportanceMapEqualsScipy(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := 0
-	for i := 0; i < Window; i += 9 {
-		for j := 0; j < Window; j += 9 {
-			for k := 0; k < Window; k += 9 {
-				if got := m[(i*Window+j)*Window+k]; got != sample[o] {
+	for i := 0; i < window; i += 9 {
+		for j := 0; j < window; j += 9 {
+			for k := 0; k < window; k += 9 {
+				if got := m[(i*window+j)*window+k]; got != sample[o] {
 					t.Fatalf("map[%d,%d,%d] = %v, scipy %v (sample shape %v)", i, j, k, got, sample[o], shape)
 				}
 				o++
 			}
 		}
 	}
-	at := func(i, j, k int) float32 { return m[(i*Window+j)*Window+k] }
+	at := func(i, j, k int) float32 { return m[(i*window+j)*window+k] }
 	if at(63, 63, 63) != 1 || at(64, 64, 64) != 1 {
 		t.Errorf("centre values %v, %v; want 1", at(63, 63, 63), at(64, 64, 64))
 	}
@@ -82,10 +82,10 @@ func TestImportanceMapEqualsScipy(t *testing.T) {
 
 // fakeLogits is testdata/make_golden.py's fake model output of window w.
 func fakeLogits(w int) []float32 {
-	out := make([]float32, Classes*WindowVoxels)
-	for c := range Classes {
-		for v := range WindowVoxels {
-			out[c*WindowVoxels+v] = float32((w*7+c*37+v*13)%101)/50 - 1
+	out := make([]float32, classes*windowVoxels)
+	for c := range classes {
+		for v := range windowVoxels {
+			out[c*windowVoxels+v] = float32((w*7+c*37+v*13)%101)/50 - 1
 		}
 	}
 	return out
@@ -97,7 +97,7 @@ func fakeLogits(w int) []float32 {
 func TestSlidingWindowEqualsNumpy(t *testing.T) {
 	g := loadWindowGolden(t)
 	shape := [3]int{g.LabelsShape[0], g.LabelsShape[1], g.LabelsShape[2]}
-	wins, err := Windows(shape)
+	wins, err := windows(shape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestSlidingWindowEqualsNumpy(t *testing.T) {
 	if !slices.Equal(wins, want) {
 		t.Fatalf("windows %v, want %v", wins, want)
 	}
-	acc := NewAccumulator(shape)
+	acc := newAccumulator(shape)
 	for w, c := range wins {
 		acc.Add(fakeLogits(w), c)
 	}
@@ -124,37 +124,37 @@ func TestSlidingWindowEqualsNumpy(t *testing.T) {
 // the windows that cover the voxel, over the sum of the map, argmaxed.
 func TestWindowsDirect(t *testing.T) {
 	shape := [3]int{128, 192, 192}
-	wins, err := Windows(shape)
+	wins, err := windows(shape)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(wins) != 1*2*2 {
 		t.Fatalf("%d windows over %v, want 4", len(wins), shape)
 	}
-	acc := NewAccumulator(shape)
+	acc := newAccumulator(shape)
 	logits := make([][]float32, len(wins))
 	for w, c := range wins {
 		logits[w] = fakeLogits(w + 3)
 		acc.Add(logits[w], c)
 	}
 	got := acc.Labels()
-	m := ImportanceMap()
+	m := importanceMap()
 	for _, p := range [][3]int{{0, 0, 0}, {5, 70, 130}, {127, 191, 191}, {64, 64, 64}, {100, 127, 63}, {17, 128, 100}} {
-		var r [Classes]float32
+		var r [classes]float32
 		var n float32
 		for w, c := range wins {
 			d := [3]int{p[0] - c[0], p[1] - c[1], p[2] - c[2]}
-			if d[0] < 0 || d[1] < 0 || d[2] < 0 || d[0] >= Window || d[1] >= Window || d[2] >= Window {
+			if d[0] < 0 || d[1] < 0 || d[2] < 0 || d[0] >= window || d[1] >= window || d[2] >= window {
 				continue
 			}
-			v := (d[0]*Window+d[1])*Window + d[2]
-			for cl := range Classes {
-				r[cl] += float32(logits[w][cl*WindowVoxels+v] * m[v])
+			v := (d[0]*window+d[1])*window + d[2]
+			for cl := range classes {
+				r[cl] += float32(logits[w][cl*windowVoxels+v] * m[v])
 			}
 			n += m[v]
 		}
 		best := 0
-		for cl := 1; cl < Classes; cl++ {
+		for cl := 1; cl < classes; cl++ {
 			if r[cl]/n > r[best]/n {
 				best = cl
 			}
@@ -164,7 +164,7 @@ func TestWindowsDirect(t *testing.T) {
 		}
 	}
 	for _, bad := range [][3]int{{64, 128, 128}, {128, 130, 128}, {0, 128, 128}} {
-		if _, err := Windows(bad); err == nil {
+		if _, err := windows(bad); err == nil {
 			t.Errorf("Windows(%v) accepted a shape the window cannot tile", bad)
 		}
 	}
@@ -180,30 +180,30 @@ type fakeSession struct {
 }
 
 func (f *fakeSession) Inputs() []backend.Info {
-	return []backend.Info{{Name: InputName, DType: backend.Float32, Shape: []int64{f.batch, 1, Window, Window, Window}}}
+	return []backend.Info{{Name: inputName, DType: backend.Float32, Shape: []int64{f.batch, 1, window, window, window}}}
 }
 func (f *fakeSession) Outputs() []backend.Info {
-	return []backend.Info{{Name: OutputName, DType: backend.Float32, Shape: []int64{f.batch, Classes, Window, Window, Window}}}
+	return []backend.Info{{Name: outputName, DType: backend.Float32, Shape: []int64{f.batch, classes, window, window, window}}}
 }
 func (f *fakeSession) Close() error { return nil }
 func (f *fakeSession) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
 	x := in[0].Data.([]float32)
 	n := int(in[0].Shape[0])
-	if len(x) != n*WindowVoxels || (f.batch > 0 && int64(n) != f.batch) {
+	if len(x) != n*windowVoxels || (f.batch > 0 && int64(n) != f.batch) {
 		return nil, fmt.Errorf("fake: input of %d values for batch %d", len(x), n)
 	}
 	f.mu.Lock()
 	f.calls = append(f.calls, n)
 	f.mu.Unlock()
-	y := make([]float32, n*Classes*WindowVoxels)
+	y := make([]float32, n*classes*windowVoxels)
 	for b := range n {
-		for c := range Classes {
-			for v := range WindowVoxels {
-				y[(b*Classes+c)*WindowVoxels+v] = x[b*WindowVoxels+v] * float32(c-1)
+		for c := range classes {
+			for v := range windowVoxels {
+				y[(b*classes+c)*windowVoxels+v] = x[b*windowVoxels+v] * float32(c-1)
 			}
 		}
 	}
-	return []backend.Tensor{{Name: OutputName, DType: backend.Float32, Shape: []int64{int64(n), Classes, Window, Window, Window}, Data: y}}, nil
+	return []backend.Tensor{{Name: outputName, DType: backend.Float32, Shape: []int64{int64(n), classes, window, window, window}, Data: y}}, nil
 }
 
 // TestSegmentBatches runs Segment with several window batches and a
@@ -215,15 +215,15 @@ func TestSegmentBatches(t *testing.T) {
 	for i := range vol.Data {
 		vol.Data[i] = float32(math.Sin(float64(i)*0.001)) + float32(i%7)*0.01
 	}
-	wins, _ := Windows(shape)
-	acc := NewAccumulator(shape)
-	win := make([]float32, WindowVoxels)
+	wins, _ := windows(shape)
+	acc := newAccumulator(shape)
+	win := make([]float32, windowVoxels)
 	for _, c := range wins {
-		Extract(win, vol.Data, shape, c)
-		y := make([]float32, Classes*WindowVoxels)
-		for cl := range Classes {
-			for v := range WindowVoxels {
-				y[cl*WindowVoxels+v] = win[v] * float32(cl-1)
+		extract(win, vol.Data, shape, c)
+		y := make([]float32, classes*windowVoxels)
+		for cl := range classes {
+			for v := range windowVoxels {
+				y[cl*windowVoxels+v] = win[v] * float32(cl-1)
 			}
 		}
 		acc.Add(y, c)
@@ -257,19 +257,19 @@ func TestSegmentBatches(t *testing.T) {
 // 128³ case (plus the division and argmax), to set against the engine's
 // time per window (BenchmarkWindow).
 func BenchmarkWindowHarness(b *testing.B) {
-	shape := [3]int{Window, Window, Window}
-	vol := make([]float32, WindowVoxels)
-	buf := make([]float32, WindowVoxels)
+	shape := [3]int{window, window, window}
+	vol := make([]float32, windowVoxels)
+	buf := make([]float32, windowVoxels)
 	logits := fakeLogits(1)
 	b.Run("extract+accumulate", func(b *testing.B) {
-		acc := NewAccumulator(shape)
+		acc := newAccumulator(shape)
 		for range b.N {
-			Extract(buf, vol, shape, [3]int{})
+			extract(buf, vol, shape, [3]int{})
 			acc.Add(logits, [3]int{})
 		}
 	})
 	b.Run("labels", func(b *testing.B) {
-		acc := NewAccumulator(shape)
+		acc := newAccumulator(shape)
 		acc.Add(logits, [3]int{})
 		for range b.N {
 			acc.Labels()

@@ -1,0 +1,219 @@
+package benchmark
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/backend/ort"
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
+)
+
+// RemoteBackends are the backends that run the model on remote serving
+// engines rather than in this process: "kserve" (Open Inference Protocol
+// over HTTP, for tensor models; several --endpoint values make this
+// process the Network division's LoadGen node, dispatching round-robin)
+// and "openai" (an OpenAI-compatible /v1/completions server, for the
+// decoders).
+var RemoteBackends = []string{"kserve", "openai"}
+
+// RemoteInFlight is the default number of requests in flight per remote
+// endpoint (--workers overrides the total).
+const RemoteInFlight = 16
+
+// Remote reports whether the run's backend is a remote one (no local
+// model file is resolved or built).
+func (o *Options) Remote() bool { return slices.Contains(RemoteBackends, o.Backend) }
+
+// checkRemote validates the remote options.
+func (o *Options) checkRemote(b *spec.Benchmark) error {
+	o.Protocol = strings.ToLower(o.Protocol)
+	if o.Protocol != "" {
+		if o.Backend != "kserve" {
+			return spec.UsageError("%s: --protocol %s needs --backend kserve (the Open Inference Protocol's transport)", b.Name, o.Protocol)
+		}
+		if !slices.Contains(kserve.Protocols, o.Protocol) {
+			return spec.UsageError("%s: unknown --protocol %q (want one of %s)", b.Name, o.Protocol, strings.Join(kserve.Protocols, ", "))
+		}
+	}
+	if !o.Remote() {
+		if len(o.Endpoints) > 0 {
+			return spec.UsageError("%s: --endpoint needs --backend kserve or openai", b.Name)
+		}
+		return nil
+	}
+	if b.LocalOnly != "" {
+		return spec.UsageError("%s: --backend %s is not available: %s, which the Network division does not allow of a QDL; run %s locally (--backend %s)", b.Name, o.Backend, b.LocalOnly, b.Name, strings.Join(Backends, ", "))
+	}
+	if len(o.Endpoints) == 0 {
+		return spec.UsageError("%s: --backend %s needs --endpoint host:port (the serving engine)", b.Name, o.Backend)
+	}
+	if o.Backend == "openai" && len(o.Endpoints) > 1 {
+		return spec.UsageError("%s: --backend openai takes one --endpoint (put a load balancer in front of several servers)", b.Name)
+	}
+	for _, ep := range o.Endpoints {
+		check := func(ep string) error { return kserve.CheckEndpoint(ep, o.Protocol) }
+		if o.Backend == "openai" {
+			check = openai.CheckEndpoint
+		}
+		if err := check(ep); err != nil {
+			return spec.UsageError("%s: --endpoint: %v", b.Name, err)
+		}
+	}
+	if o.APIKeyEnv != "" && os.Getenv(o.APIKeyEnv) == "" {
+		return spec.UsageError("%s: --api-key-env %s: that environment variable is empty", b.Name, o.APIKeyEnv)
+	}
+	return nil
+}
+
+// engine is the spec.Engine of a run: ONNX Runtime with the run's
+// --backend, --device and --threads, or the remote backend's endpoints.
+// It records the remote engine's name for the logs and the server's
+// timings into the run's statistics.
+type engine struct {
+	s *setup
+	// remoteName asks the remote engine for its name (a network round
+	// trip), set when a remote backend is opened.
+	remoteName func() string
+}
+
+// OpenSession implements spec.Engine.
+func (e *engine) OpenSession(path string, outputs []string) (backend.Session, error) {
+	o := &e.s.o
+	switch o.Backend {
+	case "kserve":
+		return e.dialKServe()
+	case "openai":
+		return nil, spec.UsageError("%s: --backend openai is not available for this benchmark: it drives greedy decoders over /v1/completions (llama2); tensor models take --backend kserve", e.s.b.Name)
+	}
+	return OpenLocal(o, path, outputs)
+}
+
+// OpenLocal opens a model file with ONNX Runtime and o's engine settings
+// (--backend, --device, --threads), fetching only outputs (nil: all).
+func OpenLocal(o *Options, path string, outputs []string) (backend.Session, error) {
+	return ort.Open(path, ort.Options{
+		Provider:       o.Backend,
+		DeviceID:       o.Device,
+		IntraOpThreads: o.Threads,
+		Outputs:        outputs,
+	})
+}
+
+// servedModel is the model name on the remote server.
+func (s *setup) servedModel() string {
+	if s.o.ServedModel != "" {
+		return s.o.ServedModel
+	}
+	return s.b.Name
+}
+
+// modelDesc names the model for messages: its file, or for a remote
+// backend the served model, its endpoints and the fix for a mismatch.
+func (s *setup) modelDesc() string {
+	if s.o.Remote() {
+		return fmt.Sprintf("%s served at %s: serve %s's model there (mlperf serve %s) or name the right one with --served-model",
+			s.servedModel(), strings.Join(s.o.Endpoints, ", "), s.b.Name, s.b.Name)
+	}
+	return s.modelPath
+}
+
+// remoteTimeout is the per-request deadline of a remote backend: the
+// scenario's latency bound times ten, at least a minute (0 bounds: 10
+// minutes), so a stalled server fails samples instead of hanging the run.
+func (s *setup) remoteTimeout() time.Duration {
+	ls, err := Settings(&s.o)
+	if err != nil || ls.ServerTargetLatencyNs == 0 {
+		return 10 * time.Minute
+	}
+	return max(time.Minute, 10*time.Duration(ls.ServerTargetLatencyNs))
+}
+
+// dialKServe opens the kserve backend: every --endpoint, checked to serve
+// the same model contract.
+func (e *engine) dialKServe() (backend.Session, error) {
+	s := e.s
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := kserve.DialPool(ctx, s.o.Endpoints, kserve.Config{Model: s.servedModel(), Timeout: s.remoteTimeout(), Protocol: s.o.Protocol})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
+	}
+	name, err := p.Name(ctx)
+	if err != nil {
+		p.Close()
+		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
+	}
+	// The loadgen asks for the name again at the start of the run: each
+	// ask is a round trip to every node, as the Network division's Name
+	// rule requires.
+	if s.o.Batch > 1 {
+		fmt.Fprintf(s.stderr, "%s: --batch %d: this LoadGen node batches samples into one request, which the Network division does not allow of a QDL (the SUT node batches); not a conformant Network division run\n", s.b.Name, s.o.Batch)
+	}
+	e.remoteName = func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		n, err := p.Name(ctx)
+		if err != nil {
+			return "Network SUT: (the name round trip failed: " + err.Error() + ")"
+		}
+		return n
+	}
+	fmt.Fprintf(s.stderr, "%s: %s\n", s.b.Name, name)
+	// The harness calls Run; this makes it RunTimed, so that the detail
+	// log and stderr get the server-side timings of each request.
+	return withServerTimings(p, &s.stats.server), nil
+}
+
+// OpenCompletions implements spec.Engine: the openai backend's SUT for a
+// decoder benchmark, with c's Prompt, Encode, Chunk and MaxTokens.
+func (e *engine) OpenCompletions(c openai.Config) (*openai.SUT, error) {
+	s := e.s
+	if s.o.Backend != "openai" {
+		return nil, spec.UsageError("%s: /v1/completions needs --backend openai", s.b.Name)
+	}
+	if s.o.APIKeyEnv != "" {
+		c.APIKey = os.Getenv(s.o.APIKeyEnv)
+	}
+	c.Endpoint, c.Model = s.o.Endpoints[0], s.servedModel()
+	c.MaxInFlight, c.Timeout = max(s.o.Workers, s.o.Batch), s.remoteTimeout()
+	sut, err := openai.New(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := sut.Check(ctx); err != nil {
+		sut.Close()
+		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
+	}
+	e.remoteName = sut.Name
+	how := "the server's where its stream carries token_ids, else this benchmark's tokenizer over the returned text"
+	if c.Chunk != nil {
+		how = "the server's where its stream carries token_ids, else this benchmark's vocabulary over each streamed token's text"
+	}
+	fmt.Fprintf(s.stderr, "%s: %s; token ids are %s\n", s.b.Name, sut.Name(), how)
+	return sut, nil
+}
+
+// namedSUT gives a SUT the remote engine's name for the logs (asked of
+// the engine at each call), passing Flush through.
+type namedSUT struct {
+	loadgen.SUT
+	name func() string
+}
+
+func (n namedSUT) Name() string { return n.name() }
+
+func (n namedSUT) Flush() {
+	if f, ok := n.SUT.(loadgen.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -1,0 +1,130 @@
+package benchmark
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/loadgentest"
+)
+
+// callLog is a model that records the samples of every Predict call in
+// order; it fails sample fail (when ≥ 0).
+type callLog struct {
+	mu    sync.Mutex
+	calls [][]loadgen.SampleIndex
+	fail  int
+}
+
+func (m *callLog) Predict(_ context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	m.mu.Lock()
+	m.calls = append(m.calls, slices.Clone(idx))
+	m.mu.Unlock()
+	for i, s := range idx {
+		out[i].Data = []byte{byte(s)}
+		if int(s) == m.fail {
+			out[i].Err = errors.New("bad sample")
+		}
+	}
+	return nil
+}
+
+func (m *callLog) samples() []loadgen.SampleIndex {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Concat(m.calls...)
+}
+
+// replay runs the given order, batch samples a call, with each of its
+// samples loaded once; a failed sample is an error.
+func TestReplayRunsTheOrderInBatches(t *testing.T) {
+	m := &callLog{fail: -1}
+	q := &loadgentest.MemQSL{Total: 10, Performance: 10}
+	order := []loadgen.SampleIndex{3, 1, 4, 1, 5, 9, 2, 6}
+	n, el, err := replay(context.Background(), m, q, order, 3, 1)
+	if err != nil || n != 8 || el <= 0 {
+		t.Fatalf("replay = %d, %v, %v; want 8 samples", n, el, err)
+	}
+	want := [][]loadgen.SampleIndex{{3, 1, 4}, {1, 5, 9}, {2, 6}}
+	if !slices.EqualFunc(m.calls, want, slices.Equal) {
+		t.Errorf("calls %v, want %v", m.calls, want)
+	}
+	if loads := q.Loads(); len(loads) != 1 || !slices.Equal(loads[0], []loadgen.SampleIndex{1, 2, 3, 4, 5, 6, 9}) {
+		t.Errorf("loads %v, want each sample of the order once", loads)
+	}
+	m = &callLog{fail: 5}
+	if _, _, err := replay(context.Background(), m, q, order, 3, 2); err == nil || !strings.Contains(err.Error(), "sample 5: bad sample") {
+		t.Errorf("a failed sample: %v", err)
+	}
+}
+
+// Perf's raw side runs the same samples in the same order as the harness
+// run of its round: rounds alternate harness, raw, then raw, harness, the
+// raw side replaying the last harness query.
+func TestPerfReplaysTheHarnessSamples(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	m := &callLog{fail: -1}
+	open := driverOf(b).open
+	driverOf(b).open = func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+		inst, err := open(ctx, r)
+		if err == nil {
+			inst.Model = m
+		}
+		return inst, err
+	}
+	var stdout, stderr bytes.Buffer
+	o := Options{Model: "synthetic", Data: "synthetic", Backend: "cpu", Workers: 1, Batch: 3, Out: t.TempDir()}
+	res, err := Perf(context.Background(), b, o, 40*time.Millisecond, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("Perf: %v\n%s", err, stderr.String())
+	}
+	var sizes []int
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		var r, rounds, n int
+		var raw, h, ratio float64
+		if _, err := fmt.Sscanf(l, "perf: round %d/%d: raw %g, harness %g samples/s over %d samples (ratio %g)", &r, &rounds, &raw, &h, &n, &ratio); err == nil {
+			sizes = append(sizes, n)
+		}
+	}
+	if len(sizes) != PerfRounds || len(res.Rounds) != PerfRounds {
+		t.Fatalf("%d round lines, %d ratios, want %d:\n%s", len(sizes), len(res.Rounds), PerfRounds, stderr.String())
+	}
+	all := m.samples()
+	next := func(n int) []loadgen.SampleIndex {
+		if n > len(all) {
+			t.Fatalf("the model saw %d samples fewer than the rounds say", n-len(all))
+		}
+		s := all[:n]
+		all = all[n:]
+		return s
+	}
+	for r := 0; r < PerfRounds; r += 2 {
+		h := next(sizes[r])
+		if len(h) < PerfMinBatches*3 {
+			t.Errorf("round %d: %d samples, want at least %d", r+1, len(h), PerfMinBatches*3)
+		}
+		if raw := next(sizes[r]); !slices.Equal(raw, h) {
+			t.Errorf("round %d: raw side ran %v, harness %v", r+1, raw, h)
+		}
+		if raw := next(sizes[r]); !slices.Equal(raw, h) {
+			t.Errorf("round %d: raw side ran %v, the last harness query %v", r+2, raw, h)
+		}
+		next(sizes[r+1])
+	}
+	if len(all) != 0 {
+		t.Errorf("%d samples beyond the rounds", len(all))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if !strings.HasPrefix(lines[len(lines)-1], "ratio=") || !strings.Contains(stdout.String(), "rounds:  ratio ") {
+		t.Errorf("stdout does not end in the spread and ratio= lines:\n%s", stdout.String())
+	}
+}
