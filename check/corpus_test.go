@@ -463,9 +463,16 @@ func TestCorpusMatchesTheMLCommonsChecker(t *testing.T) {
 			g := readGolden(t, c.name)
 			dir := filepath.Join(t.TempDir(), "tree")
 			c.build(t, dir)
-			rep, err := Check(dir, Options{Round: c.round})
+			csv := filepath.Join(t.TempDir(), "summary.csv")
+			rep, err := Check(dir, Options{Round: c.round, CSV: csv})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if want, err := os.ReadFile(filepath.Join("testdata/goldens", c.name+".csv")); err == nil {
+				got, _ := os.ReadFile(csv)
+				if g := strings.ReplaceAll(string(got), dir, "TREE"); g != string(want) {
+					t.Errorf("summary CSV:\n%s\nthe checker's:\n%s", g, want)
+				}
 			}
 			got := reportLines(rep, dir)
 			crash := strings.HasPrefix(g.verdict, "CRASH")

@@ -34,7 +34,26 @@ import (
 //   - a submitter folder without results/;
 //   - a detail log whose first line is not a LoadGen entry, or with a
 //     line that is not JSON, and a system or measurements file that is
-//     not JSON.
+//     not JSON;
+//   - a valid result whose system description's number_of_nodes or
+//     accelerators_per_node is not a whole number (results.py calls int()
+//     on them; "N/A" crashes it).
+//
+// Where the checker's verdict comes from a quirk of its code, check keeps
+// the verdict, so that the two agree:
+//   - v5.0 lists gptj-99 and gptj-99.9 but OFFLINE_MIN_SPQ_SINCE_V4 has
+//     no gptj key: every gptj Offline result fails with "Execution
+//     occurred ... min_query_count_check" (a KeyError);
+//   - LoadGen errors in a performance log fail it only with
+//     --submission-exceptions;
+//   - an accuracy below its target is logged as a WARNING, the failure as
+//     "Some accuracy checks Checks failed";
+//   - a missing sdxl captions.txt is named but does not fail;
+//   - TEST01's baseline comparison keeps the verdict of the last metric;
+//   - an Interactive folder holding a LoadGen Server run is held to the
+//     Server TTFT/TPOT limits (its effective scenario);
+//   - a result of 0 is neither a result nor a NoResults, but the summary
+//     says the submission has errors.
 type Round struct {
 	Name string
 	// Models are the checker's model ids of the round (its "models").

@@ -15,7 +15,8 @@ verdict (OK when the checker prints "SUMMARY: submission looks OK", FAIL
 when it prints "SUMMARY: submission has errors", CRASH when it stops with a
 traceback, whose last line follows), then its ERROR and WARNING messages
 in order, the tree's path replaced by TREE and a message's newlines
-written as \\n. Left out are the notes that do
+written as \\n. For the ok_* cases it also keeps
+the summary CSV as goldens/<case>.csv. Left out are the notes that do
 not depend on the tree ("Execution of check ... skipped") and the log
 parser's warnings about repeated keys.
 """
@@ -68,6 +69,10 @@ def main():
                 w.write("verdict: " + verdict + "\n")
                 for l in lines:
                     w.write(l + "\n")
+            if case.startswith("ok_") and os.path.exists(csv):
+                # The summary CSV of the passing trees.
+                with open(csv) as f, open(os.path.join(out_dir, case + ".csv"), "w") as w:
+                    w.write(f.read().replace(tree, "TREE"))
             print(case, verdict)
     finally:
         shutil.rmtree(tmp)
