@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin/mlperf
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 export MLPERF_DEPS ?= $(DEPS)
 
-.PHONY: setup build test run bench lint fmt clean
+.PHONY: setup build test run bench bench-loadgen lint fmt clean
 
 ## setup: install everything the project needs (idempotent)
 setup:
@@ -30,6 +30,11 @@ run: setup build
 ## bench: Go benchmarks and the loadgen figures beside the C++ LoadGen's
 bench: setup build
 	@bash scripts/bench.sh "$(BIN)"
+
+## bench-loadgen: the Server issuer beside the C++ LoadGen 6.0.17 (built from a
+## checkout of mlcommons/inference beside the repository), quiet and under a CPU hog
+bench-loadgen: build
+	@bash scripts/loadgen-vs-cpp.sh "$(BIN)"
 
 ## lint: gofmt and go vet
 lint:
