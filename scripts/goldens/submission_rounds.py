@@ -32,6 +32,8 @@ ROUNDS = {
     "retinanet": ["v5.0", "v5.1", "v6.0"],
     "dlrm": ["v5.0", "v5.1"],
     "gptj": ["v5.0"],
+    "whisper": ["v5.1", "v6.0", "v6.1"],
+    "yolo": ["v6.0", "v6.1"],
 }
 CONF = """*.*.min_duration = 200
 *.*.min_query_count = 32
@@ -40,6 +42,7 @@ CONF = """*.*.min_duration = 200
 *.MultiStream.target_latency = 80
 *.Offline.target_qps = 200
 *.Server.target_qps = 20
+llama2-70b.Server.target_qps = 4
 """
 LINE = re.compile(r"^\[\S+ \S+ \S+:\d+ (ERROR|WARNING|INFO|DEBUG)\] (.*)$")
 OURS = re.compile(r"^(ERROR|WARNING|INFO) (.*)$")
