@@ -36,10 +36,12 @@ bench: setup build
 bench-loadgen: build
 	@bash scripts/loadgen-vs-cpp.sh "$(BIN)"
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet, and deadcode (functions the binary never reaches,
+## less a list of test-only helpers: scripts/deadcode-allow.txt)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@GO="$(GO)" bash scripts/deadcode.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

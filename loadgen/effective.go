@@ -292,23 +292,6 @@ func (e *effective) checkScheduleCost() error {
 		ErrScheduleTooLarge, c.Why, c.Queries, c.Samples, formatBytes(c.Bytes), scheduleBytesPerSample, scheduleBytesPerQuery, formatBytes(limit), from)
 }
 
-// CheckScheduleCost derives the effective settings of s for a QSL of
-// totalSamples samples, performanceSamples of which fit in memory, and
-// returns an error wrapping ErrSettings when LoadGen cannot run them or
-// ErrScheduleTooLarge when their query schedule would not fit in memory.
-// Run performs the same check; this lets a command refuse early (before
-// loading a model). It returns the estimate when the check passes.
-func CheckScheduleCost(s Settings, totalSamples, performanceSamples int) (ScheduleCost, error) {
-	e, err := deriveSettings(s, totalSamples, performanceSamples)
-	if err != nil {
-		return ScheduleCost{}, err
-	}
-	if err := e.checkScheduleCost(); err != nil {
-		return ScheduleCost{}, err
-	}
-	return e.scheduleCost(), nil
-}
-
 // formatBytes writes n bytes in binary units.
 func formatBytes(n float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}

@@ -35,7 +35,7 @@ var ErrInterrupted = errors.New("loadgen: run interrupted")
 // period, writes the logs and returns the partial Result together with an
 // error wrapping ErrInterrupted. Settings whose query schedule would not
 // fit in memory are refused before anything is built (see
-// CheckScheduleCost).
+// ScheduleCost).
 func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*Result, error) {
 	e, err := deriveSettings(s, qsl.TotalSampleCount(), qsl.PerformanceSampleCount())
 	if err != nil {
