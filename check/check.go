@@ -93,22 +93,6 @@ func (r *Report) OK() bool {
 	return true
 }
 
-// Errors returns the text of the ERROR lines, NoResults included.
-func (r *Report) Errors() []string {
-	var out []string
-	for _, l := range r.Lines {
-		if l.Level == "ERROR" {
-			out = append(out, l.Text)
-		}
-	}
-	for _, res := range r.Results {
-		if !res.Valid || res.Metric.isNone() {
-			out = append(out, "NoResults "+res.Path)
-		}
-	}
-	return out
-}
-
 func (r *Report) add(level, format string, a ...any) {
 	r.Lines = append(r.Lines, Line{level, fmt.Sprintf(format, a...)})
 }

@@ -153,10 +153,6 @@ type Layout struct {
 	NameplatePower string
 }
 
-// V5 reports whether the round uses the v5.x layout (measurements/ and
-// compliance/ beside results/, code/ for the sources).
-func (r *Round) V5() bool { return strings.Contains(r.Layout.Compliance, "/compliance/") }
-
 // Rounds are the rounds this checker knows, by name.
 var Rounds = roundTables
 

@@ -288,7 +288,7 @@ func (tr *tree) writeScenario(system string, b benchSpec, sc string) {
 	dir := tr.scen(system, b.folder, sc)
 	meas := tr.meas(system, b.folder, sc)
 	measJSON := filepath.Join(meas, "measurements.json")
-	if r.V5() {
+	if strings.Contains(r.Layout.Compliance, "/compliance/") { // the v5.x layout
 		measJSON = filepath.Join(meas, system+"_"+sc+".json")
 	}
 	tr.writeJSON(measJSON, map[string]string{"input_data_types": "fp32", "retraining": "no", "starting_weights_filename": "model.onnx",

@@ -281,11 +281,9 @@ func compare(a, b value) (c int, unordered bool, err error) {
 	return 0, false, pyErr("TypeError: '<' not supported between instances of '%s' and '%s'", a.typeName(), b.typeName())
 }
 
-// lt, gt, le and ge are Python's <, >, <= and >=.
+// lt and gt are Python's < and >.
 func lt(a, b value) (bool, error) { c, u, err := compare(a, b); return !u && c < 0, err }
 func gt(a, b value) (bool, error) { c, u, err := compare(a, b); return !u && c > 0, err }
-func le(a, b value) (bool, error) { c, u, err := compare(a, b); return !u && c <= 0, err }
-func ge(a, b value) (bool, error) { c, u, err := compare(a, b); return !u && c >= 0, err }
 
 // eq is Python's ==.
 func eq(a, b value) bool {

@@ -99,7 +99,7 @@ func TestLLMTreeWithTEST06(t *testing.T) {
 		sawAccuracy = sawAccuracy || regexp.MustCompile(`accuracy not met`).MatchString(l.Text)
 	}
 	if !sawAccuracy {
-		t.Errorf("ROUGE 0 passed the accuracy targets: %q", rep.Errors())
+		t.Errorf("ROUGE 0 passed the accuracy targets: %v", rep.Lines)
 	}
 }
 

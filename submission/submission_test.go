@@ -94,9 +94,10 @@ func TestPlanRunWriteMakesTheRoundsTree(t *testing.T) {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
 			r := check.Rounds[round]
+			v5 := strings.Contains(r.Layout.Compliance, "/compliance/") // the v5.x layout
 			results := filepath.Join(out, "closed/Tester/results/box/resnet")
 			meas, comp, src := results, results, "closed/Tester/src"
-			if r.V5() {
+			if v5 {
 				meas, comp, src = filepath.Join(out, "closed/Tester/measurements/box/resnet"), filepath.Join(out, "closed/Tester/compliance/box/resnet"), "closed/Tester/code"
 			}
 			for _, f := range []string{filepath.Join(out, src, "README.md"), filepath.Join(results, runs[0].Name, "accuracy/images/4459.png")} {
@@ -106,7 +107,7 @@ func TestPlanRunWriteMakesTheRoundsTree(t *testing.T) {
 			}
 			for _, s := range p.Scenarios {
 				m := filepath.Join(meas, s, "measurements.json")
-				if r.V5() {
+				if v5 {
 					m = filepath.Join(meas, s, "box_"+s+".json")
 				}
 				for _, f := range []string{m, filepath.Join(meas, s, "user.conf"), filepath.Join(meas, s, "README.md"),
