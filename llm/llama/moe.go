@@ -40,10 +40,10 @@ func moe(b *decoder.Builder, c Config, prefix, x string) (out, experts, weights 
 	acc := g.ConstantOfShape(g.Shape(flat), onnx.Float, 0)
 	for e := range c.Experts {
 		hit := g.Equal(idx, g.Const(g.Unique("expert"), onnx.Int64, nil, []int64{e})) // [T,k]
-		at := g.Transpose(g.NonZero(hit), 1, 0)                                         // [N,2]: token, slot
-		tok := g.SliceConst(at, []int64{0}, []int64{1}, []int64{1})                     // [N,1]
-		xs := g.Gather(flat, g.Squeeze(tok, 1), 0)                                      // [N,H]
-		ws := g.Unsqueeze(g.Op("GatherND", []string{w, at}), 1)                         // [N,1]
+		at := g.Transpose(g.NonZero(hit), 1, 0)                                       // [N,2]: token, slot
+		tok := g.SliceConst(at, []int64{0}, []int64{1}, []int64{1})                   // [N,1]
+		xs := g.Gather(flat, g.Squeeze(tok, 1), 0)                                    // [N,H]
+		ws := g.Unsqueeze(g.Op("GatherND", []string{w, at}), 1)                       // [N,1]
 		ep := fmt.Sprintf("%sexperts.%d.", p, e)
 		y := g.Mul(GatedFFN(b, ep+"w1", ep+"w3", ep+"w2", xs, c.Hidden, c.Intermediate), ws)
 		acc = g.Op("ScatterND", []string{acc, tok, y}, onnx.StringAttr("reduction", "add"))
