@@ -13,7 +13,9 @@ import (
 
 // fixedSUT completes each sample with outs[index] (and reports its first
 // id through FirstToken when it can).
-type fixedSUT struct{ outs map[loadgen.SampleIndex][]int32 }
+type fixedSUT struct {
+	outs map[loadgen.SampleIndex][]int32
+}
 
 func (f fixedSUT) IssueQuery(_ context.Context, samples []loadgen.Sample, c loadgen.Completer) {
 	for _, s := range samples {
