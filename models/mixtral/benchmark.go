@@ -53,7 +53,8 @@ var descriptor = &spec.Benchmark{
 	},
 	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}},
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
+		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"},
+		{Name: "toolchains", Usage: "folders (joined by " + string(filepath.ListSeparator) + ") where the MBXP scorer's sandbox looks for compilers and interpreters, instead of the system folders and $PATH; a language whose toolchain is missing scores as failed, with a warning naming the package"}},
 	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 0, MaxValue: tokenizer.MistralVocabSize},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are tokenized already.
@@ -228,7 +229,11 @@ func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, e
 	if err != nil {
 		return nil, err
 	}
-	res, err := scoreLog(ctx, req.Log, ds, tok, dt, req.Stderr)
+	var toolDirs []string
+	if v := req.Extra["toolchains"]; v != "" {
+		toolDirs = filepath.SplitList(v)
+	}
+	res, err := scoreLog(ctx, req.Log, ds, tok, dt, toolDirs, req.Stderr)
 	if err != nil {
 		return nil, err
 	}

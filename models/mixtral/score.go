@@ -6,9 +6,11 @@ import (
 	"io"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/accuracy/mbxp"
 	"github.com/mlperf-go/inference/accuracy/mixtraleval"
 	"github.com/mlperf-go/inference/datasets/mixtral"
 	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/sandbox"
 )
 
 // mbxpWorkers is evaluate-accuracy.py's --n_workers default: MBXP
@@ -22,7 +24,10 @@ const mbxpWorkers = 2
 // LlamaTokenizer's decode) and scored against row qsl_idx of ds by its
 // dataset column. MBXP programs run in the sandbox; warnings (a missing
 // toolchain) go to warn.
-func scoreLog(ctx context.Context, logPath string, ds *mixtral.Dataset, tok *tokenizer.Llama, dtype accuracy.DType, warn io.Writer) (mixtraleval.Result, error) {
+//
+// toolDirs, when set, are the only folders the sandbox looks in for the
+// languages' toolchains (else the system folders and $PATH).
+func scoreLog(ctx context.Context, logPath string, ds *mixtral.Dataset, tok *tokenizer.Llama, dtype accuracy.DType, toolDirs []string, warn io.Writer) (mixtraleval.Result, error) {
 	if dtype == "" {
 		dtype = accuracy.Int32
 	}
@@ -36,7 +41,7 @@ func scoreLog(ctx context.Context, logPath string, ds *mixtral.Dataset, tok *tok
 	defer r.Close()
 	var entries []mixtraleval.Entry
 	seen := map[uint64]bool{}
-	opt := tokenizer.DecodeOptions{SkipSpecial: true}
+	dec := tokenizer.DecodeOptions{SkipSpecial: true}
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
@@ -62,14 +67,28 @@ func scoreLog(ctx context.Context, logPath string, ds *mixtral.Dataset, tok *tok
 				}
 				ids[i] = int32(v)
 			}
-			ent.Text = tok.Decode(ids, opt)
+			ent.Text = tok.Decode(ids, dec)
 		}
 		entries = append(entries, ent)
 	}
 	if len(entries) == 0 {
 		return mixtraleval.Result{}, fmt.Errorf("mixtral: accuracy log %s has no entries", logPath)
 	}
-	res, err := mixtraleval.Evaluate(ctx, ds, entries, mixtraleval.Options{Workers: mbxpWorkers, Log: warn})
+	opt := mixtraleval.Options{Workers: mbxpWorkers, Log: warn}
+	if len(toolDirs) > 0 {
+		sb, err := sandbox.New(sandbox.Config{ToolDirs: toolDirs})
+		if err != nil {
+			return mixtraleval.Result{}, fmt.Errorf("mixtral: %w", err)
+		}
+		defer sb.Close()
+		c, err := mbxp.NewChecker(sb)
+		if err != nil {
+			return mixtraleval.Result{}, fmt.Errorf("mixtral: %w", err)
+		}
+		defer c.Close()
+		opt.Checker = c
+	}
+	res, err := mixtraleval.Evaluate(ctx, ds, entries, opt)
 	if err != nil {
 		return res, err
 	}
