@@ -193,3 +193,49 @@ func writeMixtralVariant(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunMixtralOpenAIAgainstServe: `mlperf run mixtral --backend openai`
+// against `mlperf serve mixtral` (the tiny synthetic model in a child
+// process) reaches evaluate-accuracy.py's line, and each sample's text is
+// the local run's: the server reads the `input` prompt's "<s>" as the
+// special token, so it runs tok_input, and the streamed text maps back to
+// the same answer, trimmed alike.
+func TestRunMixtralOpenAIAgainstServe(t *testing.T) {
+	orttest.Need(t)
+	needMixtralTokenizer(t)
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	addr := startServeChild(t, []string{"MLPERF_CACHE_DIR=" + cache},
+		"mixtral", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--batch", "4", "--max-new-tokens", "12")
+	common := []string{"--mode", "accuracy", "--count", "4", "--max-new-tokens", "12"}
+	local := filepath.Join(dir, "local")
+	if code, log := mixtralRun(t, cache, append(common, "--out", local)...); code != 0 {
+		t.Fatalf("local: exit %d\n%s", code, log)
+	}
+	remote := filepath.Join(dir, "remote")
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + cache}, append([]string{"run", "mixtral", "--backend", "openai", "--endpoint", addr,
+		"--served-model", "mixtral", "--data", "synthetic", "--out", remote}, common...)...)
+	if m := mixtralLine.FindStringSubmatch(log); code != 0 || m == nil || m[1] != "4" || !strings.Contains(log, "over /v1/completions") {
+		t.Fatalf("remote: exit %d\n%s", code, log)
+	}
+	tok, err := tokenizer.LoadMistral(deps.Path("mixtral"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := func(out string) map[int]string {
+		m := map[int]string{}
+		for _, e := range readAccLog(t, filepath.Join(out, "mlperf_log_accuracy.json")) {
+			m[e.QSLIdx] = tok.Decode(idsOf(t, e.Data), tokenizer.DecodeOptions{SkipSpecial: true})
+		}
+		return m
+	}
+	lt, rt := texts(local), texts(remote)
+	if len(lt) != 4 || len(rt) != 4 {
+		t.Fatalf("local %d, remote %d samples", len(lt), len(rt))
+	}
+	for i, s := range lt {
+		if rt[i] != s {
+			t.Errorf("qsl_idx %d: remote %q, local %q", i, rt[i], s)
+		}
+	}
+}
