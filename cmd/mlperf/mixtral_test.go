@@ -14,6 +14,7 @@ import (
 	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/onnx"
+	"github.com/mlperf-go/inference/remote/openai/ollamatest"
 )
 
 // needMixtralTokenizer skips the test when make setup has not installed
@@ -152,7 +153,7 @@ func TestMixtralBadInputs(t *testing.T) {
 }
 
 // TestMixtralModelAndDataCommands: `mlperf model build mixtral` writes the
-// tiny model; `mlperf dataset synth mixtral` writes a pickle that `dataset
+// tiny model, as ONNX and as a GGUF with its experts; `mlperf dataset synth mixtral` writes a pickle that `dataset
 // verify` reads and that --official refuses.
 func TestMixtralModelAndDataCommands(t *testing.T) {
 	needMixtralTokenizer(t)
@@ -163,6 +164,13 @@ func TestMixtralModelAndDataCommands(t *testing.T) {
 	}
 	if st, err := os.Stat(p); err != nil || st.Size() < 8<<20 {
 		t.Errorf("model %v, %v", st, err)
+	}
+	gg := filepath.Join(dir, "m.gguf")
+	if code, msg := runMlperf(t, nil, "model", "build", "mixtral", "--format", "gguf", "-o", gg); code != 0 {
+		t.Fatalf("model build --format gguf: %s", msg)
+	}
+	if b, err := os.ReadFile(gg); err != nil || len(b) < 8<<20 || string(b[:4]) != "GGUF" || !strings.Contains(string(b[:1<<20]), "llama.expert_count") {
+		t.Errorf("gguf: %d bytes, %v", len(b), err)
 	}
 	data := filepath.Join(dir, "data")
 	code, msg := runMlperf(t, nil, "dataset", "synth", "mixtral", "-o", data, "-n", "9")
@@ -237,5 +245,27 @@ func TestRunMixtralOpenAIAgainstServe(t *testing.T) {
 		if rt[i] != s {
 			t.Errorf("qsl_idx %d: remote %q, local %q", i, rt[i], s)
 		}
+	}
+}
+
+// TestRunMixtralOpenAIOllama is the real-engine run: `mlperf run mixtral
+// --backend openai` against ollama (llama.cpp's mixture-of-experts
+// kernels) serving the tiny Mixtral GGUF that `mlperf model build mixtral
+// --format gguf` writes, to evaluate-accuracy.py's line.
+func TestRunMixtralOpenAIOllama(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the real-engine test")
+	}
+	needMixtralTokenizer(t)
+	dir := t.TempDir()
+	gg := filepath.Join(dir, "tiny.gguf")
+	if code, msg := runMlperf(t, nil, "model", "build", "mixtral", "--format", "gguf", "-o", gg); code != 0 {
+		t.Fatalf("model build --format gguf: %s", msg)
+	}
+	addr := ollamatest.StartFile(t, gg, 2, "PARAMETER repeat_penalty 1")
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "mixtral", "--backend", "openai", "--endpoint", addr,
+		"--served-model", ollamatest.Model, "--data", "synthetic", "--count", "3", "--max-new-tokens", "8", "--mode", "accuracy", "--out", filepath.Join(dir, "out"))
+	if m := mixtralLine.FindStringSubmatch(log); code != 0 || m == nil || m[1] != "3" {
+		t.Fatalf("exit %d\n%s", code, log)
 	}
 }

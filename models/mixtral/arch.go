@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/gguf"
 	"github.com/mlperf-go/inference/llm/llama"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/onnx"
@@ -134,4 +135,38 @@ func checkExperts(path, desc string, warn func(string)) error {
 		warn(fmt.Sprintf("mixtral: cannot tell the number of experts of model %s from its weight names (no block_sparse_moe weights); running it as Mixtral-8x7B", desc))
 	}
 	return nil
+}
+
+// ggufOf returns the model of config c with weights drawn from seed (the
+// same weights as arch's ONNX graph) as a float32 llama.cpp GGUF with the
+// Mixtral vocabulary of tok, for llama.cpp-based engines (ollama).
+func ggufOf(c llama.Config, seed uint64, tok *tokenizer.Llama) (*gguf.File, error) {
+	if tok.VocabSize() != int(c.Vocab) {
+		return nil, fmt.Errorf("mixtral: the tokenizer has %d ids, the model %d rows", tok.VocabSize(), c.Vocab)
+	}
+	g, err := arch(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	f, err := llama.GGUF(g, c, llama.GGUFConfig{
+		Name:  fmt.Sprintf("mlperf-go Mixtral %d layers × %d, %d experts (synthetic weights, seed %d)", c.Layers, c.Hidden, c.Experts, seed),
+		Vocab: func(f *gguf.File) error { gguf.SentencePieceVocab(f, tok); return nil },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mixtral: %w", err)
+	}
+	return f, nil
+}
+
+// buildGGUFFile writes the GGUF of the named size to path.
+func buildGGUFFile(path, size string, seed uint64, tok *tokenizer.Llama) error {
+	c, err := configOf(size)
+	if err != nil {
+		return err
+	}
+	f, err := ggufOf(c, seed, tok)
+	if err != nil {
+		return err
+	}
+	return gguf.WriteFile(path, f)
 }

@@ -69,6 +69,17 @@ type driver struct{}
 // BuildModel implements spec.ModelBuilder.
 func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
 
+// BuildGGUF implements spec.GGUFBuilder: the synthetic model as a llama.cpp
+// GGUF (experts in llama.cpp's stacked layout) with the Mixtral
+// vocabulary of --tokenizer.
+func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
+	tok, err := loadTokenizer(e["tokenizer"])
+	if err != nil {
+		return err
+	}
+	return buildGGUFFile(path, size, seed, tok)
+}
+
 // CheckOptions implements spec.OptionChecker: --max-new-tokens.
 func (driver) CheckOptions(o *spec.RunOptions) error {
 	_, err := maxNewTokens(o.Extra)
