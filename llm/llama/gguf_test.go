@@ -2,8 +2,8 @@ package llama
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
