@@ -18,11 +18,10 @@ import (
 // the bytes.
 func r2Bucket(t *testing.T, name string, files map[string][]byte) (*httptest.Server, *atomic.Int64) {
 	var hits atomic.Int64
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/metadata/" + name + ".uri":
-			fmt.Fprintf(w, "%s/bucket/%s\n", srv.URL, name)
+			fmt.Fprintf(w, "http://%s/bucket/%s\n", r.Host, name)
 			return
 		case "/metadata/" + name + ".md5":
 			for f, b := range files {
