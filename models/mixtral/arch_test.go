@@ -1,6 +1,7 @@
 package mixtral
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -55,5 +56,35 @@ func TestMaxNewTokens(t *testing.T) {
 		if _, err := maxNewTokens(map[string]string{"max-new-tokens": v}); err == nil {
 			t.Errorf("%q accepted", v)
 		}
+	}
+}
+
+// TestFullGraphWeights builds the 8x7B graph (weights are drawn only when
+// written, so this is cheap) and counts what it would write: 46.7B
+// weights, 8 experts in each of the 32 layers, and the optimum I/O of 32
+// layers of 8 kv heads × 128.
+func TestFullGraphWeights(t *testing.T) {
+	g, err := arch(configs[size8x7B], archSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	experts := 0
+	for _, w := range g.Initializers() {
+		if strings.HasSuffix(w.Name, ".weight") {
+			n += w.Elements()
+		}
+		if strings.HasSuffix(w.Name, ".w1.weight") {
+			experts++
+			if w.Dims[0] != 4096 || w.Dims[1] != 14336 {
+				t.Errorf("%s is %v", w.Name, w.Dims)
+			}
+		}
+	}
+	if n != 46_702_792_704 || experts != 32*8 {
+		t.Errorf("%d weights in %d experts, want 46,702,792,704 in 256", n, experts)
+	}
+	if in, out := g.Inputs(), g.Outputs(); len(in) != 3+64 || len(out) != 1+64 {
+		t.Errorf("%d inputs, %d outputs", len(in), len(out))
 	}
 }
