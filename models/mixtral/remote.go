@@ -77,7 +77,6 @@ func openRemote(env *spec.OpenRequest, maxNew int) (*spec.Instance, error) {
 	return &spec.Instance{
 		SUT:  bench,
 		QSL:  qsl,
-		Done: func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("mixtral: %s %s, model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			env.Scenario, env.Mode, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
 		After: after(env, bench, "generated tokens (Mixtral ids of the streamed text)"),
