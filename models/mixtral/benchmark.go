@@ -162,8 +162,8 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	bench := llmbench.Wrap(newTrimSUT(s, ds), env.Scenario == loadgen.Offline)
 	closers = append(closers, bench.Close)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
+		SUT: bench,
+		QSL: qsl,
 		Describe: fmt.Sprintf("mixtral: %s %s, model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),

@@ -75,8 +75,8 @@ func openRemote(env *spec.OpenRequest, maxNew int) (*spec.Instance, error) {
 	}
 	bench := llmbench.Wrap(newTrimSUT(sut, ds), env.Scenario == loadgen.Offline)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
+		SUT: bench,
+		QSL: qsl,
 		Describe: fmt.Sprintf("mixtral: %s %s, model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			env.Scenario, env.Mode, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
 		After: after(env, bench, "generated tokens (Mixtral ids of the streamed text)"),

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mlperf-go/inference/datasets/mixtral"
 	"github.com/mlperf-go/inference/internal/scripttest"
 )
 
@@ -110,5 +111,35 @@ func TestRunAndTime(t *testing.T) {
 	out, ok := runScript(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Server")
 	if ok || !strings.Contains(out, "args: run mixtral --scenario Server") || !strings.Contains(out, "exit status 3") {
 		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}
+
+// TestDataScriptsWrapTheDataSets: this folder's download_dataset.sh and
+// verify_dataset.sh are datasets/mixtral's: the pickle comes from the
+// server under its official name, checked by MD5, and verifies as the
+// official file; a wrong MD5 fails.
+func TestDataScriptsWrapTheDataSets(t *testing.T) {
+	scripttest.NeedDownloader(t)
+	val := []byte("validation pickle bytes")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.EscapedPath() == "/mixtral_8x7b/"+mixtral.FileName {
+			w.Write(val)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	sum := scripttest.MD5Hex(val)
+	env := []string{"MIXTRAL_BASE_URL=" + srv.URL, "MIXTRAL_MD5=" + sum, "MIXTRAL_SKIP_CALIBRATION=1"}
+	dir := filepath.Join(t.TempDir(), "data")
+	if out, ok := runScript(t, "download_dataset.sh", env, dir); !ok || !strings.Contains(out, "run it with --data") {
+		t.Fatalf("download: ok=%v:\n%s", ok, out)
+	}
+	file := filepath.Join(dir, mixtral.FileName)
+	if out, ok := runScript(t, "verify_dataset.sh", []string{"MIXTRAL_MD5=" + sum}, file); !ok || !strings.Contains(out, "official validation file") {
+		t.Fatalf("verify: ok=%v:\n%s", ok, out)
+	}
+	if out, ok := runScript(t, "verify_dataset.sh", []string{"MIXTRAL_MD5=00000000000000000000000000000000"}, file); ok || !strings.Contains(out, "want 00000000000000000000000000000000") {
+		t.Fatalf("verify, wrong sum: ok=%v:\n%s", ok, out)
 	}
 }
