@@ -43,3 +43,31 @@ func TestRemoteOnlyBenchmarksRefuseLocalBackends(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningConfs: the model names of both benchmarks get mlperf.conf's
+// settings: token latencies, the Server TTFT/TPOT bounds of the datacenter
+// and interactive variants, the sample counts (gpt-oss: 6396 for
+// performance, 4395 in accuracy mode), sample concatenation.
+func TestReasoningConfs(t *testing.T) {
+	ms := func(v int64) int64 { return v * 1_000_000 }
+	for _, tc := range []struct {
+		name              string
+		ttft, tpot        int64
+		perfCount, accCnt uint64
+	}{
+		{"deepseek-r1", ms(2000), ms(80), 4388, 0},
+		{"deepseek-r1-interactive", ms(1500), ms(15), 4388, 0},
+		{"gpt-oss-120b", ms(3000), ms(80), 6396, 4395},
+		{"gpt-oss-120b-interactive", ms(2000), ms(15), 6396, 4395},
+	} {
+		s, err := benchmark.Settings(&benchmark.Options{ModelName: tc.name, Scenario: loadgen.Server, Mode: loadgen.PerformanceOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.UseTokenLatencies || s.ServerTTFTLatencyNs != tc.ttft || s.ServerTPOTLatencyNs != tc.tpot ||
+			s.PerformanceSampleCountOverride != tc.perfCount || s.AccuracySampleCountOverride != tc.accCnt || !s.SampleConcatenatePermutation {
+			t.Errorf("%s: token latencies %v, TTFT %d, TPOT %d, performance samples %d, accuracy samples %d, concatenation %v",
+				tc.name, s.UseTokenLatencies, s.ServerTTFTLatencyNs, s.ServerTPOTLatencyNs, s.PerformanceSampleCountOverride, s.AccuracySampleCountOverride, s.SampleConcatenatePermutation)
+		}
+	}
+}
