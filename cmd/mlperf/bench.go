@@ -91,7 +91,11 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 		fs.StringVar(&round, "round", "", "submission round whose mlperf.conf seeds the run uses: "+strings.Join(check.RoundNames(), ", ")+" (\"\": the embedded mlperf.conf's, "+check.Newest+"'s)")
 		fs.Var(&timeout, "completion-timeout", "how long the loadgen waits without any completion before it ends the run INVALID (e.g. 30m; 0: derived from the scenario's latency bound)")
 	}
-	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
+	modelUsage := "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE (" + sizeNames(b) + ")"
+	if b.RemoteOnly != "" {
+		modelUsage = "not used: " + b.Name + " runs on the serving engines of --endpoint (--served-model names their model)"
+	}
+	fs.StringVar(&o.Model, "model", b.Model.Default, modelUsage)
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
 	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models) or openai (/v1/completions, decoders)")
@@ -124,7 +128,9 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 			return o, usageError("unknown mode %q; want performance, accuracy, submission or find-peak", mode)
 		}
 		e, err := extra()
-		if err != nil {
+		// A remote-only benchmark on a local backend is refused by
+		// Validate, which says why: its side files are no matter then.
+		if err != nil && (b.RemoteOnly == "" || o.Remote()) {
 			return o, err
 		}
 		o.Scenario, o.Mode, o.Extra = sc, m, e

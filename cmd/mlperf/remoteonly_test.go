@@ -71,3 +71,18 @@ func TestReasoningConfs(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteOnlyRefusalComesFirst: mlperf run deepseek-r1 on the default
+// local backend says the benchmark needs a serving engine (exit 2) even
+// where its tokenizer is not installed, rather than asking for the
+// tokenizer first.
+func TestRemoteOnlyRefusalComesFirst(t *testing.T) {
+	t.Setenv("MLPERF_DEPS", t.TempDir())
+	for _, name := range []string{"deepseek-r1", "gpt-oss-120b"} {
+		var stdout, stderr strings.Builder
+		code := runMain([]string{"run", name}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "--backend cpu is not available") || strings.Contains(stderr.String(), "tokenizer.json not found") {
+			t.Errorf("%s: exit %d\n%s", name, code, stderr.String())
+		}
+	}
+}
