@@ -391,6 +391,25 @@ var (
 	gpuSearch = systemSearch
 )
 
+// Ready loads the ONNX Runtime library and, for cuda and tensorrt, checks
+// the provider's files and finds and loads the CUDA (and TensorRT)
+// libraries it needs: the error Open would give for that provider, before
+// any model is opened. Safe for concurrent use.
+func Ready(provider string) error {
+	prov, err := ParseProvider(provider)
+	if err != nil {
+		return err
+	}
+	if err := Init(); err != nil {
+		return err
+	}
+	switch prov {
+	case CUDA, TensorRT:
+		return prepareGPU(prov)
+	}
+	return nil
+}
+
 // prepareGPU makes the process ready to load prov's provider: its files
 // beside the core library, their version, and the CUDA (and TensorRT)
 // libraries found and loaded. Called before ONNX Runtime loads the

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -210,28 +211,43 @@ func AllOK(ds []Diff) bool {
 	return true
 }
 
-// Inputs makes seeded inputs for a model's declared inputs: dynamic
-// dimensions take dyn (at least 1); floating-point inputs are uniform in
+// Inputs makes seeded inputs for a model's declared inputs: an input named
+// in shapes takes that shape (its rank and fixed dimensions must match the
+// declaration), other dynamic dimensions take dyn (at least 1); floating-point inputs are uniform in
 // [-1, 1); integer inputs are 0 or 1 (valid token ids, segment ids,
 // positions and table indices of every model), and 1 where the name says
 // mask; bools are random. The same infos, seed and dyn give the same
 // tensors.
-func Inputs(infos []backend.Info, seed uint64, dyn int64) ([]backend.Tensor, error) {
+func Inputs(infos []backend.Info, seed uint64, dyn int64, shapes map[string][]int64) ([]backend.Tensor, error) {
 	dyn = max(dyn, 1)
 	rng := &onnx.SplitMix64{State: seed}
 	out := make([]backend.Tensor, len(infos))
+	for name := range shapes {
+		if !slices.ContainsFunc(infos, func(in backend.Info) bool { return in.Name == name }) {
+			return nil, fmt.Errorf("parity: the model has no input %q", name)
+		}
+	}
 	for i, in := range infos {
 		shape := make([]int64, len(in.Shape))
+		given, ok := shapes[in.Name]
+		if ok && len(given) != len(in.Shape) {
+			return nil, fmt.Errorf("parity: input %q: shape %s given for a declared %s", in.Name, backend.FormatShape(given), backend.FormatShape(in.Shape))
+		}
 		n := int64(1)
 		for j, d := range in.Shape {
-			if d < 0 {
+			switch {
+			case ok && d >= 0 && given[j] != d:
+				return nil, fmt.Errorf("parity: input %q: shape %s given for a declared %s", in.Name, backend.FormatShape(given), backend.FormatShape(in.Shape))
+			case ok:
+				d = given[j]
+			case d < 0:
 				d = dyn
+			}
+			if d < 0 || (d > 0 && n > (1<<28)/d) {
+				return nil, fmt.Errorf("parity: input %q: a negative dimension, or more than 2^28 elements; give smaller dimensions", in.Name)
 			}
 			shape[j] = d
 			n *= d
-		}
-		if n > 1<<28 {
-			return nil, fmt.Errorf("parity: input %q of shape %s has %d elements; give smaller dynamic dimensions", in.Name, backend.FormatShape(shape), n)
 		}
 		mask := strings.Contains(strings.ToLower(in.Name), "mask")
 		t := backend.Tensor{Name: in.Name, DType: in.DType, Shape: shape}

@@ -145,12 +145,12 @@ func TestInputsSeededAndShaped(t *testing.T) {
 		{Name: "attention_mask", DType: backend.Int64, Shape: []int64{-1, 8}},
 		{Name: "h", DType: backend.Float16, Shape: []int64{2}},
 	}
-	a, err := Inputs(infos, 7, 2)
+	a, err := Inputs(infos, 7, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Inputs(infos, 7, 2)
-	c, _ := Inputs(infos, 8, 2)
+	b, _ := Inputs(infos, 7, 2, nil)
+	c, _ := Inputs(infos, 8, 2, nil)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("same seed, different inputs")
 	}
@@ -180,8 +180,19 @@ func TestInputsSeededAndShaped(t *testing.T) {
 			t.Fatalf("mask value %d, want 1", v)
 		}
 	}
-	if _, err := Inputs([]backend.Info{{Name: "huge", DType: backend.Float32, Shape: []int64{-1, 1 << 20}}}, 1, 1<<10); err == nil {
+	if _, err := Inputs([]backend.Info{{Name: "huge", DType: backend.Float32, Shape: []int64{-1, 1 << 20}}}, 1, 1<<10, nil); err == nil {
 		t.Error("an input of 2^30 elements was made")
+	}
+	// Shapes given by name: used as given; rank, fixed dimensions and
+	// names are checked.
+	s, err := Inputs(infos, 7, 2, map[string][]int64{"x": {5, 3}})
+	if err != nil || !reflect.DeepEqual(s[0].Shape, []int64{5, 3}) || len(s[0].Data.([]float32)) != 15 || !reflect.DeepEqual(s[1].Shape, []int64{2, 8}) {
+		t.Errorf("given shape: %v %v", s[0].Shape, err)
+	}
+	for _, bad := range []map[string][]int64{{"x": {5, 4}}, {"x": {5}}, {"y": {1, 3}}, {"x": {-2, 3}}} {
+		if _, err := Inputs(infos, 7, 2, bad); err == nil {
+			t.Errorf("shape %v accepted", bad)
+		}
 	}
 }
 
