@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin/mlperf
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 export MLPERF_DEPS ?= $(DEPS)
 
-.PHONY: setup setup-gpu build test run bench lint fmt clean
+.PHONY: setup setup-gpu build test run bench bench-loadgen lint fmt clean
 
 ## setup: install everything the project needs (idempotent); CPU only,
 ## unless MLPERF_GPU=1 (then also what setup-gpu installs)
@@ -37,10 +37,17 @@ run: setup build
 bench: setup build
 	@bash scripts/bench.sh "$(BIN)"
 
-## lint: gofmt and go vet
+## bench-loadgen: the Server issuer beside the C++ LoadGen 6.0.17 (built from a
+## checkout of mlcommons/inference beside the repository), quiet and under a CPU hog
+bench-loadgen: build
+	@bash scripts/loadgen-vs-cpp.sh "$(BIN)"
+
+## lint: gofmt, go vet, and deadcode (functions the binary never reaches,
+## less a list of test-only helpers: scripts/deadcode-allow.txt)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@GO="$(GO)" bash scripts/deadcode.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

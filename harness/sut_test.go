@@ -425,7 +425,7 @@ func TestPoolSendLag(t *testing.T) {
 	var lag waitLog
 	p := NewPool(&sleepModel{d: time.Millisecond}, PoolConfig{Batch: 1, Workers: 1, SendLag: &lag})
 	defer p.Close()
-	due := time.Now().Add(-5 * time.Millisecond)
+	due := loadgen.Now() - loadgen.Instant(5*time.Millisecond)
 	in := samples(3)
 	in[0].Scheduled, in[2].Scheduled = due, due
 	rec := loadgentest.NewRecorder()

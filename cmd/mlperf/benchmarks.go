@@ -10,9 +10,11 @@ import (
 	_ "github.com/mlperf-go/inference/models/dlrm"
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
+	_ "github.com/mlperf-go/inference/models/llama3"
 	_ "github.com/mlperf-go/inference/models/resnet50"
 	_ "github.com/mlperf-go/inference/models/retinanet"
 	_ "github.com/mlperf-go/inference/models/sdxl"
 	_ "github.com/mlperf-go/inference/models/unet3d"
 	_ "github.com/mlperf-go/inference/models/whisper"
+	_ "github.com/mlperf-go/inference/models/yolo"
 )

@@ -50,16 +50,16 @@ func TestPickleRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []int{0, 1, 20, len(b) / 2, len(b) - 1} {
-		if _, err := Unpickle(b[:n]); !errors.Is(err, ErrPickle) {
+		if _, err := unpickle(b[:n]); !errors.Is(err, ErrPickle) {
 			t.Errorf("pickle cut at %d bytes: %v", n, err)
 		}
 	}
 	evil := []byte("cos\nsystem\n(S'true'\ntR.")
-	if _, err := Unpickle(evil); !errors.Is(err, ErrPickle) {
+	if _, err := unpickle(evil); !errors.Is(err, ErrPickle) {
 		t.Errorf("os.system pickle: %v", err)
 	}
 	evil2 := []byte("\x80\x04\x8c\x02os\x94\x8c\x06system\x94\x93\x8c\x04true\x85R.")
-	if _, err := Unpickle(evil2); err == nil || !strings.Contains(err.Error(), "os.system") {
+	if _, err := unpickle(evil2); err == nil || !strings.Contains(err.Error(), "os.system") {
 		t.Errorf("STACK_GLOBAL os.system pickle: %v", err)
 	}
 }
@@ -73,7 +73,7 @@ func FuzzUnpickle(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		Unpickle(b) // must not panic or hang
+		unpickle(b) // must not panic or hang
 	})
 }
 
