@@ -8,7 +8,7 @@
 # The payload: the mlperf binary (built here: the device has no Go) and the
 # libjpeg it links, ONNX Runtime 1.29.0 with its CUDA and TensorRT
 # providers (from `MLPERF_GPU=1 make setup`), the tokenizer files of
-# MLPERF_DEPS, and ONNX's backend test data (libonnx-testdata) when
+# MLPERF_DEPS (every folder but onnxruntime, ollama, node_modules), and ONNX's backend test data (libonnx-testdata) when
 # installed. Every chunk folder holds MANIFEST: the chunk count and the
 # sha256 of the whole archive, which run.sh checks before unpacking.
 #
@@ -51,8 +51,11 @@ done < <(ldd "$pay/bin/mlperf" | grep "=>")
 cp -L "$ORT/libonnxruntime_providers_cuda.so" "$CORE" "$ORT/libonnxruntime_providers_shared.so" \
   "$ORT/libonnxruntime_providers_tensorrt.so" "$ORT/providers.version" "$pay/onnxruntime/"
 mv "$pay/onnxruntime/$(basename "$CORE")" "$pay/onnxruntime/libonnxruntime.so.1" 2>/dev/null || true
-for rel in bert/vocab.txt gptj/encoder.json gptj/vocab.bpe llama2/llama-tokenizer.js; do
-  if [ -f "$DEPS/$rel" ]; then mkdir -p "$pay/deps/$(dirname "$rel")" && cp -L "$DEPS/$rel" "$pay/deps/$rel"; fi
+# The benchmarks' side files (tokenizers, vocabularies): every folder of
+# the deps folder but ONNX Runtime's (above), ollama's and npm's.
+for d in "$DEPS"/*/; do
+  case $(basename "$d") in onnxruntime | ollama | node_modules) continue ;; esac
+  cp -rL "$d" "$pay/deps/"
 done
 if [ -d /usr/share/libonnx-testdata/data/node ]; then
   cp -r /usr/share/libonnx-testdata/data "$pay/onnx-testdata"
