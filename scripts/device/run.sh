@@ -92,7 +92,7 @@ trap finish EXIT
 if [ $LOCAL = 1 ]; then
   W=$(mktemp -d /tmp/mlperf-device-local.XXXXXX)
   mkdir -p "$W/bin"
-  go build -o "$W/bin/mlperf" ./cmd/mlperf || { say "FAIL build"; exit 1; }
+  go build -ldflags "-X main.revision=$(git rev-parse HEAD)" -o "$W/bin/mlperf" ./cmd/mlperf || { say "FAIL build"; exit 1; }
   export ONNXRUNTIME_SHARED_LIBRARY_PATH=${ONNXRUNTIME_SHARED_LIBRARY_PATH:-$REPO/.deps/onnxruntime/libonnxruntime.so.1}
   export MLPERF_DEPS=${MLPERF_DEPS:-$REPO/.deps}
   TESTDATA=${MLPERF_ONNX_TESTDATA:-/usr/share/libonnx-testdata/data}

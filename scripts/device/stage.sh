@@ -39,7 +39,7 @@ rm -rf "$STAGE"
 pay=$STAGE/payload
 mkdir -p "$pay/bin" "$pay/lib" "$pay/onnxruntime" "$pay/deps"
 echo "stage: building bin/mlperf (linux/amd64)"
-GOOS=linux GOARCH=amd64 CGO_ENABLED=1 go build -trimpath -ldflags "-s -w" -o "$pay/bin/mlperf" ./cmd/mlperf
+GOOS=linux GOARCH=amd64 CGO_ENABLED=1 go build -trimpath -ldflags "-s -w -X main.revision=$(git rev-parse HEAD)" -o "$pay/bin/mlperf" ./cmd/mlperf
 # Shared libraries the binary needs beyond glibc (libjpeg.so.62 of
 # Debian's libjpeg62-turbo, which an Ubuntu image lacks).
 while read -r name _ path _; do
