@@ -33,7 +33,7 @@ import (
 // Status is the outcome of one case.
 type Status int
 
-// Outcomes, in the order Write lists them.
+// Outcomes, in the order WriteSummary lists them (Pass to NoData).
 const (
 	Pass   Status = iota
 	Fail          // an output beyond the tolerance, or the run failed
@@ -50,14 +50,6 @@ func (s Status) String() string {
 		return statusNames[s]
 	}
 	return "status(" + strconv.Itoa(int(s)) + ")"
-}
-
-// ParseStatus is String's inverse.
-func ParseStatus(s string) (Status, error) {
-	if i := slices.Index(statusNames, s); i >= 0 {
-		return Status(i), nil
-	}
-	return 0, fmt.Errorf("conformance: unknown status %q (want one of %s)", s, strings.Join(statusNames, ", "))
 }
 
 // Case is the result of one graph.

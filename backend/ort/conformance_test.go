@@ -136,9 +136,12 @@ func readConformanceGolden(t *testing.T, path string) (map[string]conformance.St
 		if len(fields) != 2 {
 			t.Fatalf("%s: bad line %q", path, sc.Text())
 		}
-		st, err := conformance.ParseStatus(fields[0])
-		if err != nil {
-			t.Fatal(err)
+		st := conformance.Pass
+		for st.String() != fields[0] && st <= conformance.NoData {
+			st++
+		}
+		if st > conformance.NoData {
+			t.Fatalf("%s: unknown status %q in %q", path, fields[0], sc.Text())
 		}
 		want[fields[1]] = st
 	}
