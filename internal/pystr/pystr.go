@@ -1,12 +1,16 @@
 // Package pystr holds Python's str semantics where Go's differ, for ports
 // of the reference scripts that must treat text exactly as they do:
 // str.isspace, str.strip, str.lower, str.upper, str.isalpha, str.isdecimal,
+// float() and int() of a str,
 // and Python's \s, \w and \d classes spelt for regexp2
 // (github.com/dlclark/regexp2). Unicode tables are Go's; Python's may be a
 // Unicode version apart. Functions are pure and safe for concurrent use.
 package pystr
 
 import (
+	"math/big"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -122,4 +126,83 @@ func caseIgnorable(r rune) bool {
 		return true
 	}
 	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
+
+// floatRE is Python's float() syntax (PEP 515 underscores) after white
+// space is stripped and digits are made ASCII.
+var floatRE = regexp.MustCompile(`^[+-]?(?:(?:[0-9](?:_?[0-9])*\.(?:[0-9](?:_?[0-9])*)?|\.[0-9](?:_?[0-9])*|[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?|(?i:inf|infinity|nan))$`)
+
+// intRE is Python's int() syntax for base 10.
+var intRE = regexp.MustCompile(`^[+-]?[0-9](?:_?[0-9])*$`)
+
+// asciiDigits strips s as float() and int() do and writes its Unicode
+// decimal digits as ASCII.
+func asciiDigits(s string) string {
+	s = Strip(s)
+	var b strings.Builder
+	for _, r := range s {
+		if d, isDigit := DecimalValue(r); isDigit {
+			b.WriteByte(byte('0' + d))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Float is Python's float(s) for a str: surrounding white space ignored,
+// any Unicode decimal digits, underscores between digits, inf, infinity
+// and nan; ok is false where float() raises. Out-of-range values are ±Inf
+// or ±0, as in Python.
+func Float(s string) (v float64, ok bool) {
+	t := asciiDigits(s)
+	if !floatRE.MatchString(t) {
+		return 0, false
+	}
+	t = strings.ReplaceAll(t, "_", "")
+	if strings.HasSuffix(strings.ToLower(t), "nan") {
+		t = "NaN" // Python takes a sign on nan; Go does not
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if e, isNum := err.(*strconv.NumError); !isNum || e.Err != strconv.ErrRange {
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// Int is Python's int(s) for a str in base 10: surrounding white space
+// ignored, a sign, any Unicode decimal digits, underscores between digits;
+// ok is false where int() raises.
+func Int(s string) (*big.Int, bool) {
+	t := asciiDigits(s)
+	if !intRE.MatchString(t) {
+		return nil, false
+	}
+	v, ok := new(big.Int).SetString(strings.ReplaceAll(t, "_", ""), 10)
+	return v, ok
+}
+
+// DecimalValue is a Unicode decimal digit's value (Nd digits come in runs
+// of ten, 0 to 9, each run starting a range of the Nd table or continuing
+// one).
+func DecimalValue(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
+	if !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if rune(rg.Lo) <= r && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if rune(rg.Lo) <= r && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	return 0, false
 }
