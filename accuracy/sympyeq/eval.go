@@ -32,11 +32,11 @@ type number struct {
 	flt *big.Float
 }
 
-func ratEx(r *big.Rat) *ex       { return &ex{op: "num", num: &number{rat: r}} }
-func intEx(n int64) *ex          { return ratEx(big.NewRat(n, 1)) }
-func addEx(a, b *ex) *ex         { return &ex{op: "add", args: []*ex{a, b}} }
-func mulEx(a, b *ex) *ex         { return &ex{op: "mul", args: []*ex{a, b}} }
-func powEx(a, b *ex) *ex         { return &ex{op: "pow", args: []*ex{a, b}} }
+func ratEx(r *big.Rat) *ex           { return &ex{op: "num", num: &number{rat: r}} }
+func intEx(n int64) *ex              { return ratEx(big.NewRat(n, 1)) }
+func addEx(a, b *ex) *ex             { return &ex{op: "add", args: []*ex{a, b}} }
+func mulEx(a, b *ex) *ex             { return &ex{op: "mul", args: []*ex{a, b}} }
+func powEx(a, b *ex) *ex             { return &ex{op: "pow", args: []*ex{a, b}} }
 func fnEx(name string, a ...*ex) *ex { return &ex{op: "fn", name: name, args: a} }
 
 // value is a Python value while the code is evaluated.

@@ -300,8 +300,10 @@ type applied struct {
 
 func tokItem(t tok) item { return item{t: t} }
 
-func (it item) isTok(kind int, val string) bool { return it.fn == nil && !it.isGrp && it.t.is(kind, val) }
-func (it item) isName() bool                    { return it.fn == nil && !it.isGrp && it.t.kind == tName }
+func (it item) isTok(kind int, val string) bool {
+	return it.fn == nil && !it.isGrp && it.t.is(kind, val)
+}
+func (it item) isName() bool { return it.fn == nil && !it.isGrp && it.t.kind == tName }
 
 // groupParens is _group_parentheses(recursor).
 func groupParens(tokens []tok, recursor func([]tok) ([]tok, error)) ([]item, error) {
