@@ -55,7 +55,7 @@ const (
 
 var (
 	// \\boxed{\s*(\d+)\s*}
-	boxedInt = mustCompile(`\\boxed\{` + sp + `*(` + d + `+)` + sp + `*\}`, 0)
+	boxedInt = mustCompile(`\\boxed\{`+sp+`*(`+d+`+)`+sp+`*\}`, 0)
 	// Answer:\s*(\d+)(?!\.)\b with IGNORECASE | MULTILINE; the \b follows a
 	// digit, so it is "no word character next"
 	answerInt = mustCompile(`Answer:`+sp+`*(`+d+`+)(?!\.)(?!`+pystr.Word+`)`, regexp2.IgnoreCase|regexp2.Multiline)
