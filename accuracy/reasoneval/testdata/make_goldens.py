@@ -25,7 +25,7 @@ pylatexenc only (the reference evaluators run in containers whose torch
 pulls sympy 1.13 or later, and sympy 1.13 changed how a Float compares with
 an Integer, so the grade goldens are made with sympy >= 1.13: give a
 python3 that has it, with --pylatexenc naming the folder holding Debian's
-pylatexenc if that python lacks it). transformers and datasets are stubbed
+pylatexenc if that python lacks it). transformers, datasets and anthropic are stubbed
 (the scorers get decoded text; the stub tokenizer maps each id to the
 Unicode code point of that number, which is what the Go tests decode too).
 
@@ -99,6 +99,9 @@ def install_stubs():
         raise RuntimeError("datasets is stubbed: the problems come from recorded.py")
     ds.load_dataset = load_dataset
     sys.modules["datasets"] = ds
+    an = types.ModuleType("anthropic")  # lcb_runner's prompts import it
+    an.HUMAN_PROMPT, an.AI_PROMPT = "\n\nHuman:", "\n\nAssistant:"
+    sys.modules["anthropic"] = an
 
 
 def workspace(args):
