@@ -253,6 +253,12 @@ def mlperf_log(entries):
     return out
 
 
+def write_log(path, entries):
+    """The log as LoadGen lays it out: "[", one entry a line, "]"."""
+    with open(path, "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(e) for e in mlperf_log(entries)) + "\n]\n")
+
+
 def pipeline_rows(rng, ds_names, lcb_count):
     """(dataset name, ground truth, output) rows over every family."""
     rows = []
@@ -293,8 +299,7 @@ def cmd_pipeline(args):
     dsf = os.path.join(work, "ds.pkl")
     df.to_pickle(dsf)
     logf = os.path.join(work, "mlperf_log_accuracy.json")
-    with open(logf, "w") as f:
-        json.dump(mlperf_log(entries), f)
+    write_log(logf, entries)
     dfe, _ = ds.process_mlperf_log_accuracy(logf, dsf, "stub", output_dir=work)
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
@@ -316,8 +321,7 @@ def cmd_pipeline(args):
     dsf = os.path.join(work, "gpt.pkl")
     df.to_pickle(dsf)
     logf = os.path.join(work, "gpt_log.json")
-    with open(logf, "w") as f:
-        json.dump(mlperf_log(entries), f)
+    write_log(logf, entries)
     sys.argv = ["eval_mlperf_accuracy.py", "--mlperf-log", logf, "--reference-data", dsf, "--tokenizer", "stub", "--num-lcb-workers", "2"]
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
