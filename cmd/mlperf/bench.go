@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 	"github.com/mlperf-go/inference/remote/kserve"
@@ -80,13 +81,14 @@ var modeAliases = map[string]string{"perf": "performance", "acc": "accuracy", "f
 // b's defaults; the returned func parses the typed Options from them.
 func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (benchmark.Options, error) {
 	o := benchmark.Options{}
-	scenario, mode := "Offline", "performance"
+	scenario, mode, round := "Offline", "performance", ""
 	minDur := argcheck.Duration{Name: "--duration", Unit: time.Millisecond, AllowZero: true}
 	timeout := argcheck.Duration{Name: "--completion-timeout", Min: time.Second, AllowZero: true}
 	if withScenario {
 		fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
 		fs.StringVar(&mode, "mode", mode, "performance, accuracy, submission (accuracy then performance) or find-peak")
 		fs.Var(&minDur, "duration", "minimum run duration, overriding the confs' min_duration (e.g. 10s, whole milliseconds; 0: keep)")
+		fs.StringVar(&round, "round", "", "submission round whose mlperf.conf seeds the run uses: "+strings.Join(check.RoundNames(), ", ")+" (\"\": the embedded mlperf.conf's, "+check.Newest+"'s)")
 		fs.Var(&timeout, "completion-timeout", "how long the loadgen waits without any completion before it ends the run INVALID (e.g. 30m; 0: derived from the scenario's latency bound)")
 	}
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
@@ -127,6 +129,13 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 		}
 		o.Scenario, o.Mode, o.Extra = sc, m, e
 		o.Duration, o.CompletionTimeout = minDur.D, timeout.D
+		if round != "" {
+			r, err := check.LookupRound(round)
+			if err != nil {
+				return o, usageError("--round: %v", err)
+			}
+			o.Seeds = &r.Seeds
+		}
 		return o, nil
 	}
 }

@@ -180,9 +180,8 @@ func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err err
 	}
 	bench := llmbench.Wrap(sut, env.Scenario == loadgen.Offline)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
-		Done: func() int64 { n, _ := bench.Done(); return n },
+		SUT: bench,
+		QSL: qsl,
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
 		After: func(ctx context.Context, res *loadgen.Result) error {
