@@ -244,10 +244,6 @@ func RemoveSymbolsAndDiacritics(s, keep string) string {
 	return sb.String()
 }
 
-// IsSpace is Python's str.isspace for one character: Unicode white space
-// plus the separators U+001C–U+001F.
-func IsSpace(r rune) bool { return pystr.IsSpace(r) }
-
 // Fields is Python's str.split() without arguments.
 func Fields(s string) []string { return pystr.Fields(s) }
 

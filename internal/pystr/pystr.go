@@ -1,6 +1,6 @@
 // Package pystr holds Python's str semantics where Go's differ, for ports
 // of the reference scripts that must treat text exactly as they do:
-// str.isspace, str.strip, str.lower, str.upper, str.isalpha, str.isdecimal,
+// str.isspace, str.strip, str.lower, str.upper, str.isalpha,
 // float() and int() of a str,
 // and Python's \s, \w and \d classes spelt for regexp2
 // (github.com/dlclark/regexp2). Unicode tables are Go's; Python's may be a
@@ -35,10 +35,6 @@ func Strip(s string) string { return strings.TrimFunc(s, IsSpace) }
 // IsAlpha is Python's str.isalpha for one character (categories Lu, Ll,
 // Lt, Lm, Lo).
 func IsAlpha(r rune) bool { return unicode.IsLetter(r) }
-
-// IsDecimal is Python's str.isdecimal for one character (category Nd):
-// the characters int() and \d accept.
-func IsDecimal(r rune) bool { return unicode.Is(unicode.Nd, r) }
 
 // Lower is Python's str.lower(): the full lower-case mapping, which
 // differs from Go's simple one for İ (→ i + U+0307) and for Σ at the end
