@@ -1,18 +1,20 @@
 package boxed
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"testing"
 )
 
 // TestParseMatchesReferences holds Boxed, AIME and AIMECorrect to the
-// reference functions on the recorded outputs (testdata/boxed_golden.json,
+// reference functions on the recorded outputs (testdata/boxed_golden.json.gz,
 // written by accuracy/reasoneval/testdata/make_goldens.py parse): 260 AIME
 // outputs (boxed, "Answer:", out of range, decimals, Unicode digits,
 // several answers, truncated) and 260 MATH-500 outputs.
 func TestParseMatchesReferences(t *testing.T) {
-	b, err := os.ReadFile("testdata/boxed_golden.json")
+	b, err := readGz("testdata/boxed_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,4 +67,17 @@ func checkBoxed(t *testing.T, text string, want *string) {
 	if ok != (want != nil) || ok && got != *want {
 		t.Errorf("Boxed(%q) = %q %v, reference %v", text, got, ok, want)
 	}
+}
+
+func readGz(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(z)
 }

@@ -1,18 +1,20 @@
 package choice
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"testing"
 )
 
 // TestParseMatchesReferences holds both parsers and the check to the
 // reference functions' outputs on the recorded outputs of
-// accuracy/reasoneval/testdata/recorded.py (testdata/choice_golden.json,
+// accuracy/reasoneval/testdata/recorded.py (testdata/choice_golden.json.gz,
 // written by its make_goldens.py parse): 240 GPQA and 240 MMLU-Pro
 // outputs in DeepSeek-R1 and Harmony styles.
 func TestParseMatchesReferences(t *testing.T) {
-	b, err := os.ReadFile("testdata/choice_golden.json")
+	b, err := readGz("testdata/choice_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,4 +67,17 @@ func deref(s *string) string {
 		return "None"
 	}
 	return *s
+}
+
+func readGz(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(z)
 }

@@ -1,9 +1,11 @@
 package lcb
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,12 +16,12 @@ import (
 )
 
 // TestParseMatchesReferences holds both code parsers to the references'
-// parse_code on 230 recorded outputs (testdata/parse_golden.json, written
+// parse_code on 230 recorded outputs (testdata/parse_golden.json.gz, written
 // by accuracy/reasoneval/testdata/make_goldens.py parse): fenced and
 // unfenced blocks, several blocks, truncated ones, Harmony outputs with
 // and without a final channel.
 func TestParseMatchesReferences(t *testing.T) {
-	b, err := os.ReadFile("testdata/parse_golden.json")
+	b, err := readGz("testdata/parse_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,4 +157,17 @@ func TestGradeMatchesReference(t *testing.T) {
 		t.Fatalf("ran %d programs, %d passed: the subset must hold passes and failures", ran, passed)
 	}
 	t.Logf("%d programs graded as LiveCodeBench grades them (%d pass)", ran, passed)
+}
+
+func readGz(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(z)
 }

@@ -167,7 +167,7 @@ def cmd_parse(args):
             r["r1_ok"] = ds.evaluate_multiple_choice(r["r1"], truth, opts)
             r["harmony_ok"] = go.evaluate_multiple_choice(r["harmony"], truth, opts)
             cases.append(r)
-    write_json(out_path("choice", "choice_golden.json"), cases)
+    write_json(out_path("choice", "choice_golden.json.gz"), cases, gz=True)
     # AIME and boxed math answers
     texts, truths = recorded.aime_outputs(rng, 260)
     aime = []
@@ -178,12 +178,12 @@ def cmd_parse(args):
                      "boxed": ds.parse_boxed_math(t)})
     mtexts, mtruths = recorded.math_outputs(rng, 260)
     boxed = [{"text": t, "boxed": ds.parse_boxed_math(t)} for t in mtexts]
-    write_json(out_path("boxed", "boxed_golden.json"), {"aime": aime, "math": boxed})
+    write_json(out_path("boxed", "boxed_golden.json.gz"), {"aime": aime, "math": boxed}, gz=True)
     # code parsing
     rows = {r["question_id"]: r for r in recorded.LCB_PROBLEMS}
     code = [{"text": t, "qid": q, "r1": ds.parse_code(t), "harmony": go.parse_code(t), "final": go.extract_final_section(t)}
             for t, q in recorded.code_outputs(rng, rows, 230)]
-    write_json(out_path("lcb", "parse_golden.json"), code)
+    write_json(out_path("lcb", "parse_golden.json.gz"), code, gz=True)
 
 
 def cmd_grade(args):
