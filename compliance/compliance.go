@@ -1,6 +1,8 @@
 // Package compliance runs and verifies the MLPerf Inference compliance
-// tests TEST01 (accuracy in performance mode), TEST04 (no caching) and
-// TEST06 (LLM output consistency) as mlcommons/inference compliance/TEST0X
+// tests TEST01 (accuracy in performance mode), TEST04 (no caching),
+// TEST06 (LLM output consistency), TEST07 (accuracy in performance mode
+// over a whole compliance set, held to a threshold) and TEST09 (mean
+// output length within bounds) as mlcommons/inference compliance/TEST0X
 // does: the audit.config of each test, and run_verification.py's checks,
 // output files and exact lines, so that the submission checker reads our
 // folders unchanged.
@@ -18,7 +20,7 @@ import (
 )
 
 // Tests are the compliance tests this package runs.
-var Tests = []string{"TEST01", "TEST04", "TEST06"}
+var Tests = []string{"TEST01", "TEST04", "TEST06", "TEST07", "TEST09"}
 
 // accuracyLogSeed is the accuracy_log_rng_seed of TEST01 and TEST06.
 const accuracyLogSeed = "720381539243781796"
@@ -65,8 +67,10 @@ func AuditConfig(test, benchmark string) (string, error) {
 		return b.String(), nil
 	case "TEST06":
 		return fmt.Sprintf("%s\n# mode dictionary (0 = submission, 1 = accuracy, 2 = performance, 3 = find peak perf)\n*.*.mode = 2\n*.*.accuracy_log_rng_seed = %s\n*.*.accuracy_log_sampling_target = 100\n*.*.min_query_count = 100\n*.*.min_duration = 0\n# Turn off equal issue mode for TEST06\n*.*.sample_concatenate_permutation = 0\n", auditHeader, accuracyLogSeed), nil
+	case "TEST07", "TEST09":
+		return auditTEST0709(strings.ToUpper(test), benchmark)
 	}
-	return "", fmt.Errorf("compliance: unknown test %q (want TEST01, TEST04 or TEST06)", test)
+	return "", fmt.Errorf("compliance: unknown test %q (want TEST01, TEST04, TEST06, TEST07 or TEST09)", test)
 }
 
 // pyFloat formats v as Python's repr of a float (str.format "{}").

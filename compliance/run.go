@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,9 @@ func RunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, er
 // audit.config into work, runs the benchmark in performance mode there
 // with it (LoadGen applies its "*" lines), and verifies the run against
 // the submission's scenario folder results as run_verification.py does,
-// making results/TEST0X. TEST06 runs the scenario of o. With work ""
+// making results/TEST0X. TEST06 runs the scenario of o; TEST07 and TEST09
+// are verified with the benchmark (VerifyRun), TEST07 on its own
+// compliance data set. With work ""
 // the logs go to a new folder in the system's temporary folder, named on
 // stderr (not beside results: inside a results tree the checker would
 // take a sibling folder for an unknown scenario).
@@ -87,6 +90,9 @@ func Run(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Option
 	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
 		return Result{Test: test}, err
 	}
+	if test == "TEST07" || test == "TEST09" {
+		return VerifyRun(ctx, b, test, o, work, results, stdout, stderr)
+	}
 	res, err := Verify(stdout, test, results, work, results, "", o.Scenario.String(), b.EOS)
 	if err == nil && test == "TEST01" && !res.AccuracyPass {
 		fmt.Fprintln(stderr, "compliance: TEST01's accuracy check failed; scoring the baseline and compliance logs (Part III)")
@@ -95,6 +101,102 @@ func Run(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Option
 		}
 	}
 	return res, err
+}
+
+// VerifyRun verifies a TEST07 or TEST09 run of b with the options o,
+// whose logs and audit.config (RunTest writes them) are in work, into
+// out/TEST0X: TEST07 scores the log with b's scorer on the test's own
+// data set (PrintoutOf), TEST09 counts its output lengths; the
+// thresholds are the audit.config's.
+func VerifyRun(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Options, work, out string, stdout, stderr io.Writer) (Result, error) {
+	audit := filepath.Join(work, "audit.config")
+	switch strings.ToUpper(test) {
+	case "TEST07":
+		o = WithTestOptions(b, "TEST07", o)
+		cmd := "mlperf accuracy " + b.Name + " --log " + filepath.Join(work, "mlperf_log_accuracy.json")
+		if o.Data != "" {
+			cmd += " --data " + o.Data
+		}
+		for _, k := range sortedKeys(o.Extra) {
+			if v := o.Extra[k]; v != "" {
+				cmd += " --" + k + " " + v
+			}
+		}
+		return VerifyTEST07(stdout, work, out, TEST07Options{AuditConfig: audit, Score: PrintoutOf(ctx, b, o, stderr), Command: cmd})
+	case "TEST09":
+		return VerifyTEST09(stdout, work, out, TEST09Options{AuditConfig: audit})
+	}
+	return Result{Test: test}, fmt.Errorf("compliance: VerifyRun verifies TEST07 and TEST09, not %s", test)
+}
+
+// RunVerified runs test's compliance run of b (RunTest, logs in work) and
+// verifies it (VerifyRun) into work/verified; it returns the verified
+// folder work/verified/TEST0X, ready to be copied into a submission. For
+// TEST07 and TEST09, whose verification needs the benchmark.
+func RunVerified(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Options, work string, stderr io.Writer) (string, Result, error) {
+	test = strings.ToUpper(test)
+	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
+		return "", Result{Test: test}, err
+	}
+	out := filepath.Join(work, "verified")
+	res, err := VerifyRun(ctx, b, test, o, work, out, stderr, stderr)
+	if err != nil {
+		return "", res, err
+	}
+	if !res.Pass() {
+		fmt.Fprintf(stderr, "compliance: %s of %s failed (see %s)\n", test, b.Name, filepath.Join(out, test))
+	}
+	return filepath.Join(out, test), res, nil
+}
+
+// SelfVerified reports whether a test is verified by RunVerified (it
+// needs the benchmark) rather than by Verify against the results.
+func SelfVerified(test string) bool {
+	t := strings.ToUpper(test)
+	return t == "TEST07" || t == "TEST09"
+}
+
+// WithTestOptions returns o with the benchmark options test's run sets
+// for b (TEST07 of gpt-oss-120b: its GPQA compliance set).
+func WithTestOptions(b *spec.Benchmark, test string, o benchmark.Options) benchmark.Options {
+	extra := testExtra[strings.ToUpper(test)][auditFolder(b.Name)]
+	if len(extra) == 0 {
+		return o
+	}
+	e := spec.Extra{}
+	for k, v := range o.Extra {
+		e[k] = v
+	}
+	for k, v := range extra {
+		e[k] = v
+	}
+	o.Extra = e
+	return o
+}
+
+func sortedKeys(m spec.Extra) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// PrintoutOf scores accuracy logs as a run of b with the options o scores
+// its own, returning what the reference's accuracy script prints (the
+// score's Text, else its accuracy.txt lines).
+func PrintoutOf(ctx context.Context, b *spec.Benchmark, o benchmark.Options, stderr io.Writer) Scorer {
+	return func(log string) ([]string, error) {
+		sc, err := benchmark.ScoreRun(ctx, b, o, log, stderr)
+		if err != nil {
+			return nil, err
+		}
+		if sc.Text != "" {
+			return strings.Split(strings.TrimSuffix(sc.Text, "\n"), "\n"), nil
+		}
+		return sc.Lines, nil
+	}
 }
 
 // ScorerOf scores accuracy logs as a run of b with the options o scores
@@ -122,6 +224,7 @@ func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Op
 	if err != nil {
 		return err
 	}
+	o = WithTestOptions(b, test, o)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return fmt.Errorf("compliance: %w", err)
 	}

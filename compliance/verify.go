@@ -415,8 +415,18 @@ func Verify(w io.Writer, test, results, complianceDir, out, dtype, scenario stri
 			return res, fmt.Errorf("compliance: %w", err)
 		}
 		fmt.Fprint(w, r.String())
+	case "TEST09":
+		// the thresholds of the audit.config the run used (RunTest writes it
+		// beside the logs)
+		audit := filepath.Join(complianceDir, "audit.config")
+		if _, err := os.Stat(audit); err != nil {
+			return res, fmt.Errorf("compliance: TEST09: %s has no audit.config with the output length bounds; verify with mlperf compliance verify test09 --audit-config FILE or --min-output-tokens/--max-output-tokens", complianceDir)
+		}
+		return VerifyTEST09(w, complianceDir, out, TEST09Options{AuditConfig: audit})
+	case "TEST07":
+		return res, fmt.Errorf("compliance: TEST07 scores the run with its benchmark's accuracy script: verify it with mlperf compliance verify test07 <benchmark> (or run it with mlperf compliance test07 <benchmark>)")
 	default:
-		return res, fmt.Errorf("compliance: unknown test %q (want TEST01, TEST04 or TEST06)", test)
+		return res, fmt.Errorf("compliance: unknown test %q (want TEST01, TEST04, TEST06, TEST07 or TEST09)", test)
 	}
 	return res, nil
 }

@@ -361,6 +361,16 @@ func (p *Plan) runScenario(ctx context.Context, scName, work string, sc *Scenari
 		}
 		fmt.Fprintf(stderr, "submission: %s %s %s\n", b.Name, scName, t)
 		dir := filepath.Join(work, t)
+		if compliance.SelfVerified(t) {
+			// TEST07 and TEST09 are verified with the benchmark (TEST07 scores
+			// its own data set); the tree copies the verified folder
+			v, _, err := compliance.RunVerified(ctx, b, t, o, dir, stderr)
+			if err != nil {
+				return err
+			}
+			sc.Compliance[t] = v
+			continue
+		}
 		if err := compliance.RunTest(ctx, b, t, o, dir, stderr); err != nil {
 			return err
 		}

@@ -350,7 +350,7 @@ func (t *Tree) writeEndpoints(dir string, sc Scenario) error {
 // compliance folder (comp), or copies an already verified folder.
 func (t *Tree) writeCompliance(dir, comp, test, src, scenario string) error {
 	verified := false
-	for _, f := range []string{"verify_accuracy.txt", "verify_performance.txt"} {
+	for _, f := range []string{"verify_accuracy.txt", "verify_performance.txt", "verify_output_len.txt"} {
 		if _, err := os.Stat(filepath.Join(src, f)); err == nil {
 			verified = true
 		}
@@ -380,14 +380,37 @@ func (t *Tree) writeCompliance(dir, comp, test, src, scenario string) error {
 			return err
 		}
 	}
-	if test == "TEST01" {
-		// truncate_accuracy_log.py hashes and truncates TEST01's log too.
+	if test == "TEST01" || test == "TEST07" || test == "TEST09" {
+		// truncate_accuracy_log.py hashes and truncates TEST01's log too, and
+		// TEST07's and TEST09's, writing them an accuracy.txt of the hash.
 		acc := filepath.Join(t.Out, target, "accuracy")
 		if _, err := os.Stat(filepath.Join(acc, "mlperf_log_accuracy.json")); err == nil {
+			if test != "TEST01" {
+				return truncateTestLog(acc)
+			}
 			return TruncateAccuracy(acc)
 		}
 	}
 	return nil
+}
+
+// truncateTestLog is truncate_accuracy_log.py on a TEST07 or TEST09
+// accuracy folder: accuracy.txt written anew as the log's hash, the log
+// truncated as TruncateAccuracy truncates it.
+func truncateTestLog(dir string) error {
+	if err := os.WriteFile(filepath.Join(dir, "accuracy.txt"), nil, 0o644); err != nil {
+		return fmt.Errorf("submission: %w", err)
+	}
+	if err := TruncateAccuracy(dir); err != nil {
+		return err
+	}
+	// TruncateAccuracy appends "\nhash=..."; the script writes "hash=...\n"
+	txt := filepath.Join(dir, "accuracy.txt")
+	b, err := os.ReadFile(txt)
+	if err != nil {
+		return fmt.Errorf("submission: %w", err)
+	}
+	return os.WriteFile(txt, []byte(strings.TrimPrefix(string(b), "\n")), 0o644)
 }
 
 // effectiveConf writes user.conf lines that record a performance run's

@@ -32,6 +32,8 @@ import (
 
 	"github.com/dlclark/regexp2"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mlperf-go/inference/internal/pystr"
 )
 
 // spellingJSON is openai/whisper whisper/normalizers/english.json (MIT,
@@ -242,78 +244,11 @@ func RemoveSymbolsAndDiacritics(s, keep string) string {
 	return sb.String()
 }
 
-// IsSpace is Python's str.isspace for one character: Unicode white space
-// plus the separators U+001C–U+001F.
-func IsSpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
-
 // Fields is Python's str.split() without arguments.
-func Fields(s string) []string { return strings.FieldsFunc(s, IsSpace) }
+func Fields(s string) []string { return pystr.Fields(s) }
 
 // Strip is Python's str.strip() without arguments.
-func Strip(s string) string { return strings.TrimFunc(s, IsSpace) }
+func Strip(s string) string { return pystr.Strip(s) }
 
-// pyLower is Python's str.lower(): the full lower-case mapping, which
-// differs from Go's simple one for İ (→ i + U+0307) and for Σ at the end
-// of a word (→ ς).
-func pyLower(s string) string {
-	if isASCIINoUpper(s) {
-		return s
-	}
-	rs := []rune(s)
-	var sb strings.Builder
-	sb.Grow(len(s))
-	for i, r := range rs {
-		switch r {
-		case 'İ':
-			sb.WriteString("i\u0307")
-		case 'Σ':
-			if finalSigma(rs, i) {
-				sb.WriteRune('ς')
-			} else {
-				sb.WriteRune('σ')
-			}
-		default:
-			sb.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return sb.String()
-}
-
-func isASCIINoUpper(s string) bool {
-	for i := range len(s) {
-		if c := s[i]; c >= 0x80 || c >= 'A' && c <= 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// finalSigma is the Final_Sigma condition of Python's handle_capital_sigma:
-// a cased letter before (skipping case-ignorable characters) and none
-// after.
-func finalSigma(rs []rune, i int) bool {
-	j := i - 1
-	for j >= 0 && caseIgnorable(rs[j]) {
-		j--
-	}
-	if j < 0 || !cased(rs[j]) {
-		return false
-	}
-	j = i + 1
-	for j < len(rs) && caseIgnorable(rs[j]) {
-		j++
-	}
-	return j == len(rs) || !cased(rs[j])
-}
-
-func cased(r rune) bool {
-	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
-}
-
-func caseIgnorable(r rune) bool {
-	switch r {
-	case '\'', '.', ':', '^', '`', 0xb7, 0x2018, 0x2019, 0x2024, 0x2027, 0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a, 0x387, 0x55f, 0x5f4:
-		return true
-	}
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
-}
+// pyLower is Python's str.lower().
+func pyLower(s string) string { return pystr.Lower(s) }

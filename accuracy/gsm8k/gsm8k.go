@@ -10,9 +10,9 @@ package gsm8k
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/mlperf-go/inference/internal/pystr"
 )
 
 // AnswerDelimiter is find_number's default answer_delimiter.
@@ -88,61 +88,7 @@ func Score(outputs, targets []string) (Result, error) {
 	return r, nil
 }
 
-// pyFloatRE is Python's float() syntax (PEP 515 underscores) after
-// white space is stripped and digits are made ASCII.
-var pyFloatRE = regexp.MustCompile(`^[+-]?(?:(?:[0-9](?:_?[0-9])*\.(?:[0-9](?:_?[0-9])*)?|\.[0-9](?:_?[0-9])*|[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?|(?i:inf|infinity|nan))$`)
-
 // PyFloat is Python's float(s) as try_float uses it: surrounding white
 // space ignored, any Unicode decimal digits, underscores between digits,
 // inf, infinity and nan; ok is false where float() raises.
-func PyFloat(s string) (v float64, ok bool) {
-	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
-	var b strings.Builder
-	for _, r := range s {
-		if d, isDigit := digitValue(r); isDigit {
-			b.WriteByte(byte('0' + d))
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	t := b.String()
-	if !pyFloatRE.MatchString(t) {
-		return 0, false
-	}
-	t = strings.ReplaceAll(t, "_", "")
-	if strings.HasSuffix(strings.ToLower(t), "nan") {
-		t = "NaN" // Python takes a sign on nan; Go does not
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil && !isRange(err) {
-		return 0, false
-	}
-	return v, true // out of range: ±Inf or ±0, as Python's float()
-}
-
-func isRange(err error) bool {
-	e, ok := err.(*strconv.NumError)
-	return ok && e.Err == strconv.ErrRange
-}
-
-// digitValue is a Unicode decimal digit's value (Nd digits come in runs of
-// ten, 0 to 9, each run starting a range of the Nd table or continuing one).
-func digitValue(r rune) (int, bool) {
-	if r >= '0' && r <= '9' {
-		return int(r - '0'), true
-	}
-	if !unicode.Is(unicode.Nd, r) {
-		return 0, false
-	}
-	for _, rg := range unicode.Nd.R16 {
-		if rune(rg.Lo) <= r && r <= rune(rg.Hi) {
-			return int(r-rune(rg.Lo)) % 10, true
-		}
-	}
-	for _, rg := range unicode.Nd.R32 {
-		if rune(rg.Lo) <= r && r <= rune(rg.Hi) {
-			return int(r-rune(rg.Lo)) % 10, true
-		}
-	}
-	return 0, false
-}
+func PyFloat(s string) (v float64, ok bool) { return pystr.Float(s) }

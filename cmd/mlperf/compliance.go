@@ -9,10 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/loadgen"
@@ -20,7 +22,7 @@ import (
 )
 
 func init() {
-	handle("compliance", "run and verify a compliance test: compliance test01|test04|test06 <benchmark> --results DIR, compliance verify ..., compliance audit-config ...", complianceCmd)
+	handle("compliance", "run and verify a compliance test: compliance test01|test04|test06|test07|test09 <benchmark> --results DIR, compliance verify ..., compliance audit-config ...", complianceCmd)
 	handle("compliance test06", "TEST06 checks of an LLM accuracy log: first token, trailing EOS, token_count", complianceTEST06)
 }
 
@@ -66,21 +68,24 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 
 // complianceCmd is `mlperf compliance`:
 //
-//	mlperf compliance test01|test04|test06 <benchmark> --results DIR [--work DIR] [run flags]
+//	mlperf compliance test01|test04|test06|test07|test09 <benchmark> --results DIR [--work DIR] [run flags]
 //	mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR] [--dtype D] [--scenario S] [--eos N]
-//	mlperf compliance audit-config test01|test04|test06 <benchmark>
+//	mlperf compliance verify test07 <benchmark> --compliance DIR --out DIR [--audit-config F] [--accuracy-threshold X] [--score-pattern RE] [run flags]
+//	mlperf compliance verify test09 --compliance DIR --out DIR [--audit-config F] [--min-output-tokens X] [--max-output-tokens Y]
+//	mlperf compliance audit-config test01|test04|test06|test07|test09 <benchmark>
 //
 // The first runs the test and verifies it into DIR/TEST0X; verify checks
-// existing logs as run_verification.py; audit-config prints the file.
+// existing logs as run_verification.py (TEST07 scoring them with the
+// benchmark's accuracy script); audit-config prints the file.
 func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const synopsis = "usage: mlperf compliance test01|test04|test06 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance audit-config test01|test04|test06 <benchmark>"
+	const synopsis = "usage: mlperf compliance test01|test04|test06|test07|test09 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance verify test07 <benchmark> --compliance DIR --out DIR [--audit-config F] [--accuracy-threshold X] [run flags]\n       mlperf compliance verify test09 --compliance DIR --out DIR [--audit-config F] [--min-output-tokens X --max-output-tokens Y]\n       mlperf compliance audit-config test01|test04|test06|test07|test09 <benchmark>"
 	// usage prints the synopsis and says what is missing.
 	usage := func(format string, a ...any) error {
 		fmt.Fprintln(stderr, synopsis)
 		return usageError("compliance: "+format, a...)
 	}
 	if len(args) == 0 {
-		return usage("want a test (test01, test04 or test06), verify or audit-config")
+		return usage("want a test (test01, test04, test06, test07 or test09), verify or audit-config")
 	}
 	switch strings.ToLower(args[0]) {
 	case "audit-config":
@@ -102,6 +107,9 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return usage("verify wants a test: mlperf compliance verify test01 --results DIR --compliance DIR")
 		}
 		test := strings.ToUpper(args[1])
+		if test == "TEST07" || test == "TEST09" {
+			return complianceVerify0709(ctx, test, args[2:], stdout, stderr, usage)
+		}
 		fs := flag.NewFlagSet("compliance verify", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		results := fs.String("results", "", "the submission's scenario folder (with accuracy/ and performance/run_1/)")
@@ -130,7 +138,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return fmt.Errorf("compliance: %s failed", test)
 		}
 		return nil
-	case "test01", "test04", "test06":
+	case "test01", "test04", "test06", "test07", "test09":
 		if len(args) < 2 {
 			return usage("%s wants a benchmark: mlperf compliance %s resnet50 --results DIR", args[0], args[0])
 		}
@@ -169,9 +177,98 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return nil
 	}
 	if strings.HasPrefix(strings.ToLower(args[0]), "test") {
-		return usage("unknown compliance test %q: this suite runs test01, test04 and test06 (the tests the rounds' rules name for its benchmarks)", args[0])
+		return usage("unknown compliance test %q: this suite runs test01, test04, test06, test07 and test09 (the tests the rounds' rules name for its benchmarks)", args[0])
 	}
-	return usage("unknown subcommand %q: want test01, test04, test06, verify or audit-config", args[0])
+	return usage("unknown subcommand %q: want test01, test04, test06, test07, test09, verify or audit-config", args[0])
+}
+
+// complianceVerify0709 is `mlperf compliance verify test07 <benchmark>
+// ...` and `mlperf compliance verify test09 ...`: run_verification.py of
+// compliance/TEST07 and TEST09 on an existing compliance run's folder.
+func complianceVerify0709(ctx context.Context, test string, args []string, stdout, stderr io.Writer, usage func(string, ...any) error) error {
+	var b *spec.Benchmark
+	if test == "TEST07" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return usage("verify test07 wants the benchmark whose accuracy script scores the log: mlperf compliance verify test07 gpt-oss-120b --compliance DIR --out DIR")
+		}
+		var ok bool
+		if b, ok = spec.Lookup(args[0]); !ok {
+			return spec.Unknown(args[0])
+		}
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("compliance verify "+strings.ToLower(test), flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	comp := fs.String("compliance", "", "the compliance run's log folder (mlperf_log_accuracy.json)")
+	out := fs.String("out", "", "the scenario folder to make "+test+"/ in")
+	audit := fs.String("audit-config", "", "audit.config with the test's thresholds (default: the one in --compliance, which mlperf compliance writes there)")
+	var threshold, minT, maxT floatFlag
+	pattern := ""
+	var opts func() (benchmark.Options, error)
+	if test == "TEST07" {
+		fs.Var(&threshold, "accuracy-threshold", "the score to reach, overriding the audit.config's")
+		fs.StringVar(&pattern, "score-pattern", compliance.DefaultScorePattern, "regular expression whose first group is the score in the accuracy script's output")
+		opts = compliance.RunFlags(fs, b)
+	} else {
+		fs.Var(&minT, "min-output-tokens", "lowest mean output length, overriding the audit.config's")
+		fs.Var(&maxT, "max-output-tokens", "highest mean output length, overriding the audit.config's")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *comp == "" || *out == "" {
+		return usage("verify %s: --compliance DIR (the run's logs) and --out DIR (the scenario folder) are required", strings.ToLower(test))
+	}
+	if *audit == "" {
+		if p := filepath.Join(*comp, "audit.config"); fileExists(p) {
+			*audit = p
+		}
+	}
+	var res compliance.Result
+	var err error
+	if test == "TEST07" {
+		o, oerr := opts()
+		if oerr != nil {
+			return oerr
+		}
+		o = compliance.WithTestOptions(b, test, o)
+		res, err = compliance.VerifyTEST07(stdout, *comp, *out, compliance.TEST07Options{
+			AuditConfig: *audit, Threshold: threshold.v, ScorePattern: pattern,
+			Score: compliance.PrintoutOf(ctx, b, o, stderr), Command: "mlperf accuracy " + b.Name + " (in process)"})
+	} else {
+		res, err = compliance.VerifyTEST09(stdout, *comp, *out, compliance.TEST09Options{AuditConfig: *audit, Min: minT.v, Max: maxT.v})
+	}
+	if err != nil {
+		return err
+	}
+	if !res.Pass() {
+		return fmt.Errorf("compliance: %s failed", test)
+	}
+	return nil
+}
+
+// floatFlag is an optional float flag (nil when not given).
+type floatFlag struct{ v *float64 }
+
+func (f *floatFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return fmt.Sprint(*f.v)
+}
+
+func (f *floatFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("not a number: %q", s)
+	}
+	f.v = &v
+	return nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 func passText(ok bool) string {

@@ -265,7 +265,7 @@ func TestRunEndsPromptlyAfterTheCompletionTimeout(t *testing.T) {
 // fix.
 func TestVagueMessagesSayTheFix(t *testing.T) {
 	checkBadRuns(t, nil, []string{"compliance"}, []badRun{
-		{"unknown compliance test", []string{"test99", "resnet50", "--results", t.TempDir()}, 2, `unknown compliance test "test99": this suite runs test01, test04 and test06`, false, nil},
+		{"unknown compliance test", []string{"test99", "resnet50", "--results", t.TempDir()}, 2, `unknown compliance test "test99": this suite runs test01, test04, test06, test07 and test09`, false, nil},
 		{"missing --results", []string{"test01", "resnet50"}, 2, "test01 resnet50: --results DIR is required: the submission's scenario folder", false, nil},
 		{"verify without --compliance", []string{"verify", "test01", "--results", t.TempDir()}, 2, "verify TEST01: --compliance DIR is required", false, nil},
 	})

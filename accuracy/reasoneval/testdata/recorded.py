@@ -1,0 +1,561 @@
+"""Recorded model outputs for the reasoning scorers' goldens (our own text).
+
+make_goldens.py imports this module; it builds, from a fixed seed, outputs
+of the kind DeepSeek-R1 and gpt-oss-120b write for each data set family of
+mlcommons/inference language/deepseek-r1 and language/gpt-oss-120b, hard
+cases included: answers in every format the parsers meet, several answers
+in one output, LaTeX variants, truncated reasoning (no final answer),
+Harmony channel markers (intact, corrupted, missing), code with and
+without fences, code that loops forever, fails or prints the wrong thing.
+
+The MATH-500 ground truths are the answers of the 500 MATH test problems
+OpenAI's PRM800K split names (math500_answers.json; the MATH data set is
+MIT licensed).
+"""
+import json
+import os
+import random
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+THINK = [
+    "Okay, let me work through this carefully.",
+    "Let me recall the relevant facts first.",
+    "Hmm, I need to check each option.",
+    "First, restate the problem in my own words.",
+    "Wait, that does not look right. Let me redo the computation.",
+    "So the key quantity is the ratio of the two rates.",
+    "Let me double-check with a quick estimate.",
+]
+
+
+def reasoning(rng, n=None):
+    n = rng.randint(1, 4) if n is None else n
+    return " ".join(rng.choice(THINK) for _ in range(n))
+
+
+def r1(rng, body, think=True, truncated=False):
+    """A DeepSeek-R1 style response: <think> reasoning, then the answer."""
+    t = "<think>\n" + reasoning(rng) + "\n"
+    if truncated:
+        return t + reasoning(rng, 2)
+    return (t + "</think>\n\n" if think else "") + body
+
+
+def harmony(rng, final, analysis=None, marker="<|channel|>final<|message|>", end="<|return|>"):
+    """A gpt-oss Harmony response as decoded with special tokens kept."""
+    a = "<|channel|>analysis<|message|>" + (analysis if analysis is not None else reasoning(rng)) + "<|end|>"
+    if final is None:
+        return a  # truncated: no final channel
+    return a + "<|start|>assistant" + marker + final + end
+
+
+# ---------------------------------------------------------------- choice
+
+
+def choice_outputs(rng, letters, n):
+    """Multiple-choice outputs over the options letters (ABCD or ABCDEFGHIJ),
+    each with the letter it means to answer."""
+    L = letters
+    out = []
+
+    def pick():
+        return rng.choice(L)
+
+    forms = [
+        lambda c: "ANSWER: %s" % c,
+        lambda c: "Answer: %s" % c,
+        lambda c: "answer: %s" % c.lower(),
+        lambda c: "FINAL ANSWER: (%s)" % c,
+        lambda c: "Final Answer: %s." % c,
+        lambda c: "**Answer: %s**" % c,
+        lambda c: "The correct option is therefore %s.\n\nANSWER: %s" % (c, c),
+        lambda c: "ANSWER:%s" % c,
+        lambda c: "ANSWER = %s" % c,
+        lambda c: "Answer: ( %s )" % c,
+        lambda c: "Answer: %s) because of the reasoning above" % c,
+        lambda c: "ANSWER: %s\n" % c,
+        lambda c: "FINALANSWER: %s" % c,
+        lambda c: "Final  Answer:\n\n%s" % c,
+        lambda c: "The answer is %s." % c,                      # no keyword match
+        lambda c: "ANSWER: Option %s" % c,                       # 'O' starts a word
+        lambda c: "I think it is %s, so ANSWER: %s" % (pick(), c),
+        lambda c: "ANSWER: %s or %s" % (c, pick()),
+        lambda c: "ANSWERS: %s" % c,                              # \b fails inside ANSWERS
+        lambda c: "Answer: \\boxed{%s}" % c,
+        lambda c: "\\boxed{%s}" % c,
+        lambda c: "answer - %s" % c,
+        lambda c: "['ANSWER: %s']" % c,
+        lambda c: "ANSWER: %s\\nExplanation follows" % c,       # literal backslash-n
+        lambda c: "ANSWER: K",                                    # out of range
+        lambda c: "ANSWER: %sb" % c,                              # letter then a letter
+        lambda c: "Among A and B I keep %s.\nANSWER: %s" % (c, c),
+        lambda c: "%s" % c,
+        lambda c: "(%s)" % c,
+        lambda c: "It must be %s" % c,
+        lambda c: "ANSWER: I cannot decide",
+        lambda c: "ANSWER : %s" % c,
+        lambda c: "Answer. %s" % c,
+        lambda c: "Answer %s" % c,
+    ]
+    harmony_finals = [
+        lambda c: "%s" % c,
+        lambda c: "**%s**" % c,
+        lambda c: "**Answer: %s**" % c,
+        lambda c: "Answer: %s" % c,
+        lambda c: "The answer is %s." % c,
+        lambda c: "(%s) is correct." % c,
+        lambda c: "%s) %s" % (c, "the second statement"),
+        lambda c: "Answer. %s" % c,
+        lambda c: "The final answer: %s" % c,
+        lambda c: "1. %s" % c,
+        lambda c: "%s\n\nExplanation: a gives more." % c,
+        lambda c: "Option %s" % c,
+        lambda c: "Therefore the best choice is %s and not %s." % (c, pick()),
+        lambda c: "['%s']" % c,
+        lambda c: "**Final answer:** %s" % c,
+        lambda c: "It is none of them",
+        lambda c: "answer %s" % c.lower(),
+        lambda c: " \n %s" % c,
+        lambda c: "42",
+    ]
+    meant = []
+    for i in range(n):
+        c = pick()
+        meant.append(c)
+        k = i % 4
+        if k == 0:  # DeepSeek-R1 style
+            out.append(r1(rng, rng.choice(forms)(c)))
+        elif k == 1:  # Harmony with a final channel
+            marker = rng.choice(["<|channel|>final<|message|>"] * 6 + [
+                "<|channel|>final \u660e<|message|>", "<|channel|>final537<|message|>"])
+            end = rng.choice(["<|return|>"] * 4 + ["", "<|end|>"])
+            ana = reasoning(rng) + rng.choice(["", " Maybe ANSWER: %s at first." % pick(), " Answer: %s?" % pick()])
+            out.append(harmony(rng, rng.choice(harmony_finals)(c), analysis=ana, marker=marker, end=end))
+        elif k == 2:  # truncated or odd
+            kind = rng.randrange(5)
+            if kind == 0:
+                out.append(r1(rng, "", truncated=True))
+            elif kind == 1:
+                out.append(harmony(rng, None, analysis=reasoning(rng) + " ANSWER: %s" % c))
+            elif kind == 2:
+                out.append("")
+            elif kind == 3:
+                out.append(r1(rng, rng.choice(forms)(c), think=False) + "  \n\t")
+            else:
+                out.append(harmony(rng, rng.choice(forms)(c)))
+        else:  # several answers, last wins (or not)
+            out.append(r1(rng, "ANSWER: %s\n\nWait, reconsider.\n\n%s" % (pick(), rng.choice(forms)(c))))
+    return list(zip(out, [c for c in meant]))
+
+
+# ---------------------------------------------------------------- AIME
+
+
+def aime_outputs(rng, n):
+    out = []
+    truths = []
+    for i in range(n):
+        gt = rng.randint(0, 999)
+        wrong = (gt + rng.randint(1, 50)) % 1000
+        v = rng.choice([gt, gt, gt, wrong])
+        forms = [
+            "\\boxed{%d}" % v,
+            "The answer is $\\boxed{%d}$." % v,
+            "\\boxed{ %d }" % v,
+            "\\boxed{%03d}" % v,
+            "Answer: %d" % v,
+            "answer: %d" % v,
+            "Answer:%d" % v,
+            "Answer: %d." % v,               # (?!\.) after the digits
+            "Answer: %d.5" % v,
+            "Answer: %d\n" % v,
+            "\\boxed{%d} and the final Answer: %d" % (wrong, v),
+            "Answer: %d\n\nso \\boxed{%d}" % (v, wrong),
+            "\\boxed{%d}\\boxed{%d}" % (wrong, v),
+            "\\boxed{%d + 1}" % v,
+            "\\boxed{\\text{%d}}" % v,
+            "\\boxed{%d}" % (v + 1000),
+            "\\boxed{-%d}" % v,
+            "Answer: %d%d" % (v, v),
+            "Answer: ٣",                       # an Arabic-Indic digit
+            "Answer: %d (mod 1000)" % v,
+            "\\boxed{%d.0}" % v,
+            "Answer:\n%d" % v,
+            "ANSWER: %d" % v,
+            "Answer: 1000",
+            "\\boxed {%d}" % v,
+            "\\boxed{%d}\n</think>\nAnswer: %d" % (v, wrong),
+        ]
+        body = rng.choice(forms)
+        kind = i % 7
+        if kind == 5:
+            text = r1(rng, "", truncated=True)
+        elif kind == 6:
+            text = harmony(rng, "The result is " + body)
+        else:
+            text = r1(rng, reasoning(rng) + " " + body)
+        out.append(text)
+        gts = [str(gt), str(gt), " %d " % gt, "%03d" % gt, str(gt)]
+        g = rng.choice(gts)
+        if i % 53 == 0:
+            g = "12.0"          # int() of a float string fails
+        if i % 71 == 0:
+            g = None            # missing
+        truths.append(g)
+    return out, truths
+
+
+# ---------------------------------------------------------------- MATH-500
+
+
+def math_answers():
+    with open(os.path.join(HERE, "math500_answers.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _num_variants(rng, s):
+    """Rewrites of a plain integer answer."""
+    v = int(s)
+    out = [s, "%d.0" % v, "%d.00" % v, " %s " % s, "{%s}" % s, "\\text{%s}" % s, "%s\\%%" % s,
+           "\\$%s" % s, "%s^\\circ" % s, "%s^{\\circ}" % s, "%s \\text{ cm}" % s, "%s\\text{ degrees}" % s,
+           "x = %s" % s, "x=%s" % s, "%d" % (v + 1), "%d" % (-v), "%s.5" % s, "\\frac{%d}{1}" % v,
+           "\\frac{%d}{2}" % (2 * v), "%d/2" % (2 * v), "%d \\cdot 1" % v, "%s+0" % s, "\\sqrt{%d}" % (v * v),
+           "%s\\,\\text{units}" % s, "%s \\mbox{ inches}^2" % s, "\\mathbf{%s}" % s, "%s \\text{ and } 2" % s]
+    if v >= 1000:
+        out.append("{:,}".format(v))
+        out.append("{:,}".format(v).replace(",", ",\\!"))
+        out.append("{:,}".format(v).replace(",", "{,}"))
+    if v != 0:
+        out.append("%d\\times 10^0" % v)
+        out.append("%d e0" % v)
+    return out
+
+
+def _generic_variants(rng, s):
+    out = [s, s.replace(" ", ""), " ".join(s), s.replace("\\frac", "\\dfrac"), s.replace("\\frac", "\\tfrac"),
+           s.replace("\\left", "").replace("\\right", ""), "\\left(" + s + "\\right)", "$" + s + "$",
+           s.replace("\\sqrt{", "\\sqrt {"), s + ".", s.upper(), "\\text{" + s + "}", "{" + s + "}",
+           s.replace("\\pi", "\\pi "), s.replace("{", "{ ").replace("}", " }"), s.replace("\\", "")]
+    return out
+
+
+def math_pairs(rng):
+    """(given, ground truth) pairs for grade_answer: every MATH-500 answer
+    against rewrites of itself (equal, equivalent, wrong)."""
+    answers = math_answers()
+    pairs = []
+    for gt in answers:
+        s = gt.strip()
+        if s.lstrip("-").isdigit():
+            cands = _num_variants(rng, s)
+            pick = rng.sample(cands, min(4, len(cands)))
+        else:
+            cands = _generic_variants(rng, s)
+            pick = rng.sample(cands, min(3, len(cands)))
+        for g in pick:
+            pairs.append([g, gt])
+    pairs.extend([[g, t] for g, t in HARD_MATH])
+    return pairs
+
+
+# Hand-written pairs: the normaliser's and sympy's corners.
+HARD_MATH = [
+    ("\\frac{1}{2}", "0.5"), ("0.5", "\\frac{1}{2}"), ("1/2", "\\frac12"), ("\\frac{2}{4}", "\\frac{1}{2}"),
+    ("2/4", "1/2"), ("\\frac{\\sqrt{3}}{3}", "\\frac{1}{\\sqrt{3}}"), ("\\frac{1}{\\sqrt{3}}", "\\frac{\\sqrt{3}}{3}"),
+    ("2\\sqrt{2}", "\\sqrt{8}"), ("\\sqrt{8}", "2\\sqrt{2}"), ("\\sqrt{117}", "3\\sqrt{13}"), ("3\\sqrt{13}", "\\sqrt{117}"),
+    ("(x+1)^2", "x^2+2x+1"), ("x^2+2x+1", "(x+1)^2"), ("x(x+1)", "x^2+x"), ("x^2+x", "x(x+1)"),
+    ("2(x+1)", "2x+2"), ("2x+2", "2(x+1)"), ("\\frac{x+1}{2}", "\\frac{x}{2}+\\frac{1}{2}"),
+    ("10^6", "1000000"), ("1000000", "10^6"), ("2^{10}", "1024"), ("1024", "2^{10}"), ("2^10", "1024"),
+    ("6-5i", "6 - 5i"), ("-5i+6", "6-5i"), ("6+(-5)i", "6-5i"), ("i", "\\sqrt{-1}"),
+    ("\\pi", "3.14159"), ("3.14", "\\pi"), ("2\\pi", "\\pi \\cdot 2"), ("\\frac{\\pi}{2}", "\\frac12\\pi"),
+    ("\\frac{\\pi}{2}", "0.5\\pi"), ("90", "\\frac{\\pi}{2}"), ("\\pi/2", "\\frac{\\pi}{2}"),
+    ("(3, \\frac{\\pi}{2})", "\\left( 3, \\frac{\\pi}{2} \\right)"), ("(3,\\pi/2)", "\\left( 3, \\frac{\\pi}{2} \\right)"),
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\frac{\\pi}{2})"), ("[3, \\frac{\\pi}{2}]", "\\left( 3, \\frac{\\pi}{2} \\right)"),
+    ("(\\frac{\\pi}{2}, 3)", "\\left( 3, \\frac{\\pi}{2} \\right)"), ("3, \\frac{\\pi}{2}", "\\left( 3, \\frac{\\pi}{2} \\right)"),
+    ("1, -2", "1,-2"), ("-2, 1", "1,-2"), ("1 and -2", "1,-2"), ("1 or -2", "1,-2"), ("\\{1, -2\\}", "1,-2"),
+    ("3, 5, 7", "3,5,7"), ("7, 5, 3", "3, 5, 7"), ("(-\\infty, 0]", "(-\\infty,0]"), ("(-\\infty, 0)", "(-\\infty, 0]"),
+    ("(-\\infty,2)\\cup(3,\\infty)", "(-\\infty, 2) \\cup (3, \\infty)"), ("x \\in [-2,7]", "[-2,7]"), ("[-2,7]", "x \\in [-2,7]"),
+    ("\\$32,348", "\\$32,\\!348"), ("32348", "\\$32,\\!348"), ("32,348", "32348"), ("1,000,000", "1000000"),
+    ("10,080", "10,\\!080"), ("1,2", "12"), ("12", "1,2"), ("50\\%", "50"), ("50", "50\\%"), ("0.5", "50\\%"),
+    ("\\text{(C)}", "\\text{(C)}"), ("C", "\\text{(C)}"), ("(C)", "\\text{(C)}"), ("\\text{C}", "\\text{(C)}"),
+    ("Evelyn", "\\text{Evelyn}"), ("evelyn", "\\text{Evelyn}"), ("\\textbf{Evelyn}", "\\text{Evelyn}"),
+    ("\\text{east}", "\\text{east}"), ("East", "\\text{east}"), ("e", "\\text{east}"),
+    ("90^\\circ", "90^\\circ"), ("90", "90^\\circ"), ("90^{\\circ}", "90^\\circ"), ("90 degrees", "90^\\circ"),
+    ("\\frac{270}{7}", "\\frac{270}7\\text{ degrees}"), ("270/7", "\\frac{270}7\\text{ degrees}"),
+    ("137\\frac{1}{2}", "137 \\frac{1}{2}"), ("137.5", "137 \\frac{1}{2}"), ("\\frac{275}{2}", "137 \\frac{1}{2}"),
+    ("137 1/2", "137 \\frac{1}{2}"), ("1\\frac{4}{5}", "1\\frac{4}{5}"), ("\\frac{9}{5}", "1\\frac{4}{5}"), ("1.8", "1\\frac{4}{5}"),
+    ("y = 2x + 3", "y = 2x + 3"), ("2x+3", "y = 2x + 3"), ("y=2x+3", "y = 2x + 3"), ("y = 3 + 2x", "y = 2x + 3"),
+    ("\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}"),
+    ("\\begin{pmatrix}-1/3\\\\2/3\\\\5/3\\end{pmatrix}", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}"),
+    ("\\begin{pmatrix} -\\frac13 \\\\ \\frac23 \\\\ \\frac53 \\end{pmatrix}", "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}"),
+    ("\\begin{bmatrix} -1 & 0 \\\\ 0 & -1 \\end{bmatrix}", "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}"),
+    ("p - q", "p - q"), ("-q+p", "p - q"), ("p-q", "p - q"), ("q - p", "p - q"),
+    ("\\frac{11+9a}{20}", "\\frac{11+9a}{20}"), ("\\frac{9a+11}{20}", "\\frac{11+9a}{20}"), ("0.55+0.45a", "\\frac{11+9a}{20}"),
+    ("1 \\pm \\sqrt{19}", "1 \\pm \\sqrt{19}"), ("1+\\sqrt{19}, 1-\\sqrt{19}", "1 \\pm \\sqrt{19}"),
+    ("\\sqrt[3]{2}", "2^{1/3}"), ("2^{1/3}", "\\sqrt[3]{2}"), ("\\sqrt{2}^3", "2\\sqrt{2}"),
+    ("0.333", "\\frac{1}{3}"), ("0.3333333333333333", "\\frac{1}{3}"), ("0.\\overline{3}", "\\frac{1}{3}"), (".5", "\\frac12"),
+    ("0.1+0.2", "0.3"), ("1.5", "\\frac{3}{2}"), ("2.5", "\\frac52"), ("2.50", "\\frac{5}{2}"), ("-0.75", "-\\frac{3}{4}"),
+    ("5\\sqrt{2}/2", "\\frac{5\\sqrt{2}}{2}"), ("\\frac{5}{\\sqrt{2}}", "\\frac{5\\sqrt{2}}{2}"), ("5/\\sqrt2", "\\frac{5\\sqrt{2}}{2}"),
+    ("\\sqrt{2}+\\sqrt{3}", "\\sqrt{5+2\\sqrt{6}}"), ("\\sqrt{5+2\\sqrt{6}}", "\\sqrt{2}+\\sqrt{3}"),
+    ("1+\\sqrt{2}", "\\sqrt{3+2\\sqrt{2}}"), ("\\frac{1}{\\sqrt{2}-1}", "1+\\sqrt{2}"), ("\\frac{2}{\\sqrt{5}+1}", "\\frac{\\sqrt{5}-1}{2}"),
+    ("\\ln 8", "3\\ln 2"), ("\\log_2 8", "3"), ("e^2", "e \\cdot e"), ("ee", "e^2"), ("\\pi^2", "\\pi \\pi"),
+    ("xy", "yx"), ("x y", "y x"), ("ab", "a b"), ("2ab", "2a b"), ("a^2b", "ba^2"),
+    ("\\frac{1}{x}", "x^{-1}"), ("1/x", "\\frac{1}{x}"), ("\\frac{x^2-1}{x-1}", "x+1"), ("x+1", "\\frac{x^2-1}{x-1}"),
+    ("\\sqrt{x^2}", "x"), ("|x|", "x"), ("\\sqrt{x}\\sqrt{x}", "x"), ("(x-1)(x+1)", "x^2-1"),
+    ("3!", "6"), ("6", "3!"), ("4!/2", "12"), ("\\binom{5}{2}", "10"), ("\\dbinom{5}{2}", "10"),
+    ("\\infty", "\\infty"), ("inf", "\\infty"), ("oo", "\\infty"), ("\\emptyset", "\\emptyset"), ("\\varnothing", "\\emptyset"),
+    ("\\mathbb{R}", "(-\\infty,\\infty)"), ("(-\\infty,\\infty)", "\\mathbb{R}"),
+    ("52_8", "52_8"), ("52", "52_8"), ("42_{8}", "52_8"), ("1011_2", "1011_2"), ("11", "1011_2"),
+    ("\\text{even}", "\\text{even}"), ("even", "\\text{even}"), ("\\text{Even}", "\\text{even}"), ("odd", "\\text{even}"),
+    ("x=5", "5"), ("5", "x=5"), ("k = 5", "5"), ("abc = 5", "5"), ("x = y = 5", "5"),
+    ("", "5"), (" ", "5"), ("\\text{}", "5"), ("{}", "5"), ("\\boxed{5}", "5"),
+    ("-50", "-50"), ("- 50", "-50"), ("−50", "-50"), ("-(50)", "-50"), ("(-50)", "-50"),
+    ("1,-2", "1, -2"), ("(1,-2)", "1,-2"), ("\\{-2,1\\}", "\\{1,-2\\}"),
+    ("\\frac{a}{b}", "a/b"), ("\\frac{ab}{c}", "ab/c"), ("\\frac{\\sqrt{21}}{5}", "\\sqrt{21}/5"), ("\\sqrt{21}/5", "\\frac{\\sqrt{21}}{5}"),
+    ("\\frac{20000}{\\pi}", "\\frac{20000}{\\pi}"), ("20000/\\pi", "\\frac{20000}{\\pi}"), ("6366.2", "\\frac{20000}{\\pi}"),
+    ("\\frac{3}{56}", "\\frac{3}{56}"), ("3/56", "\\frac{3}{56}"), ("\\frac{6}{112}", "\\frac{3}{56}"), ("0.0536", "\\frac{3}{56}"),
+    ("1 million", "1000000"), ("2 billion", "2000000000"), ("5 \\text{ seconds}", "5"), ("5 hours", "5"), ("5 mph", "5"),
+    ("\\frac{\\sqrt{3}}{2}", "\\frac{1}{2}\\sqrt{3}"), ("\\frac12\\sqrt3", "\\frac{\\sqrt3}2"), ("\\sqrt3/2", "\\frac{\\sqrt{3}}{2}"),
+    ("2\\sqrt{5}", "2 \\sqrt{5}"), ("2 \\sqrt 5", "2\\sqrt{5}"), ("\\sqrt{20}", "2\\sqrt{5}"), ("4.47", "2\\sqrt{5}"),
+    ("11\\sqrt2", "11\\sqrt2"), ("11\\sqrt{2}", "11\\sqrt2"), ("\\sqrt{242}", "11\\sqrt2"),
+    ("\\tfrac{17}{50}", "\\dfrac{17}{50}"), ("0.34", "\\dfrac{17}{50}"), ("34\\%", "\\dfrac{17}{50}"),
+    ("\\frac{14}{3}", "\\frac{14}{3}"), ("4\\frac{2}{3}", "\\frac{14}{3}"), ("4.\\overline{6}", "\\frac{14}{3}"), ("14/3", "\\frac{14}{3}"),
+    ("\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]", "\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]"),
+    ("[\\pi^2/8, 5\\pi^2/4]", "\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]"),
+    ("(0,9) \\cup (9,36)", "(0,9) \\cup (9,36)"), ("(0,9)U(9,36)", "(0,9) \\cup (9,36)"),
+    ("\\cot x", "\\cot x"), ("\\frac{\\cos x}{\\sin x}", "\\cot x"), ("x", "\\cot x"),
+    ("a \\le b", "a \\leq b"), ("a<b", "a \\lt b"), ("\\{1,2\\}", "\\{2,1\\}"),
+    ("\\mathrm{C}", "\\text{C}"), ("\\textit{C}", "C"), ("\\emph{C}", "C"), ("\\operatorname{C}", "C"),
+    ("\\alpha", "\\alpha"), ("\\theta", "\\theta"), ("2\\theta", "\\theta+\\theta"), ("\\theta\\phi", "\\phi\\theta"),
+    ("\\frac{1}{2}x", "\\frac{x}{2}"), ("x/2", "\\frac{x}{2}"), ("0.5x", "\\frac{x}{2}"), ("\\frac x2", "x/2"),
+    ("10\\sqrt{10}", "10 \\sqrt{10}"), ("\\sqrt{1000}", "10\\sqrt{10}"), ("1000^{1/2}", "10\\sqrt{10}"), ("1000^(1/2)", "10\\sqrt{10}"),
+    ("2^(1/2)", "\\sqrt{2}"), ("2**0.5", "\\sqrt{2}"), ("2^0.5", "\\sqrt{2}"),
+    ("3\\sqrt{3}", "\\sqrt{27}"), ("\\sqrt{3}^3", "3\\sqrt{3}"), ("27^{1/2}", "3\\sqrt{3}"),
+    ("1e3", "1000"), ("1E3", "1000"), ("1.0e3", "1000"), ("10^3", "1000"),
+    ("2 3/4", "\\frac{11}{4}"), ("2\\ 3/4", "\\frac{11}{4}"), ("-2 3/4", "-\\frac{11}{4}"),
+    ("(1,2),(3,4)", "(1,2),(3,4)"), ("(1,2), (3,4)", "(3,4),(1,2)"), ("((1,2))", "(1,2)"),
+    ("\\frac{-1}{2}", "-\\frac{1}{2}"), ("-\\frac12", "\\frac{-1}{2}"), ("\\frac{1}{-2}", "-\\frac12"),
+    ("n", "n"), ("N", "n"), ("2n", "n+n"), ("n^2+n", "n(n+1)"), ("\\frac{n(n+1)}{2}", "\\frac{n^2+n}{2}"),
+    ("f(x)", "f(x)"), ("g(x)", "f(x)"), ("\\sin(x)", "\\sin x"), ("\\sin^2 x + \\cos^2 x", "1"),
+    ("4\\pi", "4 \\pi"), ("12.566", "4\\pi"), ("\\pi4", "4\\pi"), ("4pi", "4\\pi"), ("4 \\cdot \\pi", "4\\pi"),
+    ("288\\pi", "288 \\pi"), ("288\\pi \\text{ cm}^3", "288\\pi"), ("904.78", "288 \\pi"),
+    ("\\frac{7}{4}", "1.75"), ("1.75", "\\frac{7}{4}"), ("7/4", "1.75"), ("1.750", "7/4"),
+    ("12.0", "12"), ("12.00001", "12"), ("11.9999999", "12"), ("12.", "12"), ("012", "12"), ("0012.0", "12"),
+    ("-0", "0"), ("0.0", "0"), ("+5", "5"), ("5+", "5"), ("\\pm 5", "5"), ("5 \\pm 0", "5"),
+    ("\\sqrt{-4}", "2i"), ("2i", "\\sqrt{-4}"), ("i^2", "-1"), ("-1", "i^2"),
+    ("1+i", "i+1"), ("(1+i)^2", "2i"), ("\\frac{1}{i}", "-i"), ("e^{i\\pi}", "-1"),
+    ("x^{2}", "x^2"), ("x^2", "x\\cdot x"), ("x^3", "x^{3}"), ("x^{10}", "x^10"), ("x^2^3", "x^8"), ("2^2^3", "256"),
+    ("\\text{(A)}", "A"), ("\\text{(A)}", "(A)"), ("(A)", "\\text{(A)}"), ("\\textbf{(A)}", "\\text{(A)}"),
+    ("\\frac{3}{2}\\text{ hours}", "\\frac32"), ("\\$1.50", "1.5"), ("1.50", "\\$1.5"), ("\\$18.90", "18.90"), ("18.9", "\\$18.90"),
+    ("\\frac{\\sqrt{2}}{2}", "\\frac{1}{\\sqrt{2}}"), ("\\frac{1}{\\sqrt{2}}", "\\frac{\\sqrt2}{2}"), ("0.7071", "\\frac{\\sqrt{2}}{2}"),
+    ("\\sqrt{\\frac{1}{2}}", "\\frac{\\sqrt{2}}{2}"), ("(\\sqrt{2})/2", "\\frac{\\sqrt{2}}{2}"),
+]
+
+
+# ---------------------------------------------------------------- boxed math outputs
+
+
+def math_outputs(rng, n):
+    answers = math_answers()
+    out, truths = [], []
+    for i in range(n):
+        gt = answers[i % len(answers)]
+        s = gt
+        if s.lstrip("-").isdigit():
+            cand = rng.choice(_num_variants(rng, s))
+        else:
+            cand = rng.choice(_generic_variants(rng, s))
+        k = i % 9
+        if k == 0:
+            text = r1(rng, "The final answer is $\\boxed{%s}$." % cand)
+        elif k == 1:
+            text = r1(rng, "\\boxed{%s}" % cand)
+        elif k == 2:
+            text = r1(rng, "First \\boxed{%s}, but wait, it is \\boxed{%s}." % ("17", cand))
+        elif k == 3:
+            text = r1(rng, "", truncated=True) + " so far \\boxed{" + cand  # unclosed
+        elif k == 4:
+            text = harmony(rng, "**Answer:** $\\boxed{%s}$" % cand)
+        elif k == 5:
+            text = r1(rng, "Answer: %s" % cand)  # no box
+        elif k == 6:
+            text = r1(rng, "\\boxed{\\boxed{%s}}" % cand)
+        elif k == 7:
+            text = r1(rng, "\\boxed{%s} \\quad \\text{and } \\boxed{}" % cand)
+        else:
+            text = r1(rng, "$$\\boxed{ %s }$$\n\n" % cand)
+        out.append(text)
+        truths.append(gt)
+    return out, truths
+
+
+# ---------------------------------------------------------------- LiveCodeBench
+
+
+def code_outputs(rng, problems, n):
+    """Outputs over the synthetic problems: (text, question_id)."""
+    out = []
+    ids = sorted(problems)
+    for i in range(n):
+        qid = ids[i % len(ids)]
+        p = problems[qid]
+        sol = rng.choice(p["solutions"])
+        wrap = i % 11
+        if wrap == 0:
+            text = r1(rng, "Here is my solution.\n\n```python\n%s\n```\n" % sol)
+        elif wrap == 1:
+            text = r1(rng, "```python\n%s```\n\nand a second try:\n```python\nprint('x')\n```" % sol)
+        elif wrap == 2:
+            text = r1(rng, "```\n%s\n```" % sol)
+        elif wrap == 3:
+            text = harmony(rng, "Solution:\n```python\n%s\n```" % sol,
+                           analysis="Draft:\n```python\nprint('draft')\n```\n" + reasoning(rng))
+        elif wrap == 4:
+            text = harmony(rng, "```py\n%s\n```" % sol)
+        elif wrap == 5:
+            text = harmony(rng, "Code:\n```\npython\n%s\n```" % sol)
+        elif wrap == 6:
+            text = harmony(rng, None, analysis="```python\n%s\n```" % sol)
+        elif wrap == 7:
+            text = r1(rng, "```python\n" + sol)  # truncated: no closing fence
+        elif wrap == 8:
+            text = r1(rng, "```Python\n%s\n```" % sol)
+        elif wrap == 9:
+            text = harmony(rng, "No code, sorry.", analysis="```python\n%s\n```" % sol)
+        else:
+            text = r1(rng, "```python %s```" % sol.replace("\n", "\n"))
+        out.append((text, qid))
+    return out
+
+
+# ---------------------------------------------------------------- LiveCodeBench problems
+
+# Synthetic problems in the code_generation_lite row format (our own
+# statements and tests). Each has solutions a model might write: right,
+# wrong, slow, crashing.
+LCB_PROBLEMS = [
+    {
+        "question_id": "abc001_a", "platform": "atcoder", "fn": None,
+        "public": [("3 4\n", "7\n"), ("10 -2\n", "8\n")],
+        "private": [("0 0\n", "0\n"), ("1000000000 1000000000\n", "2000000000\n")],
+        "solutions": [
+            "a, b = map(int, input().split())\nprint(a + b)",
+            "import sys\na, b = map(int, sys.stdin.read().split())\nprint(a+b)",
+            "def main():\n    a, b = map(int, input().split())\n    print(a + b)\n\nif __name__ == '__main__':\n    main()",
+            "a, b = map(int, input().split())\nprint(a - b)",
+            "a, b = map(int, input().split())\nprint(float(a + b))",
+            "a, b = map(int, input().split())\nprint(a + b, end='   ')",
+            "a, b = map(int, input().split())\nprint(a + b)\nprint()",
+            "a, b = map(int, input().split())\nprint(a + b)\nprint('debug')",
+            "while True:\n    pass",
+            "x = 1 / 0",
+            "a, b = map(int, input().split(\n",
+            "import sys\ndata = sys.stdin.buffer.read().split()\nprint(int(data[0]) + int(data[1]))",
+            "import sys\na, b = map(int, sys.stdin.readline().split())\nsys.stdout.write(str(a + b) + '\\n')",
+            "a, b = map(int, input().split())\nif a == 0:\n    exit()\nprint(a + b)",
+            "import os\nos.system('echo hi')\na, b = map(int, input().split())\nprint(a + b)",
+            "a, b = map(int, input().split())\nprint(a + b)\nimport sys\nsys.exit(0)",
+            "a, b = map(int, input().split())\nc = input()\nprint(a + b)",
+            "print(sum(map(int, open(0).read().split())))",
+        ],
+    },
+    {
+        "question_id": "abc002_b", "platform": "atcoder", "fn": None,
+        "public": [("3\n3 1 2\n", "1 2 3\n")],
+        "private": [("1\n5\n", "5\n"), ("4\n-1 -1 0 9\n", "-1 -1 0 9\n")],
+        "solutions": [
+            "n = int(input())\na = sorted(map(int, input().split()))\nprint(*a)",
+            "n = int(input())\na = list(map(int, input().split()))\na.sort()\nprint(' '.join(map(str, a)))",
+            "n = int(input())\na = list(map(int, input().split()))\nprint(*a)",
+            "n = int(input())\na = sorted(map(int, input().split()))\nprint(a)",
+            "import sys\nlines = sys.stdin.readlines()\nprint(*sorted(map(int, lines[1].split())))",
+            "n = int(input())\na = sorted(map(int, input().split()))\nfor x in a:\n    print(x)",
+            "import time\ntime.sleep(100)",
+            "n = int(input())\na = sorted(map(int, input().split()))\nprint(*a, sep='  ')",
+        ],
+    },
+    {
+        "question_id": "1873_a", "platform": "codeforces", "fn": None,
+        "public": [("2\n1 3\n2 2\n", "0.333333\n1.000000\n")],
+        "private": [("1\n1 8\n", "0.125000\n")],
+        "solutions": [
+            "t = int(input())\nfor _ in range(t):\n    a, b = map(int, input().split())\n    print('%.6f' % (a / b))",
+            "t = int(input())\nfor _ in range(t):\n    a, b = map(int, input().split())\n    print(a / b)",
+            "t = int(input())\nfor _ in range(t):\n    a, b = map(int, input().split())\n    print(round(a / b, 6))",
+            "t = int(input())\nfor _ in range(t):\n    a, b = map(int, input().split())\n    print(f'{a/b:.6f}')\n    while True:\n        try:\n            pass\n        except BaseException:\n            pass",
+            "t = int(input())\nout = []\nfor _ in range(t):\n    a, b = map(int, input().split())\n    out.append('{:.6f}'.format(a / b))\nprint('\\n'.join(out))",
+        ],
+    },
+    {
+        "question_id": "two-sum", "platform": "leetcode", "fn": "twoSum",
+        "starter": "class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        ",
+        "public": [("[2,7,11,15]\n9", "[0, 1]"), ("[3,2,4]\n6", "[1, 2]")],
+        "private": [("[3,3]\n6", "[0, 1]")],
+        "solutions": [
+            "class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i",
+            "class Solution:\n    def twoSum(self, nums, target):\n        for i in range(len(nums)):\n            for j in range(i + 1, len(nums)):\n                if nums[i] + nums[j] == target:\n                    return (i, j)",
+            "class Solution:\n    def twoSum(self, nums, target):\n        for i in range(len(nums)):\n            for j in range(i + 1, len(nums)):\n                if nums[i] + nums[j] == target:\n                    return [j, i]",
+            "class Solution:\n    def two_sum(self, nums, target):\n        return [0, 1]",
+            "class Solution:\n    def twoSum(self, nums, target):\n        while True:\n            pass",
+            "class Solution:\n    def twoSum(self, nums, target):\n        return [nums.index(x) for x in nums if target - x in nums][:2]",
+            "from typing import List\nclass Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        d = {v: i for i, v in enumerate(nums)}\n        for i, v in enumerate(nums):\n            j = d.get(target - v)\n            if j is not None and j != i:\n                return [i, j]",
+            "class Solution:\n    def twoSum(self, nums, target):\n        raise ValueError('no')",
+            "class Solution:\n    def twoSum(self, nums, target):\n        print('thinking')\n        return [0, 1] if nums[0] + nums[1] == target else [1, 2]",
+        ],
+    },
+    {
+        "question_id": "count-vowels", "platform": "leetcode", "fn": "countVowels",
+        "starter": "class Solution:\n    def countVowels(self, s: str) -> int:\n        ",
+        "public": [("\"hello\"", "2")],
+        "private": [("\"sky\"", "0"), ("\"AEIOUaeiou\"", "10")],
+        "solutions": [
+            "class Solution:\n    def countVowels(self, s: str) -> int:\n        return sum(c in 'aeiouAEIOU' for c in s)",
+            "class Solution:\n    def countVowels(self, s: str) -> int:\n        return sum(c in 'aeiou' for c in s)",
+            "class Solution:\n    def countVowels(self, s):\n        return float(sum(c in 'aeiouAEIOU' for c in s))",
+            "class Solution:\n    def countVowels(self, s):\n        return str(sum(c in 'aeiouAEIOU' for c in s))",
+            "class Solution:\n    def countVowels(self, s):\n        return len([c for c in s.lower() if c in set('aeiou')])",
+            "def countVowels(s):\n    return sum(c in 'aeiouAEIOU' for c in s)",
+        ],
+    },
+    {
+        "question_id": "is-even", "platform": "leetcode", "fn": "isEven",
+        "starter": "class Solution:\n    def isEven(self, n: int) -> bool:\n        ",
+        "public": [("4", "true")],
+        "private": [("7", "false"), ("0", "true")],
+        "solutions": [
+            "class Solution:\n    def isEven(self, n: int) -> bool:\n        return n % 2 == 0",
+            "class Solution:\n    def isEven(self, n):\n        return 1 - n % 2",
+            "class Solution:\n    def isEven(self, n):\n        return n % 2",
+            "class Solution:\n    def isEven(self, n):\n        import math\n        return math.gcd(n, 2) == 2",
+        ],
+    },
+]
+
+
+def lcb_rows():
+    """The problems as code_generation_lite rows (private tests compressed,
+    as the data set ships them)."""
+    import base64
+    import pickle
+    import zlib
+    rows = []
+    for p in LCB_PROBLEMS:
+        tt = "functional" if p["fn"] else "stdin"
+        pub = [{"input": i, "output": o, "testtype": tt} for i, o in p["public"]]
+        priv = [{"input": i, "output": o, "testtype": tt} for i, o in p["private"]]
+        meta = {"func_name": p["fn"]} if p["fn"] else {}
+        rows.append({
+            "question_title": p["question_id"].replace("-", " ").title(),
+            "question_content": "Synthetic problem %s." % p["question_id"],
+            "platform": p["platform"],
+            "question_id": p["question_id"],
+            "contest_id": p["question_id"].split("_")[0],
+            "contest_date": "2024-08-03T00:00:00",
+            "starter_code": p.get("starter", ""),
+            "difficulty": "easy",
+            "public_test_cases": json.dumps(pub),
+            "private_test_cases": base64.b64encode(zlib.compress(pickle.dumps(json.dumps(priv)))).decode(),
+            "metadata": json.dumps(meta),
+        })
+    return rows
