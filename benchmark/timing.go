@@ -10,6 +10,7 @@ import (
 	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
 )
 
 // Names (after loadgen.ExtraKeyPrefix) of the detail log entries a run
@@ -36,6 +37,14 @@ const (
 	// "client_overhead" = round trip − the server's four (network,
 	// HTTP and encoding on both ends; 0 where the clocks disagree).
 	ServerTimingName = "server_timing_ns"
+	// EndpointsName is, for a remote decoder (--backend openai or
+	// sglang), an object keyed by endpoint (as given, its password
+	// masked) of the requests of the performance run each took:
+	// "requests" (sent), "failed", "share" (requests / all requests, 0 to
+	// 1), and the Dists (ns) "latency" (the request sent to the end of
+	// its stream) and "ttft" (sent to its first token) as this client saw
+	// them.
+	EndpointsName = "endpoints"
 )
 
 // serverTimings aggregates the per-request timings of a remote backend
@@ -116,6 +125,8 @@ type runStats struct {
 	queueWait hist.Hist
 	sendLag   hist.Hist
 	server    serverTimings
+	// llm is the remote decoder's SUT, if the run has one.
+	llm *openai.SUT
 }
 
 // reset starts a series afresh (loadgen.LogSettings.OnSeries).
@@ -123,6 +134,31 @@ func (s *runStats) reset(bool) {
 	s.queueWait.Reset()
 	s.sendLag.Reset()
 	s.server.reset()
+	if s.llm != nil {
+		s.llm.ResetStats()
+	}
+}
+
+// endpoints is the EndpointsName entry's value; nil without a remote
+// decoder or requests.
+func (s *runStats) endpoints() map[string]any {
+	if s.llm == nil {
+		return nil
+	}
+	st := s.llm.EndpointStats()
+	var total int64
+	for _, e := range st {
+		total += e.Requests
+	}
+	if total == 0 {
+		return nil
+	}
+	m := make(map[string]any, len(st))
+	for _, e := range st {
+		m[e.Endpoint] = map[string]any{"requests": e.Requests, "failed": e.Failed,
+			"share": float64(e.Requests) / float64(total), "latency": e.Latency, "ttft": e.TTFT}
+	}
+	return m
 }
 
 // extra is the loadgen.LogSettings.Extra of a run in scenario sc.
@@ -147,6 +183,9 @@ func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.De
 		}
 		if m := s.server.dists(); m != nil {
 			out = append(out, loadgen.DetailEntry{Name: ServerTimingName, Value: m})
+		}
+		if m := s.endpoints(); m != nil {
+			out = append(out, loadgen.DetailEntry{Name: EndpointsName, Value: m})
 		}
 		return out
 	}
@@ -178,6 +217,7 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 		fmt.Fprintf(w, "%s: send lag (a worker sending the sample − its scheduled time) p50 %s, p99 %s, max %s over %d samples\n",
 			what, us(l.P50), us(l.P99), us(l.Max), l.Count)
 	}
+	s.reportLLM(w, what)
 	m := s.server.dists()
 	if m == nil {
 		return
@@ -193,4 +233,36 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 	}
 	fmt.Fprintf(w, "%s: per request (mean/p50/p99) server %s, %s, %s, %s; client round trip %s/%s/%s, %s over %d requests\n",
 		what, part("queue"), part("compute_input"), part("compute_infer"), part("compute_output"), us(rt.Mean), us(rt.P50), us(rt.P99), part("client_overhead"), rt.Count)
+}
+
+// reportLLM prints a remote decoder's endpoint lines (share, failures,
+// latency and TTFT) and where the responses' token ids came from.
+func (s *runStats) reportLLM(w io.Writer, what string) {
+	if s.llm == nil {
+		return
+	}
+	st := s.llm.EndpointStats()
+	var total int64
+	for _, e := range st {
+		total += e.Requests
+	}
+	for _, e := range st {
+		if total == 0 {
+			break
+		}
+		fmt.Fprintf(w, "%s: endpoint %s: %d requests (%.1f%%), %d failed; latency p50 %s, p99 %s; TTFT p50 %s, p99 %s\n",
+			what, e.Endpoint, e.Requests, 100*float64(e.Requests)/float64(total), e.Failed,
+			us(e.Latency.P50), us(e.Latency.P99), us(e.TTFT.P50), us(e.TTFT.P99))
+	}
+	server, text, miscounted := s.llm.IDSources()
+	switch {
+	case text == 0 && server > 0:
+		fmt.Fprintf(w, "%s: token ids of all %d responses are the server's\n", what, server)
+	case text > 0:
+		fmt.Fprintf(w, "%s: token ids of %d responses are the server's, of %d this benchmark's tokenizer over the returned text", what, server, text)
+		if miscounted > 0 {
+			fmt.Fprintf(w, "; %d of those differ in number from the server's count of generated tokens, so their TPOT is not the server's", miscounted)
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -41,8 +41,8 @@ func TestServerRoundTripWithClient(t *testing.T) {
 	hs := httptest.NewServer(NewHandler("rev", reverser{}))
 	defer hs.Close()
 	prompts := []string{"a bb ccc", "dddd e", "one two three four five six seven", "fail now"}
-	s, err := New(Config{Endpoint: hs.URL, Model: "rev", MaxTokens: 5, MaxInFlight: 2,
-		Prompt: func(i loadgen.SampleIndex) (string, error) { return prompts[i], nil }, Encode: words,
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "rev", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: prompts[i]}, nil }, Encode: words,
 		Chunk: func(text string) []int32 { return []int32{int32(len(text))} }})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 
 func TestCheckFailsForAnUnreachableServer(t *testing.T) {
 	hs := httptest.NewServer(NewHandler("rev", reverser{}))
-	cfg := Config{Endpoint: hs.URL, Model: "rev", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (string, error) { return "", nil }, Encode: words}
+	cfg := Config{Endpoints: []string{hs.URL}, Model: "rev", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{}, nil }, Encode: words}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestCheckFailsForAnUnreachableServer(t *testing.T) {
 	}
 	nf := httptest.NewServer(http.NotFoundHandler())
 	defer nf.Close()
-	cfg.Endpoint = nf.URL
+	cfg.Endpoints = []string{nf.URL}
 	s2, _ := New(cfg)
 	defer s2.Close()
 	if err := s2.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "HTTP 404") {

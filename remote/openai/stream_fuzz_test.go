@@ -22,14 +22,16 @@ func FuzzSSEStream(f *testing.F) {
 	s := &SUT{cfg: Config{MaxTokens: 8, Encode: func(text string) []int32 {
 		textLen = len(text)
 		return words(text)
-	}}, url: "http://fuzz/v1/completions"}
+	}}}
+	ep := newEndpoint("http://fuzz", Completions)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<20 {
 			return
 		}
 		textLen = 0
 		rec := newRecorder(1)
-		ids, err := s.readStream(bytes.NewReader(data), job{s: loadgen.Sample{ID: 1}, c: rec})
+		st := stream{s: s, ep: ep, url: ep.url, j: job{s: loadgen.Sample{ID: 1}, c: rec}, usage: -1}
+		ids, err := st.read(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -39,9 +41,8 @@ func FuzzSSEStream(f *testing.F) {
 		if textLen > 8*MaxTokenBytes+4096 {
 			t.Fatalf("accepted %d bytes of text for max_tokens 8", textLen)
 		}
-		if s.serverIDs.Load() && len(ids) > 8 {
+		if st.withIDs && len(ids) > 8 {
 			t.Fatalf("accepted %d server ids for max_tokens 8", len(ids))
 		}
-		s.serverIDs.Store(false)
 	})
 }

@@ -127,7 +127,7 @@ func hardeningCases() []badCase {
 		remote("REST endpoint with another scheme", "http(s) URL", func(o *benchmark.Options) { o.Protocol, o.Endpoints = "", []string{"ftp://a:1"} }),
 		remote("--protocol without --backend kserve", "needs --backend kserve", func(o *benchmark.Options) { o.Backend, o.Endpoints = "cpu", nil }),
 		remote("--protocol bogus", "unknown --protocol", func(o *benchmark.Options) { o.Protocol = "bogus" }),
-		remote("--endpoint without a remote backend", "needs --backend kserve or openai", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
+		remote("--endpoint without a remote backend", "needs --backend kserve, openai or sglang", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
 		remote("openai endpoint with the completions path", "give the server's base URL", func(o *benchmark.Options) {
 			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"http://127.0.0.1:8000/v1/completions"}
 		}),
