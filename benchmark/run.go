@@ -106,7 +106,7 @@ func ResolveModel(b *spec.Benchmark, model, cacheDir string, stderr io.Writer) (
 	}
 	if !ok {
 		if _, err := os.Stat(model); err != nil {
-			return "", "", fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", b.Name, model, b.Name)
+			return "", "", fmt.Errorf("%s: model file %s not found (download it with %s/download_model.sh, or use --model synthetic)", b.Name, model, b.Folder())
 		}
 		return model, "", nil
 	}
@@ -217,7 +217,7 @@ func (s *setup) openRequest() *spec.OpenRequest {
 // scoreRequest is what the Driver's Score gets for the run's log.
 func (s *setup) scoreRequest(log string) *spec.ScoreRequest {
 	return &spec.ScoreRequest{
-		Log: log, Data: s.o.Data, Count: s.o.Count, Extra: s.o.Extra,
+		Log: log, Data: s.o.Data, Count: s.o.Count, ModelName: s.o.ModelName, Extra: s.o.Extra,
 		ModelPath: s.modelPath, SyntheticSize: s.synthSize, Out: s.o.Out, CacheDir: s.cacheDir,
 		Engine: s.engine, Stderr: s.stderr,
 	}

@@ -169,6 +169,11 @@ type ScoreRequest struct {
 	Data string
 	// Count is the --count of the run (0: the whole data set).
 	Count int
+	// ModelName is the run's mlperf.conf model name (one of ConfNames;
+	// "" when not known, e.g. `mlperf accuracy` without --model-name),
+	// for a benchmark whose variants read different data (Llama 3.1 8B's
+	// edge subset).
+	ModelName string
 	// DType overrides the response element type where the benchmark
 	// allows several ("": the reference's).
 	DType string

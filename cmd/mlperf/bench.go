@@ -32,7 +32,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for llama2): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -195,6 +195,9 @@ func accuracyBenchmark(ctx context.Context, b *spec.Benchmark, args []string, st
 	fs.StringVar(&req.Log, "log", "", "mlperf_log_accuracy.json (required)")
 	fs.StringVar(&req.Data, "data", "", "the data set the run used (folder or file, or synthetic) (required)")
 	fs.IntVar(&req.Count, "count", 0, "the --count of the run (0: the whole data set)")
+	if len(b.ConfNames) > 1 {
+		fs.StringVar(&req.ModelName, "model-name", "", "the run's --model-name ("+strings.Join(b.ConfNames, ", ")+"; \"\": "+b.ConfNames[0]+")")
+	}
 	fs.StringVar(&req.Model, "model", "", "the run's --model; synthetic or synthetic:SIZE labels the score as not meaningful")
 	fs.StringVar(&req.Out, "out", "", "also write the score line(s) to this accuracy.txt")
 	fs.StringVar(&req.HashLog, "hash", "", "with --out: append 'hash=<sha256 of this file>' as truncate_accuracy_log.py does")
@@ -239,17 +242,45 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	size := fs.String("size", def, "model size: "+strings.Join(sizes, ", "))
 	out := fs.String("o", "", "output .onnx file (required); large weights go to FILE.data beside it")
 	seed := fs.Uint64("seed", b.Model.Seed, "weight seed (same size and seed, same bytes)")
+	gb, hasGGUF := b.Driver.(spec.GGUFBuilder)
+	format := "onnx"
+	var options func() (spec.Extra, error)
+	if hasGGUF {
+		fs.StringVar(&format, "format", format, "onnx, or gguf: the same weights as a llama.cpp GGUF (ollama, llama.cpp-based engines)")
+		options = optionFlags(fs, b.Options)
+	}
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usageError("-o FILE is required")
 	}
+	ext := ".onnx"
+	if format == "gguf" {
+		ext = ".gguf"
+	} else if format != "onnx" {
+		return usageError("--format %q: want onnx or gguf", format)
+	}
 	if st, err := os.Stat(*out); err == nil && st.IsDir() {
-		return usageError("-o %s is a folder; -o names the .onnx file to write, e.g. -o %s", *out, filepath.Join(*out, "model.onnx"))
+		return usageError("-o %s is a folder; -o names the %s file to write, e.g. -o %s", *out, ext, filepath.Join(*out, "model"+ext))
 	}
 	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
 		return usageError("--size %q: want one of %s", *size, sizeNames(b))
+	}
+	if format == "gguf" {
+		e, err := options()
+		if err != nil {
+			return err
+		}
+		if err := gb.BuildGGUF(*out, *size, *seed, e); err != nil {
+			return err
+		}
+		st, err := os.Stat(*out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) as GGUF to %s, %.1f MB\n", b.Name, *size, *seed, *out, float64(st.Size())/1e6)
+		return nil
 	}
 	if err := benchmark.BuildModel(b, *out, *size, *seed); err != nil {
 		return err

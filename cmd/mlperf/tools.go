@@ -29,7 +29,7 @@ func modelConvertCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	conv, ok := b.Driver.(spec.ModelConverter)
 	if !ok {
-		return usageError("%s: no converter: its official model runs as published (see models/%s/download_model.sh)", b.Name, b.Name)
+		return usageError("%s: no converter: its official model runs as published (see %s/download_model.sh)", b.Name, b.Folder())
 	}
 	fs := flag.NewFlagSet("model convert "+b.Name, flag.ContinueOnError)
 	src := fs.String("snapshot", "", "the official weights (e.g. a torchsnapshot folder) (required)")

@@ -1,4 +1,4 @@
-package llama2
+package llmbench
 
 import (
 	"encoding/hex"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/llm/generate"
 )
 
 // logEntry is one accuracy-log entry for writeLog; tokenCount < 0 leaves
@@ -28,9 +29,9 @@ func writeLog(t *testing.T, entries []logEntry) string {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		fmt.Fprintf(&b, `{ "seq_id" : %d, "qsl_idx" : %d, "data" : "%s"`, i, e.qsl, strings.ToUpper(hex.EncodeToString(encodeTokens(nil, e.data))))
+		fmt.Fprintf(&b, `{ "seq_id" : %d, "qsl_idx" : %d, "data" : "%s"`, i, e.qsl, strings.ToUpper(hex.EncodeToString(generate.EncodeInt32(nil, e.data))))
 		if e.first != nil {
-			fmt.Fprintf(&b, `, "token_data" : "%s"`, strings.ToUpper(hex.EncodeToString(encodeTokens(nil, e.first))))
+			fmt.Fprintf(&b, `, "token_data" : "%s"`, strings.ToUpper(hex.EncodeToString(generate.EncodeInt32(nil, e.first))))
 		}
 		if e.tokenCount >= 0 {
 			fmt.Fprintf(&b, `, "token_count" : %d`, e.tokenCount)
@@ -44,6 +45,9 @@ func writeLog(t *testing.T, entries []logEntry) string {
 	}
 	return path
 }
+
+// EOS is the end-of-sequence id of these tests (Llama 2's).
+const EOS = 2
 
 func TestCheckTEST06(t *testing.T) {
 	good := []logEntry{
@@ -96,28 +100,7 @@ func TestCheckTEST06(t *testing.T) {
 	}
 	bad := writeLog(t, []logEntry{{0, []int32{1}, nil, 1}})
 	os.WriteFile(bad, []byte(`[{ "seq_id" : 0, "qsl_idx" : 0, "data" : "010203" }]`), 0o644)
-	if _, err := CheckTEST06(bad, "Offline", accuracy.Int32, EOS); err == nil || !strings.HasPrefix(err.Error(), "llama2: ") {
+	if _, err := CheckTEST06(bad, "Offline", accuracy.Int32, EOS); err == nil || !strings.HasPrefix(err.Error(), "llmbench: ") {
 		t.Fatalf("3-byte response: %v", err)
-	}
-}
-
-func TestCheckPrompt(t *testing.T) {
-	spec := Configs[size70B].Spec()
-	long := make([]int32, 3073)
-	for _, tc := range []struct {
-		p    []int32
-		want string
-	}{
-		{[]int32{1, 1, 518, 29871}, ""},
-		{nil, "empty tok_input"},
-		{[]int32{1, 32000}, "id 32000 at position 1 is outside the model's vocabulary of 32000"},
-		{[]int32{1, -1}, "outside the model's vocabulary"},
-		{long, "3073 prompt ids + 1024 new tokens exceed the model's context of 4096"},
-		{long[:3072], ""},
-	} {
-		err := checkPrompt(tc.p, spec, maxNewTokensDefault)
-		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("len %d: %v, want %q", len(tc.p), err, tc.want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package llama2
+package llmbench
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func CheckTEST06(path, scenario string, dtype accuracy.DType, eos int64) (tesT06
 		res.Samples++
 		data, err := accuracy.Decode(e.Data, dtype)
 		if err != nil {
-			return res, fmt.Errorf("llama2: %s: qsl_idx %d: %w", path, e.QSLIdx, err)
+			return res, fmt.Errorf("llmbench: %s: qsl_idx %d: %w", path, e.QSLIdx, err)
 		}
 		// EOS: count the trailing run of EOS from the end (index 0 is
 		// never looked at, as in eos_check).
@@ -109,7 +109,7 @@ func CheckTEST06(path, scenario string, dtype accuracy.DType, eos int64) (tesT06
 			} else {
 				first, err := accuracy.Decode(e.TokenData, dtype)
 				if err != nil {
-					return res, fmt.Errorf("llama2: %s: qsl_idx %d: token_data: %w", path, e.QSLIdx, err)
+					return res, fmt.Errorf("llmbench: %s: qsl_idx %d: token_data: %w", path, e.QSLIdx, err)
 				}
 				for i := range min(len(first), len(data)) {
 					if first[i] != data[i] {
@@ -139,10 +139,10 @@ func WriteTEST06(logPath, scenario, outDir string, dtype accuracy.DType, eos int
 	}
 	dir := filepath.Join(outDir, "TEST06")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("llama2: %w", err)
+		return fmt.Errorf("llmbench: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "verify_accuracy.txt"), []byte(r.String()), 0o644); err != nil {
-		return fmt.Errorf("llama2: %w", err)
+		return fmt.Errorf("llmbench: %w", err)
 	}
 	fmt.Fprint(stdout, r.String())
 	for _, f := range r.Failures {
