@@ -11,12 +11,10 @@ package llama2
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 
-	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/llmbench"
@@ -146,10 +144,11 @@ func streamedIDs(t *tokenizer.Llama) func(string) []int32 {
 	}
 }
 
-// openRemote opens the openai backend: the data set's prompt texts sent to
-// the --endpoint server with greedy settings and max_tokens from
-// --max-new-tokens; the generated text is tokenized with the Llama 2
-// tokenizer (no BOS) for the accuracy log and the token counts.
+// openRemote opens the remote backends (llmbench.OpenRemote): the data
+// set's prompts (tok_input, or text) to the --endpoint servers with
+// greedy settings and max_tokens from --max-new-tokens; generated ids
+// are the servers' where they return them, else the Llama 2 tokenizer's
+// over the streamed text, a vocabulary lookup per streamed token.
 func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err error) {
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)
@@ -174,37 +173,14 @@ func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err err
 	if err != nil {
 		return nil, err
 	}
-	encode := func(s string) []int32 { return t.Encode(s, false) }
-	probe := append([]int32{tokenizer.LlamaBOSID}, t.Encode("Hello", false)...)
-	sut, err := env.Engine.OpenCompletions(openai.Config{Prompt: qsl.Prompt, Encode: encode, Chunk: streamedIDs(t), MaxTokens: maxNew,
-		ProbeIDs: probe, Vocab: t.VocabSize()})
-	if err != nil {
-		return nil, err
-	}
-	if maxNew != maxNewTokensDefault {
-		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
-	}
-	bench := llmbench.Wrap(sut, env.Scenario == loadgen.Offline)
-	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
-		Done: func() int64 { n, _ := bench.Done(); return n },
-		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over --backend %s (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
-			env.Scenario, env.Mode, env.ModelName, env.Model, env.Backend, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
-		After: func(ctx context.Context, res *loadgen.Result) error {
-			samples, tokens := bench.Done()
-			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens\n", samples, tokens)
-			if env.AuditConf == "" {
-				return nil
-			}
-			return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
-		},
-		Close: func() error {
-			err := bench.Close()
-			if cerr := ds.Close(); err == nil {
-				err = cerr
-			}
-			return err
-		},
-	}, nil
+	return llmbench.OpenRemote(env, llmbench.RemoteConfig{
+		Name: "llama2", QSL: qsl, Prompt: qsl.Prompt, DataPath: dataPath,
+		Encode:   func(s string) []int32 { return t.Encode(s, false) },
+		Chunk:    streamedIDs(t),
+		ProbeIDs: append([]int32{tokenizer.LlamaBOSID}, t.Encode("Hello", false)...),
+		Vocab:    t.VocabSize(),
+		MaxNew:   maxNew, MaxNewDefault: maxNewTokensDefault,
+		EOS:   EOS,
+		Close: ds.Close,
+	})
 }
