@@ -416,6 +416,7 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 			return res, err
 		}
 	}
+	s.stats.reportIDs(stderr, b.Name)
 	if inst.After != nil {
 		if err := inst.After(ctx, res); err != nil {
 			return res, err

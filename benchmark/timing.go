@@ -236,7 +236,7 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 }
 
 // reportLLM prints a remote decoder's endpoint lines (share, failures,
-// latency and TTFT) and where the responses' token ids came from.
+// latency and TTFT) of the performance run.
 func (s *runStats) reportLLM(w io.Writer, what string) {
 	if s.llm == nil {
 		return
@@ -253,6 +253,14 @@ func (s *runStats) reportLLM(w io.Writer, what string) {
 		fmt.Fprintf(w, "%s: endpoint %s: %d requests (%.1f%%), %d failed; latency p50 %s, p99 %s; TTFT p50 %s, p99 %s\n",
 			what, e.Endpoint, e.Requests, 100*float64(e.Requests)/float64(total), e.Failed,
 			us(e.Latency.P50), us(e.Latency.P99), us(e.TTFT.P50), us(e.TTFT.P99))
+	}
+}
+
+// reportIDs prints where a remote decoder's responses took their token
+// ids from, over the whole run (accuracy and performance alike).
+func (s *runStats) reportIDs(w io.Writer, what string) {
+	if s.llm == nil {
+		return
 	}
 	server, text, miscounted := s.llm.IDSources()
 	switch {
