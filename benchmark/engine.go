@@ -231,8 +231,14 @@ func (e *engine) dialKServe() (backend.Session, error) {
 		return n
 	}
 	fmt.Fprintf(s.stderr, "%s: %s\n", s.b.Name, name)
+	eps := p.Endpoints()
+	s.stats.server.endpoints = make([]endpointStats, len(eps))
+	for i, e := range eps {
+		s.stats.server.endpoints[i].name = e
+	}
 	// The harness calls Run; this makes it RunTimed, so that the detail
-	// log and stderr get the server-side timings of each request.
+	// log and stderr get the server-side timings of each request, and
+	// each endpoint's requests, errors and round trips.
 	return withServerTimings(p, &s.stats.server), nil
 }
 
@@ -260,6 +266,7 @@ func (e *engine) OpenCompletions(c openai.Config) (*openai.SUT, error) {
 	}
 	c.Form = form
 	c.MaxInFlight, c.Timeout = max(s.o.Workers, s.o.Batch), s.remoteTimeout()
+	c.Served = s.stats.sampleEP.set
 	sut, err := openai.New(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.b.Name, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -126,5 +127,29 @@ func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	if !strings.HasPrefix(lines[len(lines)-1], "ratio=") || !strings.Contains(stdout.String(), "rounds:  ratio ") {
 		t.Errorf("stdout does not end in the spread and ratio= lines:\n%s", stdout.String())
+	}
+}
+
+// A run whose settings outlast --duration says so before it starts (here
+// resnet50's Offline min_query_count of 24576 samples against a 100 ms
+// --duration); with --min-queries bounding it, no note.
+func TestRunNotesSettingsThatOutlastDuration(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.PerformanceOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: t.TempDir(), Duration: 100 * time.Millisecond}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), b, o, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if s := stderr.String(); !strings.Contains(s, "echo: note: --duration 100 ms is a minimum: this Offline run issues 24576 samples") || !strings.Contains(s, "--min-queries") {
+		t.Errorf("no note before a 24576-sample run:\n%s", s)
+	}
+	o.MinQueries, o.Out = 10, t.TempDir()
+	stderr.Reset()
+	if _, err := Run(context.Background(), b, o, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "note:") {
+		t.Errorf("a note for a run --min-queries bounds:\n%s", stderr.String())
 	}
 }

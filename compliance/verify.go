@@ -393,10 +393,10 @@ func Verify(w io.Writer, test, results, complianceDir, out, dtype, scenario stri
 		}
 		dt, err := accuracy.ParseDType(dtype)
 		if err != nil {
-			return res, fmt.Errorf("compliance: TEST06 -d: %w", err)
+			return res, fmt.Errorf("compliance: TEST06 --dtype: %w", err)
 		}
 		if scenario == "" {
-			return res, fmt.Errorf("compliance: TEST06 needs the scenario (-s Offline, Server, Interactive, SingleStream or MultiStream)")
+			return res, fmt.Errorf("compliance: TEST06 needs the scenario (--scenario Offline, Server, Interactive, SingleStream or MultiStream)")
 		}
 		log := filepath.Join(complianceDir, "mlperf_log_accuracy.json")
 		r, err := llmbench.CheckTEST06(log, scenario, dt, eos)

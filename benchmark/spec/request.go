@@ -145,9 +145,6 @@ type Instance struct {
 	// opened through the Engine. The framework refuses a --batch whose samples
 	// cannot fit in memory at once, before the run allocates them.
 	SampleBytes int64
-	// Done, when set, reports samples completed so far (progress line).
-	// With Model set and Done nil, the framework counts them itself.
-	Done func() int64
 	// Describe is one line printed before the run (model, data, batch).
 	Describe string
 	// After, when set, runs after a completed loadgen run (e.g. TEST06's

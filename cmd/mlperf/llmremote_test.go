@@ -70,24 +70,27 @@ func detailEndpoints(t *testing.T, out string) map[string]int64 {
 			continue
 		}
 		var e struct {
-			Value map[string]struct {
-				Requests int64   `json:"requests"`
-				Failed   int64   `json:"failed"`
-				Share    float64 `json:"share"`
-				Latency  struct {
+			Value []struct {
+				Endpoint  string `json:"endpoint"`
+				Requests  int64  `json:"requests"`
+				Errors    int64  `json:"errors"`
+				RoundTrip struct {
 					Count int64 `json:"count"`
-				} `json:"latency"`
+				} `json:"round_trip"`
+				TTFT *struct {
+					Count int64 `json:"count"`
+				} `json:"ttft"`
 			} `json:"value"`
 		}
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
 		m := map[string]int64{}
-		for k, v := range e.Value {
-			if v.Failed != 0 || v.Latency.Count != v.Requests || v.Share <= 0 {
-				t.Errorf("endpoint %s: %+v", k, v)
+		for _, v := range e.Value {
+			if v.Errors != 0 || v.RoundTrip.Count != v.Requests || v.TTFT == nil || v.TTFT.Count != v.Requests {
+				t.Errorf("endpoint %+v", v)
 			}
-			m[k] = v.Requests
+			m[v.Endpoint] = v.Requests
 		}
 		return m
 	}

@@ -11,14 +11,12 @@ import (
 	"io"
 
 	"github.com/mlperf-go/inference/check"
-	"github.com/mlperf-go/inference/report"
 	"github.com/mlperf-go/inference/submission"
 )
 
 func init() {
 	handle("submission", "write a results tree the MLCommons submission checker reads: submission --benchmark B --out DIR [--from RUNS]", submission.Main)
 	handle("check", "check a results tree as the MLCommons submission checker does: check DIR [--round v6.1]", check.Main)
-	handle("report", "write one self-contained HTML report of a run folder or a results tree: report DIR [--out FILE]", report.Main)
 	handle("model convert", "convert a benchmark's official weights to this suite's model files: model convert <benchmark> --snapshot DIR -o OUT", modelConvertCmd)
 }
 

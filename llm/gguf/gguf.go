@@ -56,9 +56,6 @@ type tensor struct {
 // Uint32 adds a uint32 metadata value.
 func (f *File) Uint32(key string, v uint32) { f.kvs = append(f.kvs, kv{key, typeUint32, v}) }
 
-// Uint64 adds a uint64 metadata value.
-func (f *File) Uint64(key string, v uint64) { f.kvs = append(f.kvs, kv{key, typeUint64, v}) }
-
 // Float32 adds a float32 metadata value.
 func (f *File) Float32(key string, v float32) { f.kvs = append(f.kvs, kv{key, typeFloat32, v}) }
 

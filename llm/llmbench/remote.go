@@ -60,9 +60,8 @@ func OpenRemote(env *spec.OpenRequest, c RemoteConfig) (*spec.Instance, error) {
 	}
 	bench := Wrap(sut, env.Scenario == loadgen.Offline)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  c.QSL,
-		Done: func() int64 { n, _ := bench.Done(); return n },
+		SUT: bench,
+		QSL: c.QSL,
 		Describe: fmt.Sprintf("%s: %s %s (%s), model %s over --backend %s (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			c.Name, env.Scenario, env.Mode, env.ModelName, env.Model, env.Backend, c.MaxNew, sut.MaxInFlight(), c.QSL.TotalSampleCount(), c.DataPath),
 		After: func(ctx context.Context, res *loadgen.Result) error {

@@ -167,7 +167,6 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		// A sequence's cache at its longest: the longest prompt of the
 		// data set and every new token.
 		SampleBytes: dims.BytesPerToken(backend.Float32) * int64(openorca.MaxTokens+maxNew),
-		Done:        func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw: llmbench.StaticBatches(m, qsl.Prompt, gen),

@@ -179,9 +179,8 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}
 	closers = append(closers, bench.Close)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
-		Done: func() int64 { n, _ := bench.Done(); return n },
+		SUT: bench,
+		QSL: qsl,
 		Describe: fmt.Sprintf("llama3.1-8b: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw: llmbench.StaticBatches(m, qsl.Prompt, gen),

@@ -16,6 +16,7 @@ type endpoint struct {
 	// as messages and the logs show it; url the generation path, chat
 	// the chat one.
 	base      string
+	index     int // in Config.Endpoints
 	url, chat string
 	user      *url.Userinfo
 	auth      string

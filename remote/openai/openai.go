@@ -161,6 +161,10 @@ type Config struct {
 	Chunk func(text string) []int32
 	// Client, if set, replaces the pooled HTTP client New makes.
 	Client *http.Client
+	// Served, if set, is told which endpoint (its index in Endpoints)
+	// took each sample, just before the sample completes, from the
+	// worker's goroutine.
+	Served func(id loadgen.ResponseID, endpoint int)
 }
 
 // SUT is a loadgen SUT over LLM serving engines. IssueQuery never blocks:
@@ -219,8 +223,9 @@ const (
 	// MaxTokenBytes is the most text one generated token may carry, in
 	// bytes (the longest token of the suite's vocabularies is under 64).
 	MaxTokenBytes = 256
-	// MaxEndpoints is the most endpoints one SUT takes.
-	MaxEndpoints = 256
+	// MaxEndpoints is the most endpoints one SUT takes (as many as a
+	// per-query record names, loadgen/querylog).
+	MaxEndpoints = 255
 )
 
 // apiPaths are the API paths an endpoint must not end in (the client adds
@@ -290,6 +295,7 @@ func New(cfg Config) (*SUT, error) {
 			return nil, err
 		}
 		ep := newEndpoint(raw, cfg.API)
+		ep.index = len(s.eps)
 		if seen[ep.base] {
 			return nil, fmt.Errorf("openai: endpoint %s given twice", ep.base)
 		}

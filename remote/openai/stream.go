@@ -27,6 +27,9 @@ var errDrained = errors.New("openai: the response went on after [DONE]")
 // run sends one sample to ep and completes it.
 func (s *SUT) run(j job, ep *endpoint) {
 	ep.requests.Add(1)
+	if s.cfg.Served != nil {
+		s.cfg.Served(j.s.ID, ep.index)
+	}
 	fail := func(err error) {
 		ep.failed.Add(1)
 		j.c.Complete(loadgen.Response{ID: j.s.ID, Err: err})
