@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"net"
@@ -133,6 +134,21 @@ func hardeningCases() []badCase {
 		}),
 		remote("openai endpoints as a comma list", "one server's URL", func(o *benchmark.Options) {
 			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"a:1,b:2"}
+		}),
+		remote("sglang endpoint with the /generate path", "give the server's base URL http://127.0.0.1:30000", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "sglang", "", []string{"http://127.0.0.1:30000/generate"}
+		}),
+		remote("--prompt-form with a local backend", "--prompt-form needs --backend openai or sglang", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints, o.PromptForm = "cpu", "", nil, "ids"
+		}),
+		remote("--prompt-form bogus", `--prompt-form "tokens": want auto, ids, text`, func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.PromptForm = "openai", "", "tokens"
+		}),
+		remote("more openai endpoints than a per-query record names", "256 --endpoint values: at most 255", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "openai", "", nil
+			for i := range 256 {
+				o.Endpoints = append(o.Endpoints, fmt.Sprintf("127.0.0.1:%d", 1000+i))
+			}
 		}),
 		badCase{name: "run remote: endpoint serving another model", want: "this node serves retinanet", run: func(t *testing.T) error {
 			srv := kserve.NewServer("node", "v")
