@@ -88,13 +88,13 @@ func (r *OpenRequest) Describe(samples int) string {
 type Engine interface {
 	// OpenSession opens a model file, fetching only outputs (nil: all).
 	// With --backend kserve it connects to the served model instead and
-	// path is not used; --backend openai refuses it.
+	// path is not used; --backend openai and sglang refuse it.
 	OpenSession(path string, outputs []string) (backend.Session, error)
-	// OpenCompletions opens the openai backend's SUT for a decoder: c
-	// carries the benchmark's part (Prompt, Encode, Chunk, MaxTokens);
-	// the engine sets the endpoint, served model, key, requests in
-	// flight and timeout, and checks the server. Other backends refuse
-	// it.
+	// OpenCompletions opens the openai or sglang backend's SUT for a
+	// decoder: c carries the benchmark's part (Prompt, Encode, Chunk,
+	// MaxTokens, ProbeIDs, Vocab, Chat); the engine sets the endpoints,
+	// API, served model, key, prompt form, requests in flight and
+	// timeout, and checks the servers. Other backends refuse it.
 	OpenCompletions(c openai.Config) (*openai.SUT, error)
 }
 

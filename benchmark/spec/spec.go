@@ -181,7 +181,8 @@ type OptionChecker interface {
 }
 
 // GeneratorOpener is a Driver whose model is a text generator that
-// `mlperf serve` serves over /v1/completions (the decoders). The returned
+// `mlperf serve` serves over /v1/completions and /v1/chat/completions
+// (the decoders). The returned
 // func releases it once the requests in flight are done.
 type GeneratorOpener interface {
 	OpenGenerator(ctx context.Context, r *OpenRequest) (openai.Generator, func() error, error)

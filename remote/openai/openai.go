@@ -302,8 +302,7 @@ func New(cfg Config) (*SUT, error) {
 		seen[ep.base] = true
 		s.eps = append(s.eps, ep)
 	}
-	switch {
-	case cfg.APIKey != "":
+	if cfg.APIKey != "" {
 		s.auth = "Bearer " + cfg.APIKey
 	}
 	for _, ep := range s.eps {
