@@ -24,13 +24,17 @@ import (
 // SyntheticNote is printed under a score from a synthetic model.
 const SyntheticNote = "(synthetic weights: accuracy not meaningful)"
 
-// Settings builds the loadgen settings of a run: the embedded mlperf.conf,
-// then o.UserConf and o.AuditConf as LoadGen reads them, then the
-// conveniences Duration, MinQueries and QPS.
+// Settings builds the loadgen settings of a run: the embedded mlperf.conf
+// (with the round's seeds when o.Seeds is set), then o.UserConf and
+// o.AuditConf as LoadGen reads them, then the conveniences Duration,
+// MinQueries and QPS.
 func Settings(o *Options) (loadgen.Settings, error) {
 	s, err := loadgen.LoadConfigs(o.ModelName, o.Scenario, o.Mode, "", o.UserConf, o.AuditConf)
 	if err != nil {
 		return s, err
+	}
+	if o.Seeds != nil {
+		s.SetSeeds(*o.Seeds)
 	}
 	if o.Duration > 0 {
 		s.MinDurationMs = uint64(o.Duration / time.Millisecond)

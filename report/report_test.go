@@ -371,7 +371,10 @@ func TestAccuracyRunShowsScoreAgainstTarget(t *testing.T) {
 		{"accuracy=12.500%, good=8, total=64\nhash=x\n", "score misses the target", "invalid", "12.500"},
 		{"accuracy=76.500%, good=49, total=64\nhash=x\n", "score meets the target", "valid", "76.500"},
 	} {
-		run := filepath.Join(dir, c.score)
+		// A bare LoadGen log does not name its benchmark ("acc" is both
+		// resnet's and rgat's metric); the folder names it, as in a
+		// results tree.
+		run := filepath.Join(dir, c.score, "resnet", "Offline")
 		copyDir(t, f.accuracy, run)
 		os.WriteFile(filepath.Join(run, "accuracy.txt"), []byte(c.text), 0o644)
 		page := render(t, Options{Paths: []string{run}})
@@ -385,8 +388,11 @@ func TestAccuracyRunShowsScoreAgainstTarget(t *testing.T) {
 			t.Errorf("accuracy %s: no row with the score and resnet's target", c.score)
 		}
 	}
-	os.Remove(filepath.Join(dir, "12.500", "accuracy.txt"))
-	if page := render(t, Options{Paths: []string{filepath.Join(dir, "12.500")}}); !strings.Contains(page, "not scored (no accuracy.txt") {
+	if page := render(t, Options{Paths: []string{f.accuracy}}); !strings.Contains(page, "accuracy run: score below (target unknown)") {
+		t.Error("an accuracy run that names no benchmark, whose metric two benchmarks share, is judged against one of them")
+	}
+	os.Remove(filepath.Join(dir, "12.500", "resnet", "Offline", "accuracy.txt"))
+	if page := render(t, Options{Paths: []string{filepath.Join(dir, "12.500", "resnet", "Offline")}}); !strings.Contains(page, "not scored (no accuracy.txt") {
 		t.Error("an accuracy run without accuracy.txt does not say it is not scored")
 	}
 }

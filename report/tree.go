@@ -122,12 +122,16 @@ func buildTree(root string, round string, views map[string]*runView) *treeView {
 	}
 	// Required compliance tests count as columns too, so that a missing
 	// one shows.
-	rnd := check.Rounds[round]
+	rnd, rerr := check.LookupRound(round)
+	required := func(l treeLine) []string {
+		if rerr != nil || l.Division == "open" {
+			return nil
+		}
+		return rnd.Compliance(rnd.MLPerfModel(l.Benchmark, nil))
+	}
 	for _, l := range tv.Lines {
-		if m, ok := rnd.Models[l.Benchmark]; ok && l.Division != "open" {
-			for _, t := range m.Compliance {
-				testSet[t] = true
-			}
+		for _, t := range required(l) {
+			testSet[t] = true
 		}
 	}
 	for t := range testSet {
@@ -136,12 +140,9 @@ func buildTree(root string, round string, views map[string]*runView) *treeView {
 	sort.Strings(tv.Tests)
 	for i := range tv.Lines {
 		l := &tv.Lines[i]
-		var required []string
-		if m, ok := rnd.Models[l.Benchmark]; ok && l.Division != "open" {
-			required = m.Compliance
-		}
+		req := required(*l)
 		for _, t := range tv.Tests {
-			l.Tests = append(l.Tests, complianceVerdict(filepath.Join(l.dir, t), slices.Contains(required, t)))
+			l.Tests = append(l.Tests, complianceVerdict(filepath.Join(l.dir, t), slices.Contains(req, t)))
 		}
 	}
 	rep, err := check.Check(root, check.Options{Round: round})
@@ -153,7 +154,14 @@ func buildTree(root string, round string, views map[string]*runView) *treeView {
 	if !rep.OK() {
 		tv.CheckVerdict = "FAIL"
 	}
-	tv.Errors, tv.Warnings = len(rep.Errors), len(rep.Warnings)
+	for _, m := range rep.Lines {
+		switch m.Level {
+		case "ERROR":
+			tv.Errors++
+		case "WARNING":
+			tv.Warnings++
+		}
+	}
 	claim := func(level, msg string) {
 		// The longest scenario folder the message names claims it.
 		best := -1
@@ -169,11 +177,8 @@ func buildTree(root string, round string, views map[string]*runView) *treeView {
 		}
 		tv.Lines[best].Messages = append(tv.Lines[best].Messages, m)
 	}
-	for _, e := range rep.Errors {
-		claim("ERROR", e)
-	}
-	for _, w := range rep.Warnings {
-		claim("WARNING", w)
+	for _, m := range rep.Lines {
+		claim(m.Level, m.Text)
 	}
 	for i := range tv.Lines {
 		l := &tv.Lines[i]

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 	"github.com/mlperf-go/inference/remote/kserve"
@@ -80,13 +81,14 @@ var modeAliases = map[string]string{"perf": "performance", "acc": "accuracy", "f
 // b's defaults; the returned func parses the typed Options from them.
 func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (benchmark.Options, error) {
 	o := benchmark.Options{}
-	scenario, mode := "Offline", "performance"
+	scenario, mode, round := "Offline", "performance", ""
 	minDur := argcheck.Duration{Name: "--duration", Unit: time.Millisecond, AllowZero: true}
 	timeout := argcheck.Duration{Name: "--completion-timeout", Min: time.Second, AllowZero: true}
 	if withScenario {
 		fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
 		fs.StringVar(&mode, "mode", mode, "performance, accuracy, submission (accuracy then performance) or find-peak")
 		fs.Var(&minDur, "duration", "minimum run duration, overriding the confs' min_duration (e.g. 10s, whole milliseconds; 0: keep)")
+		fs.StringVar(&round, "round", "", "submission round whose mlperf.conf seeds the run uses: "+strings.Join(check.RoundNames(), ", ")+" (\"\": the embedded mlperf.conf's, "+check.Newest+"'s)")
 		fs.Var(&timeout, "completion-timeout", "how long the loadgen waits without any completion before it ends the run INVALID (e.g. 30m; 0: derived from the scenario's latency bound)")
 	}
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
@@ -99,6 +101,12 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.Func("ep-option", "KEY=VALUE for the cuda or tensorrt execution provider, as ONNX Runtime takes it (repeatable), e.g. gpu_mem_limit=BYTES, arena_extend_strategy=kSameAsRequested, cudnn_conv_algo_search=HEURISTIC, use_tf32=0", func(s string) error {
+		if o.ProviderOptions == nil {
+			o.ProviderOptions = map[string]string{}
+		}
+		return keyValues(o.ProviderOptions).Set(s)
+	})
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: 1 on cpu, 2 on a GPU)")
 	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")
@@ -128,6 +136,13 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 		}
 		o.Scenario, o.Mode, o.Extra = sc, m, e
 		o.Duration, o.CompletionTimeout = minDur.D, timeout.D
+		if round != "" {
+			r, err := check.LookupRound(round)
+			if err != nil {
+				return o, usageError("--round: %v", err)
+			}
+			o.Seeds = &r.Seeds
+		}
 		return o, nil
 	}
 }

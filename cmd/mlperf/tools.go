@@ -1,22 +1,18 @@
 package main
 
-// The commands whose work lives in library packages: each is one line
-// here, the package parsing its own flags.
+// model convert: a benchmark's official weights into this suite's model
+// files.
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 
-	"github.com/mlperf-go/inference/check"
-	"github.com/mlperf-go/inference/submission"
+	"github.com/mlperf-go/inference/benchmark/spec"
 )
 
 func init() {
-	handle("submission", "write a results tree the MLCommons submission checker reads: submission --benchmark B --out DIR [--from RUNS]", submission.Main)
-	handle("check", "check a results tree as the MLCommons submission checker does: check DIR [--round v6.1]", check.Main)
 	handle("model convert", "convert a benchmark's official weights to this suite's model files: model convert <benchmark> --snapshot DIR -o OUT", modelConvertCmd)
 }
 
