@@ -134,10 +134,11 @@ func (e *engine) OpenSession(path string, outputs []string) (backend.Session, er
 // (--backend, --device, --threads), fetching only outputs (nil: all).
 func OpenLocal(o *Options, path string, outputs []string) (backend.Session, error) {
 	return ort.Open(path, ort.Options{
-		Provider:       o.Backend,
-		DeviceID:       o.Device,
-		IntraOpThreads: o.Threads,
-		Outputs:        outputs,
+		Provider:        o.Backend,
+		DeviceID:        o.Device,
+		ProviderOptions: o.ProviderOptions,
+		IntraOpThreads:  o.Threads,
+		Outputs:         outputs,
 	})
 }
 

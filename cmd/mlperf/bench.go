@@ -100,6 +100,12 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.Func("ep-option", "KEY=VALUE for the cuda or tensorrt execution provider, as ONNX Runtime takes it (repeatable), e.g. gpu_mem_limit=BYTES, arena_extend_strategy=kSameAsRequested, cudnn_conv_algo_search=HEURISTIC, use_tf32=0", func(s string) error {
+		if o.ProviderOptions == nil {
+			o.ProviderOptions = map[string]string{}
+		}
+		return keyValues(o.ProviderOptions).Set(s)
+	})
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: 1 on cpu, 2 on a GPU)")
 	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")

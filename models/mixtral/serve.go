@@ -1,0 +1,56 @@
+package mixtral
+
+// The model as a text generator for `mlperf serve mixtral`: OpenAI
+// completions over the local greedy decoder with continuous batching.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/llm/llmbench"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/remote/openai"
+)
+
+// textTokenizer is the Mixtral tokenizer as llmbench.Generator reads and
+// writes text: a prompt gets BOS first and its special tokens ("<s>",
+// "</s>") read as such, as vLLM tokenizes one, so a data set row's
+// `input` runs as its tok_input; special tokens are not written back.
+type textTokenizer struct{ *tokenizer.Llama }
+
+func (t textTokenizer) PromptIDs(text string) []int32 { return t.EncodeSpecial(text, true) }
+
+func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.AppendPieceBytes(dst, id) }
+
+// OpenGenerator implements spec.GeneratorOpener: the run's model as a
+// text generator, batching --batch sequences, with the reference's
+// generation rule (greedy, at least 2 tokens, ending on </s>).
+func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
+	maxNew, err := maxNewTokens(env.Extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := loadTokenizer(env.Extra["tokenizer"])
+	if err != nil {
+		return nil, nil, err
+	}
+	m, _, closeModel, err := loadDecoder(env, tok)
+	if err != nil {
+		return nil, nil, err
+	}
+	gen := generation()
+	gen.MaxNewTokens = maxNew
+	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, max(env.Batch, 1), gen)
+	if err != nil {
+		closeModel()
+		return nil, nil, fmt.Errorf("mixtral: %w", err)
+	}
+	return g, func() error {
+		err := g.Close()
+		if cerr := closeModel(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
+}
