@@ -304,3 +304,42 @@ func (n namedSUT) Flush() {
 		f.Flush()
 	}
 }
+
+// firstTokenSUT reports the first n bytes of each response its SUT
+// completes as the sample's first token, just before completing it
+// (Instance.FirstTokenBytes), passing Flush through. It wraps the
+// harness's SUTs, which have no name of their own.
+type firstTokenSUT struct {
+	loadgen.SUT
+	n int
+}
+
+func (f firstTokenSUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	if tc, ok := c.(loadgen.TokenCompleter); ok {
+		c = firstTokenCompleter{c, tc, f.n}
+	}
+	f.SUT.IssueQuery(ctx, samples, c)
+}
+
+func (f firstTokenSUT) Flush() {
+	if fl, ok := f.SUT.(loadgen.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// firstTokenCompleter sends the first n bytes of every successful
+// response of at least n bytes to FirstToken before completing it.
+type firstTokenCompleter struct {
+	loadgen.Completer
+	tc loadgen.TokenCompleter
+	n  int
+}
+
+func (c firstTokenCompleter) Complete(rs ...loadgen.Response) {
+	for _, r := range rs {
+		if r.Err == nil && len(r.Data) >= c.n {
+			c.tc.FirstToken(r.ID, r.Data[:c.n])
+		}
+	}
+	c.Completer.Complete(rs...)
+}

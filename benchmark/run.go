@@ -293,6 +293,9 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 		closeInst()
 		return nil, err
 	}
+	if inst.FirstTokenBytes > 0 && s.o.Scenario != loadgen.Offline {
+		sut = firstTokenSUT{sut, inst.FirstTokenBytes}
+	}
 	if s.engine.remoteName != nil {
 		sut = namedSUT{sut, s.engine.remoteName}
 	}

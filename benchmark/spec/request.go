@@ -147,6 +147,15 @@ type Instance struct {
 	SampleBytes int64
 	// Describe is one line printed before the run (model, data, batch).
 	Describe string
+	// FirstTokenBytes, when positive, has the framework report the first
+	// FirstTokenBytes bytes of each completed response of Model (its first
+	// token id) to the loadgen as the sample's first token, just before it
+	// completes the sample; not in Offline, where LoadGen asks for no
+	// first token. It is for a decoder whose first token is final only
+	// with the whole response (beam search picks its best hypothesis at
+	// the end), so its time to first token is its latency; TEST06 checks
+	// the token against the response.
+	FirstTokenBytes int
 	// After, when set, runs after a completed loadgen run (e.g. TEST06's
 	// checks on an LLM accuracy log).
 	After func(ctx context.Context, res *loadgen.Result) error
