@@ -91,6 +91,10 @@ type Options struct {
 	// Protocol is the Open Inference Protocol transport of --backend
 	// kserve: "http" (REST) or "grpc" (kserve.Protocols); "" is http.
 	Protocol string
+	// PromptForm is how --backend openai and sglang send prompts: "auto"
+	// (token ids where every endpoint takes them, else text; "" is auto),
+	// "ids" or "text" (openai.Forms).
+	PromptForm string
 }
 
 // Backends are the execution providers a local run may ask for.

@@ -33,7 +33,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions and /v1/chat/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -98,8 +98,9 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 	fs.StringVar(&o.Model, "model", b.Model.Default, modelUsage)
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models) or openai (/v1/completions, decoders)")
-	fs.Func("endpoint", "with --backend kserve|openai: a serving engine's host:port or URL (repeat for several kserve nodes)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models), openai (/v1/completions and /v1/chat/completions, decoders) or sglang (SGLang's /generate, decoders)")
+	fs.Func("endpoint", "with --backend kserve|openai|sglang: a serving engine's host:port or URL (repeat for several: kserve nodes in turn, decoder replicas by fewest requests in flight)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.PromptForm, "prompt-form", "", "with --backend openai|sglang: send prompts as token ids, as text, or auto (ids where every endpoint takes them, else text; \"\": auto)")
 	fs.StringVar(&o.Protocol, "protocol", "", "with --backend kserve: the Open Inference Protocol transport, "+strings.Join(kserve.Protocols, " or ")+" (\"\": http, REST)")
 	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")

@@ -204,7 +204,8 @@ func writeMixtralVariant(t *testing.T, path string) {
 
 // TestRunMixtralOpenAIAgainstServe: `mlperf run mixtral --backend openai`
 // against `mlperf serve mixtral` (the tiny synthetic model in a child
-// process) reaches evaluate-accuracy.py's line, and each sample's text is
+// process) reaches evaluate-accuracy.py's line with the prompts sent as
+// the data set's token ids (the server takes ids), and each sample's text is
 // the local run's: the server reads the `input` prompt's "<s>" as the
 // special token, so it runs tok_input, and the streamed text maps back to
 // the same answer, trimmed alike.
@@ -223,7 +224,7 @@ func TestRunMixtralOpenAIAgainstServe(t *testing.T) {
 	remote := filepath.Join(dir, "remote")
 	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + cache}, append([]string{"run", "mixtral", "--backend", "openai", "--endpoint", addr,
 		"--served-model", "mixtral", "--data", "synthetic", "--out", remote}, common...)...)
-	if m := mixtralLine.FindStringSubmatch(log); code != 0 || m == nil || m[1] != "4" || !strings.Contains(log, "over /v1/completions") {
+	if m := mixtralLine.FindStringSubmatch(log); code != 0 || m == nil || m[1] != "4" || !strings.Contains(log, "over --backend openai") || !strings.Contains(log, "prompts sent as token ids") {
 		t.Fatalf("remote: exit %d\n%s", code, log)
 	}
 	tok, err := tokenizer.LoadMistral(deps.Path("mixtral"))

@@ -50,23 +50,25 @@ func openRemote(env *spec.OpenRequest, maxNew int) (*spec.Instance, error) {
 	if env.Count > 0 {
 		n = min(n, env.Count)
 	}
-	qsl, err := harness.NewQSL(harness.QSLConfig[string]{
-		Total:   n,
-		Load:    func(_ context.Context, i int) (string, error) { return ds.Samples[i].Input, nil },
+	qsl, err := harness.NewQSL(harness.QSLConfig[openai.Prompt]{
+		Total: n,
+		Load: func(_ context.Context, i int) (openai.Prompt, error) {
+			return openai.Prompt{IDs: ds.Samples[i].TokInput, Text: ds.Samples[i].Input}, nil
+		},
 		Workers: 1,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("mixtral: %w", err)
 	}
-	prompt := func(i loadgen.SampleIndex) (string, error) {
+	prompt := func(i loadgen.SampleIndex) (openai.Prompt, error) {
 		p, ok := qsl.Sample(i)
 		if !ok {
-			return "", fmt.Errorf("mixtral: sample %d is not loaded", i)
+			return openai.Prompt{}, fmt.Errorf("mixtral: sample %d is not loaded", i)
 		}
 		return p, nil
 	}
 	sut, err := env.Engine.OpenCompletions(openai.Config{Prompt: prompt, Encode: func(s string) []int32 { return tok.Encode(s, false) },
-		Chunk: streamedIDs(tok), MaxTokens: maxNew})
+		Chunk: streamedIDs(tok), MaxTokens: maxNew, ProbeIDs: tok.Encode("Hello", true), Vocab: tok.VocabSize()})
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +79,8 @@ func openRemote(env *spec.OpenRequest, maxNew int) (*spec.Instance, error) {
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
-		Describe: fmt.Sprintf("mixtral: %s %s, model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
-			env.Scenario, env.Mode, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
+		Describe: fmt.Sprintf("mixtral: %s %s, model %s over --backend %s (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
+			env.Scenario, env.Mode, env.Model, env.Backend, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
 		After: after(env, bench, "generated tokens (Mixtral ids of the streamed text)"),
 		Close: bench.Close,
 	}, nil

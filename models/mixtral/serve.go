@@ -6,6 +6,7 @@ package mixtral
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/llm/llmbench"
@@ -20,6 +21,29 @@ import (
 type textTokenizer struct{ *tokenizer.Llama }
 
 func (t textTokenizer) PromptIDs(text string) []int32 { return t.EncodeSpecial(text, true) }
+
+// ChatIDs is Mixtral-8x7B-Instruct-v0.1's chat template
+// (tokenizer_config.json): <s>, then each user message as
+// "[INST] {content} [/INST]" and each assistant message as
+// "{content}</s>". That template refuses a system message; here one is
+// joined to the next user message with a blank line, as vLLM's Mistral
+// templates do, rather than failing the request.
+func (t textTokenizer) ChatIDs(msgs []openai.Message) []int32 {
+	var b strings.Builder
+	system := ""
+	for _, m := range msgs {
+		switch m.Role {
+		case "system":
+			system += m.Content + "\n\n"
+		case "assistant":
+			b.WriteString(m.Content + "</s>")
+		default:
+			b.WriteString("[INST] " + system + m.Content + " [/INST]")
+			system = ""
+		}
+	}
+	return t.EncodeSpecial(b.String(), true)
+}
 
 func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.AppendPieceBytes(dst, id) }
 

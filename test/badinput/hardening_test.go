@@ -3,6 +3,7 @@ package badinput
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"net"
@@ -125,12 +126,27 @@ func hardeningCases() []badCase {
 		remote("REST endpoint with another scheme", "http(s) URL", func(o *benchmark.Options) { o.Protocol, o.Endpoints = "", []string{"ftp://a:1"} }),
 		remote("--protocol without --backend kserve", "needs --backend kserve", func(o *benchmark.Options) { o.Backend, o.Endpoints = "cpu", nil }),
 		remote("--protocol bogus", "unknown --protocol", func(o *benchmark.Options) { o.Protocol = "bogus" }),
-		remote("--endpoint without a remote backend", "needs --backend kserve or openai", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
+		remote("--endpoint without a remote backend", "needs --backend kserve, openai or sglang", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
 		remote("openai endpoint with the completions path", "give the server's base URL", func(o *benchmark.Options) {
 			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"http://127.0.0.1:8000/v1/completions"}
 		}),
 		remote("openai endpoints as a comma list", "one server's URL", func(o *benchmark.Options) {
 			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"a:1,b:2"}
+		}),
+		remote("sglang endpoint with the /generate path", "give the server's base URL http://127.0.0.1:30000", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "sglang", "", []string{"http://127.0.0.1:30000/generate"}
+		}),
+		remote("--prompt-form with a local backend", "--prompt-form needs --backend openai or sglang", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints, o.PromptForm = "cpu", "", nil, "ids"
+		}),
+		remote("--prompt-form bogus", `--prompt-form "tokens": want auto, ids, text`, func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.PromptForm = "openai", "", "tokens"
+		}),
+		remote("more openai endpoints than a per-query record names", "256 --endpoint values: at most 255", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "openai", "", nil
+			for i := range 256 {
+				o.Endpoints = append(o.Endpoints, fmt.Sprintf("127.0.0.1:%d", 1000+i))
+			}
 		}),
 		badCase{name: "run remote: endpoint serving another model", want: "this node serves retinanet", run: func(t *testing.T) error {
 			srv := kserve.NewServer("node", "v")
