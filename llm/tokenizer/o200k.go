@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"fmt"
-	"io"
 )
 
 // o200k_harmony ids (openai/gpt-oss-120b tokenizer.json, tiktoken's
@@ -49,20 +48,6 @@ func LoadO200kHarmony(path string) (*O200k, error) {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
 	return t, nil
-}
-
-// NewO200kHarmony builds the tokenizer from gpt-oss's tokenizer.json.
-func NewO200kHarmony(r io.Reader) (*O200k, error) {
-	h, err := readHF(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := newByteBPE(h, o200kSpec)
-	if err != nil {
-		return nil, err
-	}
-	t := &O200k{*b}
-	return t, t.check()
 }
 
 func (t *O200k) check() error {
