@@ -1,7 +1,6 @@
 package tokenizer
 
 import (
-	"io"
 	"unicode/utf8"
 )
 
@@ -40,20 +39,6 @@ var llama3Spec = bpeSpec{name: "Llama 3", patterns: []string{Llama3Pattern}, mat
 // clean_up_tokenization_spaces (true, Meta's value, when absent).
 func LoadLlama3(path string) (*Llama3, error) {
 	b, err := loadHF(path, llama3Spec, "run make setup, or point to a folder with the tokenizer.json of Llama 3.1")
-	if err != nil {
-		return nil, err
-	}
-	return &Llama3{*b}, nil
-}
-
-// NewLlama3 builds the tokenizer from a tokenizer.json: a byte-level BPE
-// model split by Llama3Pattern.
-func NewLlama3(r io.Reader) (*Llama3, error) {
-	h, err := readHF(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := newByteBPE(h, llama3Spec)
 	if err != nil {
 		return nil, err
 	}
