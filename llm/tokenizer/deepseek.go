@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -89,21 +88,6 @@ func LoadDeepSeekR1(path string) (*DeepSeek, error) {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
 	return t, nil
-}
-
-// NewDeepSeekR1 builds DeepSeek-R1's tokenizer from a DeepSeek-V3 or R1
-// tokenizer.json (clean-up off, as their tokenizer_config.json says).
-func NewDeepSeekR1(r io.Reader) (*DeepSeek, error) {
-	h, err := readHF(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := newByteBPE(h, deepSeekR1Spec)
-	if err != nil {
-		return nil, err
-	}
-	t := &DeepSeek{*b}
-	return t, t.check()
 }
 
 func (t *DeepSeek) check() error {
