@@ -171,3 +171,32 @@ func readGz(path string) ([]byte, error) {
 	}
 	return io.ReadAll(z)
 }
+
+// WriteProblems writes a folder every release reads back: the problems
+// with their tests in order, the functional one's func_name, and nothing
+// more in the later files.
+func TestWriteProblemsLoadsBackInEveryRelease(t *testing.T) {
+	dir := t.TempDir()
+	want := []*Problem{
+		{QuestionID: "sum_1", Platform: "atcoder", Tests: []Test{{Input: "3 4\n", Output: "7\n", TestType: "stdin"}, {Input: "0 0\n", Output: "0\n", TestType: "stdin"}}},
+		{QuestionID: "lc_2", Platform: "leetcode", FuncName: "add", Tests: []Test{{Input: "1\n2", Output: "3", TestType: "functional"}}},
+	}
+	if err := WriteProblems(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"release_v1", "release_v6"} {
+		got, err := LoadRelease(dir, rel)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d problems, want %d", rel, len(got), len(want))
+		}
+		for _, w := range want {
+			g := got[w.QuestionID]
+			if g == nil || g.Platform != w.Platform || g.FuncName != w.FuncName || !slices.Equal(g.Tests, w.Tests) {
+				t.Errorf("%s: %s read back as %+v, want %+v", rel, w.QuestionID, g, w)
+			}
+		}
+	}
+}

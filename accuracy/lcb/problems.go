@@ -197,3 +197,66 @@ func decodePrivate(s string) (string, error) {
 	}
 	return str, nil
 }
+
+// WriteProblems writes ps as a code_generation_lite folder in dir, so
+// that LoadRelease reads them for every release: all in test.jsonl (the
+// rows in the data set's format: the test lists as JSON strings, the
+// private tests plain JSON, metadata with func_name where set) and
+// test2.jsonl to test6.jsonl empty. The synthetic reasoning data sets
+// write their LiveCodeBench problems with it.
+func WriteProblems(dir string, ps []*Problem) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("lcb: %w", err)
+	}
+	var b bytes.Buffer
+	for _, p := range ps {
+		tests, err := json.Marshal(nonNilTests(p.Tests))
+		if err != nil {
+			return fmt.Errorf("lcb: %w", err)
+		}
+		meta := map[string]string{}
+		if p.FuncName != "" {
+			meta["func_name"] = p.FuncName
+		}
+		m, err := json.Marshal(meta)
+		if err != nil {
+			return fmt.Errorf("lcb: %w", err)
+		}
+		line, err := json.Marshal(map[string]string{"question_id": p.QuestionID, "platform": p.Platform,
+			"public_test_cases": string(tests), "private_test_cases": "[]", "metadata": string(m)})
+		if err != nil {
+			return fmt.Errorf("lcb: %w", err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	files := Releases["release_v6"]
+	for i, name := range files {
+		var data []byte
+		if i == 0 {
+			data = b.Bytes()
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("lcb: %w", err)
+		}
+	}
+	return nil
+}
+
+func nonNilTests(t []Test) []Test {
+	if t == nil {
+		return []Test{}
+	}
+	return t
+}
+
+// SumProblem is the LiveCodeBench problem of the synthetic reasoning data
+// sets' coding questions (question id id): read two integers from
+// standard input and print their sum, on three tests.
+func SumProblem(id string) *Problem {
+	return &Problem{QuestionID: id, Platform: "atcoder", Tests: []Test{
+		{Input: "3 4\n", Output: "7\n", TestType: "stdin"},
+		{Input: "-5 12\n", Output: "7\n", TestType: "stdin"},
+		{Input: "1000000000 1000000000\n", Output: "2000000000\n", TestType: "stdin"},
+	}}
+}

@@ -23,6 +23,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -367,4 +369,43 @@ func pad25(s string) string {
 		return s
 	}
 	return s + strings.Repeat(" ", 25-n)
+}
+
+// ProblemsDir is the folder, beside a data set file or one folder up,
+// where LoadProblems looks for the LiveCodeBench problems when none is
+// named: a copy of livecodebench/code_generation_lite, or the synthetic
+// problems a synthetic data set writes (lcb.WriteProblems).
+const ProblemsDir = "code_generation_lite"
+
+// LoadProblems returns the LiveCodeBench problems of release that rows
+// need: none when no row is of the livecodebench family; else those in
+// dir, or with dir "" in ProblemsDir beside dataPath (the data set file)
+// or in its parent folder. Where none is found it names what to give.
+func LoadProblems(rows []Row, dir, dataPath, release string) (map[string]*lcb.Problem, error) {
+	need := false
+	for _, r := range rows {
+		if family(r.Dataset, gptoss) == "livecodebench" {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return nil, nil
+	}
+	if dir == "" {
+		for _, d := range []string{filepath.Dir(dataPath), filepath.Dir(filepath.Dir(dataPath))} {
+			if st, err := os.Stat(filepath.Join(d, ProblemsDir)); err == nil && st.IsDir() {
+				dir = filepath.Join(d, ProblemsDir)
+				break
+			}
+		}
+		if dir == "" {
+			return nil, fmt.Errorf("reasoneval: the log holds LiveCodeBench rows, whose tests are not in the data set %s: give --lcb-problems DIR, a copy of the Hugging Face data set livecodebench/code_generation_lite (its %s files), or put it in %s beside the data set", dataPath, release, ProblemsDir)
+		}
+	}
+	ps, err := lcb.LoadRelease(dir, release)
+	if err != nil {
+		return nil, fmt.Errorf("reasoneval: LiveCodeBench problems: %w", err)
+	}
+	return ps, nil
 }

@@ -37,10 +37,16 @@ type RemoteConfig struct {
 	Vocab int
 	// Chat says that the reference applies the model's chat template.
 	Chat bool
+	// Sampling are the reference's sampling settings (nil: greedy).
+	Sampling *openai.Sampling
 	// MaxNew is --max-new-tokens; MaxNewDefault the reference's.
 	MaxNew, MaxNewDefault int
 	// EOS is the end-of-sequence id TEST06 checks.
 	EOS int64
+	// NoTEST06 says that the benchmark's compliance tests do not include
+	// TEST06 (gpt-oss-120b: TEST07 and TEST09, verified from the logs by
+	// package compliance): a run with an audit.config writes no TEST06.
+	NoTEST06 bool
 	// Close, if set, releases the data after the run.
 	Close func() error
 }
@@ -51,7 +57,7 @@ type RemoteConfig struct {
 // an audit.config. On error c.Close is not called.
 func OpenRemote(env *spec.OpenRequest, c RemoteConfig) (*spec.Instance, error) {
 	sut, err := env.Engine.OpenCompletions(openai.Config{Prompt: c.Prompt, Encode: c.Encode, Chunk: c.Chunk, MaxTokens: c.MaxNew,
-		ProbeIDs: c.ProbeIDs, Vocab: c.Vocab, Chat: c.Chat})
+		Sampling: c.Sampling, ProbeIDs: c.ProbeIDs, Vocab: c.Vocab, Chat: c.Chat})
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +68,12 @@ func OpenRemote(env *spec.OpenRequest, c RemoteConfig) (*spec.Instance, error) {
 	return &spec.Instance{
 		SUT: bench,
 		QSL: c.QSL,
-		Describe: fmt.Sprintf("%s: %s %s (%s), model %s over --backend %s (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
-			c.Name, env.Scenario, env.Mode, env.ModelName, env.Model, env.Backend, c.MaxNew, sut.MaxInFlight(), c.QSL.TotalSampleCount(), c.DataPath),
+		Describe: fmt.Sprintf("%s: %s %s (%s), model %s over --backend %s (%s, max_tokens %d, %d requests in flight at most), %d samples in %s",
+			c.Name, env.Scenario, env.Mode, env.ModelName, env.Model, env.Backend, describeSampling(c.Sampling), c.MaxNew, sut.MaxInFlight(), c.QSL.TotalSampleCount(), c.DataPath),
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
 			fmt.Fprintf(env.Stderr, "%s: %d samples, %d generated tokens\n", c.Name, samples, tokens)
-			if env.AuditConf == "" {
+			if env.AuditConf == "" || c.NoTEST06 {
 				return nil
 			}
 			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, c.EOS, env.Stdout, env.Stderr)
@@ -82,4 +88,23 @@ func OpenRemote(env *spec.OpenRequest, c RemoteConfig) (*spec.Instance, error) {
 			return err
 		},
 	}, nil
+}
+
+// describeSampling is the sampling settings for the run's description.
+func describeSampling(s *openai.Sampling) string {
+	if s == nil || (s.Temperature == 0 && s.TopP == 1 && s.TopK == nil) {
+		d := "greedy"
+		if s != nil && s.Seed != nil {
+			d += fmt.Sprintf(", seed %d", *s.Seed)
+		}
+		return d
+	}
+	d := fmt.Sprintf("temperature %g, top_p %g", s.Temperature, s.TopP)
+	if s.TopK != nil {
+		d += fmt.Sprintf(", top_k %d", *s.TopK)
+	}
+	if s.Seed != nil {
+		d += fmt.Sprintf(", seed %d", *s.Seed)
+	}
+	return d
 }

@@ -5,7 +5,6 @@ package deepseekr1
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -33,7 +32,8 @@ var descriptor = &spec.Benchmark{
 	Scenarios:  []loadgen.Scenario{loadgen.Offline, loadgen.Server},
 	Dataset:    "deepseek-r1",
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 20000; fewer is not a compliant run)"}},
+		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 20000; fewer is not a compliant run)"},
+		{Name: "lcb-problems", Usage: "folder of the LiveCodeBench problems (a copy of the Hugging Face data set livecodebench/code_generation_lite; release_v1's test.jsonl) whose tests the scorer runs the generated programs on in the code sandbox (default: code_generation_lite beside the data set file, where the synthetic data set writes its own)"}},
 	RemoteOnly: "DeepSeek-R1 is a 671B-parameter mixture of experts that no engine of this suite runs; its reference drives vLLM or SGLang servers",
 	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: tokenizer.DeepSeekVocabSize},
 	// TEST06 in the v6.1 rules (the checker's models_TEST06).
@@ -82,10 +82,11 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 	if env.Backend == "kserve" {
 		return nil, spec.UsageError("deepseek-r1: --backend kserve serves tensor models; DeepSeek-R1 runs behind an LLM serving engine (--backend openai or sglang)")
 	}
-	if _, err := maxNewTokens(env.Extra); err != nil {
+	maxNew, err := maxNewTokens(env.Extra)
+	if err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("deepseek-r1: the LLM serving-engine path is not wired yet on this branch")
+	return openRemote(env, maxNew)
 }
 
 // Score is the reference's eval_accuracy.py (process_mlperf_log_accuracy)

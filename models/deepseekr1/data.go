@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-go/inference/accuracy/lcb"
+	"github.com/mlperf-go/inference/accuracy/reasoneval"
 	"github.com/mlperf-go/inference/datasets/reasoning"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
@@ -35,10 +37,13 @@ const synthRows = 20
 func loadData(data, cacheDir string, tok *tokenizer.DeepSeek, stderr io.Writer) (*reasoning.Set, error) {
 	var path string
 	if data == "synthetic" {
-		path = filepath.Join(cacheDir, "deepseek-r1-synthetic", dataFileName)
-		if _, err := os.Stat(path); err != nil {
+		dir := filepath.Join(cacheDir, "deepseek-r1-synthetic")
+		path = filepath.Join(dir, dataFileName)
+		_, err := os.Stat(path)
+		_, perr := os.Stat(filepath.Join(dir, reasoneval.ProblemsDir))
+		if err != nil || perr != nil {
 			fmt.Fprintf(stderr, "deepseek-r1: synthetic data set (generated questions, %d rows) at %s\n", synthRows, path)
-			if err := reasoning.WriteFile(path, synthesize(synthRows, 1, tok)); err != nil {
+			if err := writeSynthetic(path, synthesize(synthRows, 1, tok)); err != nil {
 				return nil, err
 			}
 		}
@@ -59,6 +64,25 @@ func loadData(data, cacheDir string, tok *tokenizer.DeepSeek, stderr io.Writer) 
 		return nil, err
 	}
 	return s, nil
+}
+
+// writeSynthetic writes synthetic rows to path and, beside it in
+// reasoneval.ProblemsDir, the LiveCodeBench problems of their coding
+// questions (lcb.SumProblem), so that the scorer grades them.
+func writeSynthetic(path string, rows []reasoning.Row) error {
+	if err := reasoning.WriteFile(path, rows); err != nil {
+		return err
+	}
+	var ps []*lcb.Problem
+	for _, r := range rows {
+		if f, _ := reasoning.Family(r.Dataset); f == "livecodebench" {
+			ps = append(ps, lcb.SumProblem(r.GroundTruth))
+		}
+	}
+	if err := lcb.WriteProblems(filepath.Join(filepath.Dir(path), reasoneval.ProblemsDir), ps); err != nil {
+		return fmt.Errorf("deepseek-r1: %w", err)
+	}
+	return nil
 }
 
 // checkIDs refuses a data set whose prompt ids fall outside the

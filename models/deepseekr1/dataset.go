@@ -5,7 +5,9 @@ package deepseekr1
 
 import (
 	"fmt"
+	"path/filepath"
 
+	"github.com/mlperf-go/inference/accuracy/reasoneval"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/reasoning"
 	"github.com/mlperf-go/inference/llm/tokenizer"
@@ -47,10 +49,10 @@ func synthDataset(req *spec.DatasetRequest) error {
 		return err
 	}
 	path := spec.FileIn(req.Out, dataFileName)
-	if err := reasoning.WriteFile(path, synthesize(n, seed, tok)); err != nil {
+	if err := writeSynthetic(path, synthesize(n, seed, tok)); err != nil {
 		return err
 	}
-	fmt.Fprintf(req.Stdout, "wrote %d synthetic DeepSeek-R1 rows (generated questions of the five source families, chat-templated DeepSeek-R1 ids) to %s\n", n, path)
+	fmt.Fprintf(req.Stdout, "wrote %d synthetic DeepSeek-R1 rows (generated questions of the five source families, chat-templated DeepSeek-R1 ids) to %s, and their LiveCodeBench problems to %s\n", n, path, filepath.Join(filepath.Dir(path), reasoneval.ProblemsDir))
 	return nil
 }
 

@@ -5,7 +5,6 @@ package gptoss
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -33,7 +32,8 @@ var descriptor = &spec.Benchmark{
 	Scenarios:  []loadgen.Scenario{loadgen.Offline, loadgen.Server},
 	Dataset:    "gpt-oss-120b",
 	Options: []spec.Option{tokenizerOption, evalSetOption,
-		{Name: "max-new-tokens", Usage: "most tokens generated per sample (default: the set's reference value, 32768 for acc and 10240 for perf and gpqa-compliance; another is not a compliant run)"}},
+		{Name: "max-new-tokens", Usage: "most tokens generated per sample (default: the set's reference value, 32768 for acc and 10240 for perf and gpqa-compliance; another is not a compliant run)"},
+		{Name: "lcb-problems", Usage: "folder of the LiveCodeBench problems (a copy of the Hugging Face data set livecodebench/code_generation_lite; release_v6's test.jsonl to test6.jsonl) whose tests the scorer runs the generated programs on in the code sandbox (default: code_generation_lite beside the set's file or one folder up, where the synthetic sets write their own)"}},
 	RemoteOnly: "gpt-oss-120b is a 117B-parameter mixture of experts that no engine of this suite runs; its reference drives SGLang servers",
 	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: tokenizer.O200kVocabSize},
 	// TEST07 and TEST09 in the v6.1 rules (the checker's models_TEST07,
@@ -75,7 +75,15 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, 
 	if env.Backend == "kserve" {
 		return nil, spec.UsageError("gpt-oss-120b: --backend kserve serves tensor models; gpt-oss-120b runs behind an LLM serving engine (--backend sglang or openai)")
 	}
-	return nil, fmt.Errorf("gpt-oss-120b: the LLM serving-engine path is not wired yet on this branch")
+	set, err := evalSet(env.Extra, env.Mode)
+	if err != nil {
+		return nil, err
+	}
+	maxNew, err := maxNewTokens(env.Extra, set)
+	if err != nil {
+		return nil, err
+	}
+	return openRemote(env, set, maxNew)
 }
 
 // Score is the reference's eval_mlperf_accuracy.py on the accuracy log:

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mlperf-go/inference/accuracy/lcb"
+	"github.com/mlperf-go/inference/accuracy/reasoneval"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/reasoning"
 	"github.com/mlperf-go/inference/llm/harmony"
@@ -66,14 +68,17 @@ func loadData(data, set, cacheDir string, tok *tokenizer.O200k, stderr io.Writer
 	info := sets[set]
 	var path string
 	if data == "synthetic" {
-		path = filepath.Join(cacheDir, "gpt-oss-120b-synthetic", info.file)
-		if _, err := os.Stat(path); err != nil {
+		root := filepath.Join(cacheDir, "gpt-oss-120b-synthetic")
+		path = filepath.Join(root, filepath.FromSlash(info.file))
+		_, err := os.Stat(path)
+		_, perr := os.Stat(filepath.Join(root, reasoneval.ProblemsDir))
+		if err != nil || perr != nil {
 			rows, err := synthesize(set, 1, tok)
 			if err != nil {
 				return nil, err
 			}
 			fmt.Fprintf(stderr, "gpt-oss-120b: synthetic %s set (generated questions, %d rows, %s reasoning effort) at %s\n", set, len(rows), info.effort, path)
-			if err := reasoning.WriteFile(path, rows); err != nil {
+			if err := writeSynthetic(path, root, rows); err != nil {
 				return nil, err
 			}
 		}
@@ -98,6 +103,29 @@ func loadData(data, set, cacheDir string, tok *tokenizer.O200k, stderr io.Writer
 		}
 	}
 	return s, nil
+}
+
+// writeSynthetic writes synthetic rows to path and, in
+// root/code_generation_lite (reasoneval.ProblemsDir, where the scorer
+// looks one folder above the set's file), the LiveCodeBench problems of
+// their coding questions (lcb.SumProblem), so that the scorer grades
+// them.
+func writeSynthetic(path, root string, rows []reasoning.Row) error {
+	if err := reasoning.WriteFile(path, rows); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var ps []*lcb.Problem
+	for _, r := range rows {
+		if f, _ := reasoning.Family(r.Dataset); f == "livecodebench" && !seen[r.GroundTruth] {
+			seen[r.GroundTruth] = true
+			ps = append(ps, lcb.SumProblem(r.GroundTruth))
+		}
+	}
+	if err := lcb.WriteProblems(filepath.Join(root, reasoneval.ProblemsDir), ps); err != nil {
+		return fmt.Errorf("gpt-oss-120b: %w", err)
+	}
+	return nil
 }
 
 // The synthetic sets: our own questions of the reference's families, in

@@ -73,11 +73,11 @@ func synthDataset(req *spec.DatasetRequest) error {
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(req.Out, filepath.FromSlash(sets[set].file))
+		path, root := filepath.Join(req.Out, filepath.FromSlash(sets[set].file)), req.Out
 		if len(which) == 1 && strings.HasSuffix(req.Out, ".parquet") {
-			path = req.Out
+			path, root = req.Out, filepath.Dir(req.Out)
 		}
-		if err := reasoning.WriteFile(path, rows); err != nil {
+		if err := writeSynthetic(path, root, rows); err != nil {
 			return err
 		}
 		fmt.Fprintf(req.Stdout, "wrote %d synthetic gpt-oss rows (the %s set: generated questions, Harmony prompts at %s effort, o200k_harmony ids) to %s\n", len(rows), set, sets[set].effort, path)

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -605,24 +606,71 @@ func TestHostileEngineStreams(t *testing.T) {
 
 // The request bodies are what the engines read: vLLM's ids prompt with
 // return_token_ids and usage, the chat message, SGLang's input_ids and
-// sampling_params; text is escaped.
+// sampling_params; text is escaped. Without sampling settings a request
+// is greedy; with them it carries the references' fields: DeepSeek-R1's
+// temperature 0, top_p 1 and seed 42 on the OpenAI APIs, gpt-oss's
+// temperature 1, top_k -1 and top_p 1 in SGLang's sampling_params (no
+// seed there).
 func TestRequestBodies(t *testing.T) {
 	p := Prompt{IDs: []int32{1, -2, 30000}, Text: "say \"hi\"\n"}
+	seed, topK := int64(42), -1
+	r1 := &Sampling{Temperature: 0, TopP: 1, Seed: &seed}
+	oss := &Sampling{Temperature: 1, TopP: 1, TopK: &topK}
+	frac := &Sampling{Temperature: 0.6, TopP: 0.95}
 	for _, c := range []struct {
 		got  []byte
 		want string
 	}{
-		{completionBody("m\"x", p, true, 8), `{"model":"m\"x","prompt":[1,-2,30000],"max_tokens":8,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true},"return_token_ids":true}`},
-		{completionBody("m", p, false, 8), `{"model":"m","prompt":"say \"hi\"\n","max_tokens":8,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true}}`},
-		{chatBody("m", p, 8), `{"model":"m","messages":[{"role":"user","content":"say \"hi\"\n"}],"max_tokens":8,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true}}`},
-		{sglangBody(p, true, 8), `{"input_ids":[1,-2,30000],"sampling_params":{"max_new_tokens":8,"temperature":0,"top_p":1},"stream":true}`},
-		{sglangBody(p, false, 8), `{"text":"say \"hi\"\n","sampling_params":{"max_new_tokens":8,"temperature":0,"top_p":1},"stream":true}`},
+		{completionBody("m\"x", p, true, 8, nil), `{"model":"m\"x","prompt":[1,-2,30000],"max_tokens":8,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true},"return_token_ids":true}`},
+		{completionBody("m", p, false, 8, nil), `{"model":"m","prompt":"say \"hi\"\n","max_tokens":8,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true}}`},
+		{chatBody("m", p, 8, nil), `{"model":"m","messages":[{"role":"user","content":"say \"hi\"\n"}],"max_tokens":8,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true}}`},
+		{sglangBody(p, true, 8, nil), `{"input_ids":[1,-2,30000],"sampling_params":{"max_new_tokens":8,"temperature":0,"top_p":1},"stream":true}`},
+		{sglangBody(p, false, 8, nil), `{"text":"say \"hi\"\n","sampling_params":{"max_new_tokens":8,"temperature":0,"top_p":1},"stream":true}`},
+		{chatBody("deepseek-r1", p, 20000, r1), `{"model":"deepseek-r1","messages":[{"role":"user","content":"say \"hi\"\n"}],"max_tokens":20000,"temperature":0,"top_p":1,"seed":42,"stream":true,"stream_options":{"include_usage":true}}`},
+		{completionBody("deepseek-r1", p, true, 20000, r1), `{"model":"deepseek-r1","prompt":[1,-2,30000],"max_tokens":20000,"temperature":0,"top_p":1,"seed":42,"stream":true,"stream_options":{"include_usage":true},"return_token_ids":true}`},
+		{sglangBody(p, true, 10240, oss), `{"input_ids":[1,-2,30000],"sampling_params":{"max_new_tokens":10240,"temperature":1,"top_p":1,"top_k":-1},"stream":true}`},
+		{sglangBody(p, true, 8, r1), `{"input_ids":[1,-2,30000],"sampling_params":{"max_new_tokens":8,"temperature":0,"top_p":1},"stream":true}`},
+		{completionBody("m", p, false, 8, frac), `{"model":"m","prompt":"say \"hi\"\n","max_tokens":8,"temperature":0.6,"top_p":0.95,"stream":true,"stream_options":{"include_usage":true}}`},
 	} {
 		if string(c.got) != c.want {
 			t.Errorf("body\n%s\nwant\n%s", c.got, c.want)
 		}
 		if !json.Valid(c.got) {
 			t.Errorf("not JSON: %s", c.got)
+		}
+	}
+}
+
+// Sampling settings outside what engines take are refused by New, and
+// those at the bounds are taken.
+func TestSamplingBounds(t *testing.T) {
+	k := func(v int) *int { return &v }
+	for _, c := range []struct {
+		s    *Sampling
+		want string
+	}{
+		{nil, ""},
+		{&Sampling{Temperature: 0, TopP: 1}, ""},
+		{&Sampling{Temperature: 100, TopP: 1e-9, TopK: k(-1)}, ""},
+		{&Sampling{Temperature: 1, TopP: 1, TopK: k(1)}, ""},
+		{&Sampling{Temperature: -0.1, TopP: 1}, "temperature -0.1"},
+		{&Sampling{Temperature: 100.5, TopP: 1}, "temperature 100.5"},
+		{&Sampling{Temperature: math.NaN(), TopP: 1}, "temperature NaN"},
+		{&Sampling{Temperature: 1, TopP: 0}, "top_p 0"},
+		{&Sampling{Temperature: 1, TopP: 1.01}, "top_p 1.01"},
+		{&Sampling{Temperature: 1, TopP: 1, TopK: k(0)}, "top_k 0"},
+		{&Sampling{Temperature: 1, TopP: 1, TopK: k(-2)}, "top_k -2"},
+	} {
+		sut, err := New(Config{Endpoints: []string{"127.0.0.1:1"}, MaxTokens: 8, Sampling: c.s, Encode: wIDs,
+			Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{}, nil }})
+		if err == nil {
+			sut.Close()
+		}
+		if c.want == "" && err != nil {
+			t.Errorf("%+v: %v", c.s, err)
+		}
+		if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: %v, want an error naming %q", c.s, err, c.want)
 		}
 	}
 }

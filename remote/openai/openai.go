@@ -131,6 +131,9 @@ type Config struct {
 	APIKey string
 	// MaxTokens is max_tokens of every request (the benchmark's limit).
 	MaxTokens int
+	// Sampling are the sampling settings of every request (nil: greedy,
+	// temperature 0 and top_p 1).
+	Sampling *Sampling
 	// MaxInFlight bounds the requests in flight over all endpoints (and
 	// the connections); samples beyond it wait in a queue (0: 64).
 	MaxInFlight int
@@ -275,6 +278,9 @@ func New(cfg Config) (*SUT, error) {
 	}
 	if cfg.MaxTokens < 1 {
 		return nil, fmt.Errorf("openai: max_tokens %d: want at least 1", cfg.MaxTokens)
+	}
+	if err := cfg.Sampling.check(); err != nil {
+		return nil, err
 	}
 	if cfg.API != Completions && cfg.API != SGLang {
 		return nil, fmt.Errorf("openai: unknown API %d", cfg.API)

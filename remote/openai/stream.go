@@ -42,11 +42,11 @@ func (s *SUT) run(j job, ep *endpoint) {
 	url, body := ep.url, []byte(nil)
 	switch ids := s.form == FormIDs; {
 	case s.cfg.API == SGLang:
-		body = sglangBody(p, ids, s.cfg.MaxTokens)
+		body = sglangBody(p, ids, s.cfg.MaxTokens, s.cfg.Sampling)
 	case s.cfg.Chat && !ids:
-		url, body = ep.chat, chatBody(s.cfg.Model, p, s.cfg.MaxTokens)
+		url, body = ep.chat, chatBody(s.cfg.Model, p, s.cfg.MaxTokens, s.cfg.Sampling)
 	default:
-		body = completionBody(s.cfg.Model, p, ids, s.cfg.MaxTokens)
+		body = completionBody(s.cfg.Model, p, ids, s.cfg.MaxTokens, s.cfg.Sampling)
 	}
 	// The request ends with the sample's context, the SUT's (Close) or
 	// the timeout, whichever comes first.

@@ -7,6 +7,7 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 )
 
@@ -28,11 +29,65 @@ func appendIDs(b []byte, ids []int32) []byte {
 	return append(b, ']')
 }
 
-// completionBody is a streamed greedy /v1/completions request: prompt as
-// ids (then asking for the generated ids too, vLLM's return_token_ids) or
-// as text, and the usage chunk at the end (stream_options.include_usage,
-// the server's count of generated tokens).
-func completionBody(model string, p Prompt, ids bool, maxTokens int) []byte {
+// Sampling are the sampling settings of every request, as a benchmark's
+// reference sends them. The zero Config's nil *Sampling is greedy:
+// temperature 0 and top_p 1.
+type Sampling struct {
+	// Temperature and TopP are sent as temperature and top_p.
+	Temperature, TopP float64
+	// TopK, if set, is sent as top_k (-1: no top-k cut, as vLLM and
+	// SGLang read it).
+	TopK *int
+	// Seed, if set, is sent as seed to /v1/completions and
+	// /v1/chat/completions (SGLang's /generate has no seed in the
+	// reference's requests; its sampling_params go without it).
+	Seed *int64
+}
+
+// check refuses settings no engine takes.
+func (s *Sampling) check() error {
+	if s == nil {
+		return nil
+	}
+	if !(s.Temperature >= 0 && s.Temperature <= 100) {
+		return fmt.Errorf("openai: temperature %v: want 0 to 100", s.Temperature)
+	}
+	if !(s.TopP > 0 && s.TopP <= 1) {
+		return fmt.Errorf("openai: top_p %v: want above 0 and at most 1", s.TopP)
+	}
+	if s.TopK != nil && (*s.TopK < -1 || *s.TopK == 0) {
+		return fmt.Errorf("openai: top_k %d: want -1 (no cut) or at least 1", *s.TopK)
+	}
+	return nil
+}
+
+// appendSampling appends s's fields after a comma: temperature, top_p,
+// then top_k and (with seed) the seed where set.
+func appendSampling(b []byte, s *Sampling, seed bool) []byte {
+	if s == nil {
+		return append(b, `,"temperature":0,"top_p":1`...)
+	}
+	b = append(b, `,"temperature":`...)
+	b = strconv.AppendFloat(b, s.Temperature, 'g', -1, 64)
+	b = append(b, `,"top_p":`...)
+	b = strconv.AppendFloat(b, s.TopP, 'g', -1, 64)
+	if s.TopK != nil {
+		b = append(b, `,"top_k":`...)
+		b = strconv.AppendInt(b, int64(*s.TopK), 10)
+	}
+	if seed && s.Seed != nil {
+		b = append(b, `,"seed":`...)
+		b = strconv.AppendInt(b, *s.Seed, 10)
+	}
+	return b
+}
+
+// completionBody is a streamed /v1/completions request: prompt as ids
+// (then asking for the generated ids too, vLLM's return_token_ids) or as
+// text, the sampling settings (nil: greedy), and the usage chunk at the
+// end (stream_options.include_usage, the server's count of generated
+// tokens).
+func completionBody(model string, p Prompt, ids bool, maxTokens int, s *Sampling) []byte {
 	b := make([]byte, 0, 256+len(p.Text)+8*len(p.IDs))
 	b = append(b, `{"model":`...)
 	b = appendString(b, model)
@@ -44,16 +99,17 @@ func completionBody(model string, p Prompt, ids bool, maxTokens int) []byte {
 	}
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(maxTokens), 10)
-	b = append(b, `,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true}`...)
+	b = appendSampling(b, s, true)
+	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	if ids {
 		b = append(b, `,"return_token_ids":true`...)
 	}
 	return append(b, '}')
 }
 
-// chatBody is a streamed greedy /v1/chat/completions request with the
-// prompt text as the one user message.
-func chatBody(model string, p Prompt, maxTokens int) []byte {
+// chatBody is a streamed /v1/chat/completions request with the prompt
+// text as the one user message and the sampling settings (nil: greedy).
+func chatBody(model string, p Prompt, maxTokens int, s *Sampling) []byte {
 	b := make([]byte, 0, 256+len(p.Text))
 	b = append(b, `{"model":`...)
 	b = appendString(b, model)
@@ -61,12 +117,13 @@ func chatBody(model string, p Prompt, maxTokens int) []byte {
 	b = appendString(b, p.Text)
 	b = append(b, `}],"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(maxTokens), 10)
-	b = append(b, `,"temperature":0,"top_p":1,"stream":true,"stream_options":{"include_usage":true}}`...)
-	return b
+	b = appendSampling(b, s, true)
+	return append(b, `,"stream":true,"stream_options":{"include_usage":true}}`...)
 }
 
-// sglangBody is a streamed greedy SGLang /generate request.
-func sglangBody(p Prompt, ids bool, maxTokens int) []byte {
+// sglangBody is a streamed SGLang /generate request with the sampling
+// settings (nil: greedy) in sampling_params.
+func sglangBody(p Prompt, ids bool, maxTokens int, s *Sampling) []byte {
 	b := make([]byte, 0, 128+len(p.Text)+8*len(p.IDs))
 	if ids {
 		b = append(b, `{"input_ids":`...)
@@ -77,7 +134,8 @@ func sglangBody(p Prompt, ids bool, maxTokens int) []byte {
 	}
 	b = append(b, `,"sampling_params":{"max_new_tokens":`...)
 	b = strconv.AppendInt(b, int64(maxTokens), 10)
-	return append(b, `,"temperature":0,"top_p":1},"stream":true}`...)
+	b = appendSampling(b, s, false)
+	return append(b, `},"stream":true}`...)
 }
 
 // streamChunk is one streamed event of /v1/completions or /v1/chat/completions.
