@@ -108,25 +108,24 @@ func loadData(data, set, cacheDir string, tok *tokenizer.O200k, stderr io.Writer
 // writeSynthetic writes synthetic rows to path and, in
 // root/code_generation_lite (reasoneval.ProblemsDir, where the scorer
 // looks one folder above the set's file), the LiveCodeBench problems of
-// their coding questions (lcb.SumProblem), so that the scorer grades
-// them.
+// the synthetic coding questions (lcb.SumProblem), the same for every
+// set, so that the scorer grades them.
 func writeSynthetic(path, root string, rows []reasoning.Row) error {
 	if err := reasoning.WriteFile(path, rows); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
 	var ps []*lcb.Problem
-	for _, r := range rows {
-		if f, _ := reasoning.Family(r.Dataset); f == "livecodebench" && !seen[r.GroundTruth] {
-			seen[r.GroundTruth] = true
-			ps = append(ps, lcb.SumProblem(r.GroundTruth))
-		}
+	for q := range synthQuestions {
+		ps = append(ps, lcb.SumProblem(synthLCBID(q)))
 	}
 	if err := lcb.WriteProblems(filepath.Join(root, reasoneval.ProblemsDir), ps); err != nil {
 		return fmt.Errorf("gpt-oss-120b: %w", err)
 	}
 	return nil
 }
+
+// synthLCBID is the question id of synthetic coding question q.
+func synthLCBID(q int) string { return fmt.Sprintf("synthetic_sum_%d", q) }
 
 // The synthetic sets: our own questions of the reference's families, in
 // the accuracy set's layout (each question repeated as its source is
@@ -212,7 +211,7 @@ func synthRow(r *rand.Rand, dataset string, q int) reasoning.Row {
 		final = fmt.Sprintf("%d + %d = %d.\n\nAnswer: %c", a, b, a+b, letters[right])
 	default: // livecodebench
 		row.Question = fmt.Sprintf("Read two integers A and B from standard input and print A + B.\n\nSample Input 1\n\n%d %d\n\nSample Output 1\n\n%d", a, b, a+b)
-		row.GroundTruth = fmt.Sprintf("synthetic_sum_%d", q)
+		row.GroundTruth = synthLCBID(q)
 		final = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 	}
 	row.RefOutput = "<|channel|>analysis<|message|>Work it out.<|end|><|start|>assistant<|channel|>final<|message|>" + final + "<|return|>"

@@ -1,0 +1,273 @@
+package main
+
+// The reasoning benchmarks on remote engines through the CLI: gpt-oss-120b
+// against a fake SGLang /generate server in the real wire format, and
+// DeepSeek-R1 against a fake chat server and a real ollama, answering
+// with recorded outputs whose scores are known.
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/datasets/reasoning"
+	"github.com/mlperf-go/inference/internal/pynum"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+)
+
+// needO200k returns gpt-oss's tokenizer, skipping the test where make
+// setup has not installed it.
+func needO200k(t *testing.T) *tokenizer.O200k {
+	t.Helper()
+	tok, err := tokenizer.LoadO200kHarmony(spec.DepsPath("gptoss"))
+	if err != nil {
+		t.Skipf("gpt-oss tokenizer not installed (make setup): %v", err)
+	}
+	return tok
+}
+
+// answerKey decides which recorded output a fake engine gives a row:
+// the right one for the first question of each source (in row order),
+// a wrong one for the others, or the right one everywhere with allRight.
+type answerKey struct {
+	rows     map[string]reasoning.Row // by the prompt ids' key
+	first    map[string]string        // the first question of each source
+	allRight bool
+}
+
+func idsKey(ids []int32) string { return fmt.Sprint(ids) }
+
+// newAnswerKey reads the data set files a fake engine answers.
+func newAnswerKey(t *testing.T, allRight bool, paths ...string) *answerKey {
+	t.Helper()
+	k := &answerKey{rows: map[string]reasoning.Row{}, first: map[string]string{}, allRight: allRight}
+	for _, p := range paths {
+		s, err := reasoning.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range s.Rows {
+			k.rows[idsKey(r.TokInput)] = r
+			if _, ok := k.first[r.Dataset]; !ok {
+				k.first[r.Dataset] = r.Question
+			}
+		}
+	}
+	return k
+}
+
+// right reports whether r gets the right answer.
+func (k *answerKey) right(r reasoning.Row) bool { return k.allRight || k.first[r.Dataset] == r.Question }
+
+// final is the answer text of r in its source's format: right, or wrong
+// (another letter, another number, a program printing the difference).
+func final(t *testing.T, r reasoning.Row, right bool) string {
+	fam, _ := reasoning.Family(r.Dataset)
+	switch fam {
+	case "gpqa", "mmlu_pro", "mmlu":
+		l := r.GroundTruth
+		if !right {
+			l = string(rune('A' + (int(l[0]-'A')+1)%4)) // another of A to D
+		}
+		return "Answer: " + l
+	case "aime", "math500":
+		v, err := strconv.Atoi(r.GroundTruth)
+		if err != nil {
+			t.Errorf("%s: ground truth %q", r.Dataset, r.GroundTruth)
+		}
+		if !right {
+			v = (v + 1) % 1000
+		}
+		return fmt.Sprintf("The answer is $\\boxed{%d}$.", v)
+	}
+	op := "+"
+	if !right {
+		op = "-"
+	}
+	return "```python\na, b = map(int, input().split())\nprint(a " + op + " b)\n```"
+}
+
+// harmonyOutput is a gpt-oss output: analysis padded with " step" until
+// the ids number at least pad, then the final answer, ending <|return|>.
+func harmonyOutput(tok *tokenizer.O200k, answer string, pad int) []int32 {
+	head := "<|channel|>analysis<|message|>Work it out."
+	tail := "<|end|><|start|>assistant<|channel|>final<|message|>" + answer + "<|return|>"
+	ids := tok.Encode(head+tail, false)
+	if n := pad - len(ids); n > 0 {
+		ids = tok.Encode(head+strings.Repeat(" step", n)+tail, false)
+	}
+	return ids
+}
+
+// fakeSGLang is an SGLang server as the reference's backend talks to it:
+// /get_model_info, and /generate taking input_ids and sampling_params
+// (refused unless they are generation_config.json's: temperature 1,
+// top_k -1, top_p 1) and streaming cumulative output_ids with
+// meta_info.completion_tokens, as SGLang does by default, 100 ids a
+// chunk. It answers each prompt of key with the recorded output of at
+// least pad ids (cut at max_new_tokens).
+type fakeSGLang struct {
+	tok      *tokenizer.O200k
+	key      *answerKey
+	pad      int
+	requests atomic.Int64
+	mu       sync.Mutex
+	outs     map[string][]int32 // the ids sent, by prompt
+}
+
+func (f *fakeSGLang) start(t *testing.T) string {
+	f.outs = map[string][]int32{}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/get_model_info" {
+			io.WriteString(w, `{"model_path":"openai/gpt-oss-120b","is_generation":true}`)
+			return
+		}
+		var req struct {
+			InputIDs       []int32 `json:"input_ids"`
+			Text           *string `json:"text"`
+			Stream         bool    `json:"stream"`
+			SamplingParams struct {
+				MaxNewTokens int      `json:"max_new_tokens"`
+				Temperature  *float64 `json:"temperature"`
+				TopK         *int     `json:"top_k"`
+				TopP         *float64 `json:"top_p"`
+			} `json:"sampling_params"`
+		}
+		sp := &req.SamplingParams
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<24)).Decode(&req); err != nil || r.URL.Path != "/generate" || !req.Stream || req.Text != nil ||
+			sp.Temperature == nil || *sp.Temperature != 1 || sp.TopK == nil || *sp.TopK != -1 || sp.TopP == nil || *sp.TopP != 1 || sp.MaxNewTokens < 1 {
+			http.Error(w, fmt.Sprintf("bad request %+v %v", req, err), 400)
+			return
+		}
+		row, ok := f.key.rows[idsKey(req.InputIDs)]
+		if !ok {
+			http.Error(w, "prompt not in the data set", 400)
+			return
+		}
+		f.requests.Add(1)
+		out := harmonyOutput(f.tok, final(t, row, f.key.right(row)), f.pad)
+		finish := `{"type":"stop","matched":200002}`
+		if len(out) > sp.MaxNewTokens {
+			out, finish = out[:sp.MaxNewTokens], fmt.Sprintf(`{"type":"length","length":%d}`, sp.MaxNewTokens)
+		}
+		f.mu.Lock()
+		f.outs[idsKey(req.InputIDs)] = out
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		for end := min(100, len(out)); ; end = min(end+100, len(out)) {
+			fr := "null"
+			if end == len(out) {
+				fr = finish
+			}
+			b, _ := json.Marshal(out[:end])
+			txt, _ := json.Marshal(f.tok.Decode(out[:end], tokenizer.DecodeOptions{SkipSpecial: true}))
+			fmt.Fprintf(w, "data: {\"text\":%s,\"output_ids\":%s,\"meta_info\":{\"id\":\"r\",\"finish_reason\":%s,\"prompt_tokens\":%d,\"completion_tokens\":%d}}\n\n", txt, b, fr, len(req.InputIDs), end)
+			w.(http.Flusher).Flush()
+			if end == len(out) {
+				break
+			}
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// gptossData writes the synthetic gpt-oss sets (and their LiveCodeBench
+// problems) into dir with `mlperf dataset synth`.
+func gptossData(t *testing.T, dir string) {
+	t.Helper()
+	if code, msg := runMlperf(t, nil, "dataset", "synth", "gpt-oss-120b", "-o", dir); code != 0 {
+		t.Fatalf("dataset synth: %s", msg)
+	}
+}
+
+var (
+	gptossFinal = regexp.MustCompile(`'exact_match': ([0-9.]+)`)
+	gptossTPS   = regexp.MustCompile(`'tokens_per_sample': ([0-9.e+]+)`)
+)
+
+// TestRunGPTOSSSGLangScoresRecordedOutputs: `mlperf run gpt-oss-120b
+// --backend sglang` sends the accuracy set's Harmony ids as input_ids
+// with the reference's sampling, in Offline and Server; the fake engine
+// answers the first question of each source right and the second wrong
+// (a wrong letter, a wrong number, a program printing the difference, run
+// in the sandbox on the synthetic LiveCodeBench tests), so every source
+// scores half its repeats and the final score is 50.000; the logged ids
+// are the engine's output_ids, Harmony markers included, and
+// tokens_per_sample their mean length.
+func TestRunGPTOSSSGLangScoresRecordedOutputs(t *testing.T) {
+	tok := needO200k(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	gptossData(t, data)
+	f := &fakeSGLang{tok: tok, key: newAnswerKey(t, false, filepath.Join(data, "acc", "acc_eval_inputs.parquet"))}
+	url := f.start(t)
+	for _, sc := range []string{"Offline", "Server"} {
+		out := filepath.Join(dir, sc)
+		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "gpt-oss-120b", "--backend", "sglang", "--endpoint", url,
+			"--data", data, "--scenario", sc, "--mode", "accuracy", "--qps", "100", "--max-new-tokens", "200", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", sc, code, log)
+		}
+		if m := gptossFinal.FindStringSubmatch(log); m == nil || m[1] != "50.000" {
+			t.Errorf("%s: exact_match %v, want 50.000 (every source half right):\n%s", sc, m, log)
+		}
+		for _, want := range []string{"aime25                           8       16        8       1.00     50.00%", "gpqa_diamond                     5       10        5       1.00     50.00%",
+			"livecodebench_v6                 3        6        3       1.00     50.00%", "FINAL SCORE: 50.00% (3.00/6.00)", "prompts sent as token ids (input_ids)", "temperature 1, top_p 1, top_k -1"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("%s: the log lacks %q:\n%s", sc, want, log)
+			}
+		}
+		entries := readAccLog(t, filepath.Join(out, "mlperf_log_accuracy.json"))
+		if len(entries) != 32 {
+			t.Fatalf("%s: %d accuracy log entries, want the set's 32", sc, len(entries))
+		}
+		total := 0
+		f.mu.Lock()
+		for _, e := range entries {
+			got := idsOf(t, e.Data)
+			total += len(got)
+			if got[len(got)-1] != tokenizer.HarmonyReturn || !containsID(got, tokenizer.HarmonyChannel) {
+				t.Errorf("%s: qsl_idx %d: ids %v lack the Harmony markers", sc, e.QSLIdx, got)
+			}
+		}
+		f.mu.Unlock()
+		want := pynum.FloatRepr(float64(total) / 32)
+		if m := gptossTPS.FindStringSubmatch(readFile(t, filepath.Join(out, "accuracy.txt"))); m == nil || m[1] != want {
+			t.Errorf("%s: tokens_per_sample %v, want %s", sc, m, want)
+		}
+	}
+	if n := f.requests.Load(); n != 64 {
+		t.Errorf("%d requests, want 32 per scenario", n)
+	}
+}
+
+func containsID(ids []int32, id int32) bool {
+	for _, v := range ids {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
