@@ -68,7 +68,9 @@ func newAnswerKey(t *testing.T, allRight bool, paths ...string) *answerKey {
 }
 
 // right reports whether r gets the right answer.
-func (k *answerKey) right(r reasoning.Row) bool { return k.allRight || k.first[r.Dataset] == r.Question }
+func (k *answerKey) right(r reasoning.Row) bool {
+	return k.allRight || k.first[r.Dataset] == r.Question
+}
 
 // final is the answer text of r in its source's format: right, or wrong
 // (another letter, another number, a program printing the difference).
