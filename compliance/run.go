@@ -28,7 +28,8 @@ func RunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, er
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic or synthetic:SIZE")
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: "+strings.Join(benchmark.Backends, ", "))
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve, openai or sglang (with --endpoint)")
+	benchmark.RemoteFlags(fs, &o)
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: the backend's default)")
@@ -330,7 +331,7 @@ func RefName(b *spec.Benchmark, confName string) string {
 		return "stable-diffusion-xl"
 	case b.Name == "dlrm", strings.HasPrefix(confName, "dlrm"):
 		return "dlrm-v2"
-	case b.Name == "gptj", strings.HasPrefix(confName, "gpt"):
+	case b.Name == "gptj", strings.HasPrefix(confName, "gptj"), strings.HasPrefix(confName, "gpt-j"):
 		return "gpt-j"
 	}
 	if _, ok := test01Targets[strings.ToLower(b.Name)]; ok {

@@ -22,7 +22,6 @@ import (
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
-	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/serve"
 )
 
@@ -99,11 +98,7 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
 	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models), openai (/v1/completions and /v1/chat/completions, decoders) or sglang (SGLang's /generate, decoders)")
-	fs.Func("endpoint", "with --backend kserve|openai|sglang: a serving engine's host:port or URL (repeat for several: kserve nodes in turn, decoder replicas by fewest requests in flight)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
-	fs.StringVar(&o.PromptForm, "prompt-form", "", "with --backend openai|sglang: send prompts as token ids, as text, or auto (ids where every endpoint takes them, else text; \"\": auto)")
-	fs.StringVar(&o.Protocol, "protocol", "", "with --backend kserve: the Open Inference Protocol transport, "+strings.Join(kserve.Protocols, " or ")+" (\"\": http, REST)")
-	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
-	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
+	benchmark.RemoteFlags(fs, &o)
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
 	fs.Func("ep-option", "KEY=VALUE for the cuda or tensorrt execution provider, as ONNX Runtime takes it (repeatable), e.g. gpu_mem_limit=BYTES, arena_extend_strategy=kSameAsRequested, cudnn_conv_algo_search=HEURISTIC, use_tf32=0", func(s string) error {
 		if o.ProviderOptions == nil {

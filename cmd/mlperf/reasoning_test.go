@@ -273,3 +273,80 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// gptossCompliance runs `mlperf compliance test07|test09 gpt-oss-120b
+// --backend sglang --endpoint …` against a fake engine answering the
+// synthetic sets (every answer right, or the second question of each
+// source wrong; outputs of at least pad ids); it returns the exit status,
+// the log and the results folder holding TEST0X.
+func gptossCompliance(t *testing.T, tok *tokenizer.O200k, dir, data, test string, allRight bool, pad int) (int, string, string) {
+	t.Helper()
+	f := &fakeSGLang{tok: tok, pad: pad, key: newAnswerKey(t, allRight, filepath.Join(data, "acc", "acc_eval_compliance_gpqa.parquet"), filepath.Join(data, "perf", "perf_eval_ref.parquet"))}
+	url := f.start(t)
+	results := filepath.Join(dir, fmt.Sprintf("%s-%v-%d", test, allRight, pad))
+	os.MkdirAll(results, 0o755)
+	// mlperf.conf's performance_sample_count_override (6396) exceeds the
+	// small sets; with performance_issue_unique LoadGen needs it to be
+	// the set's size (a user.conf line, as a real TEST07 on the 990-row
+	// set needs too).
+	rows := map[string]int{"test07": 10, "test09": 5}[test]
+	userConf := filepath.Join(results, "user.conf")
+	os.WriteFile(userConf, fmt.Appendf(nil, "gpt-oss-120b.*.performance_sample_count_override = %d\n", rows), 0o644)
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "compliance", test, "gpt-oss-120b", "--results", results,
+		"--work", filepath.Join(results, "work"), "--backend", "sglang", "--endpoint", url, "--data", data, "--user-conf", userConf)
+	return code, log, results
+}
+
+// TestComplianceTEST07GPTOSSAgainstSGLang: `mlperf compliance test07
+// gpt-oss-120b` runs the GPQA compliance set (10 synthetic rows) in
+// performance mode against the fake engine and scores it as
+// run_verification.py does: every answer right scores 100.0 ≥ 60.698 and
+// passes (exit 0), the second question wrong scores 50.0 and fails
+// (exit 1).
+func TestComplianceTEST07GPTOSSAgainstSGLang(t *testing.T) {
+	tok := needO200k(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	gptossData(t, data)
+	for _, c := range []struct {
+		allRight bool
+		code     int
+		score    string
+		pass     string
+	}{{true, 0, "100.0", "True"}, {false, 1, "50.0", "False"}} {
+		code, log, results := gptossCompliance(t, tok, dir, data, "test07", c.allRight, 0)
+		if code != c.code {
+			t.Fatalf("all right %v: exit %d, want %d\n%s", c.allRight, code, c.code, log)
+		}
+		v := readFile(t, filepath.Join(results, "TEST07", "verify_accuracy.txt"))
+		for _, want := range []string{"Accuracy score: " + c.score + "\n", "Accuracy threshold: 60.698\n", "Accuracy check pass: " + c.pass + "\n"} {
+			if !strings.Contains(v+log, want) {
+				t.Errorf("all right %v: no %q in verify_accuracy.txt or the log:\n%s\n%s", c.allRight, want, v, log)
+			}
+		}
+	}
+}
+
+// TestComplianceTEST09GPTOSSAgainstSGLang: `mlperf compliance test09
+// gpt-oss-120b` runs the performance set against the fake engine: outputs
+// of 1278 ids (the reference's mean) pass (exit 0, TEST PASS), of 40 ids
+// fail the 1150.38 lower bound (exit 1, TEST FAIL).
+func TestComplianceTEST09GPTOSSAgainstSGLang(t *testing.T) {
+	tok := needO200k(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	gptossData(t, data)
+	for _, c := range []struct {
+		pad  int
+		code int
+		want string
+	}{{1278, 0, "TEST PASS"}, {40, 1, "TEST FAIL"}} {
+		code, log, results := gptossCompliance(t, tok, dir, data, "test09", true, c.pad)
+		if code != c.code {
+			t.Fatalf("pad %d: exit %d, want %d\n%s", c.pad, code, c.code, log)
+		}
+		if v := readFile(t, filepath.Join(results, "TEST09", "verify_output_len.txt")); !strings.Contains(v, c.want) {
+			t.Errorf("pad %d: verify_output_len.txt lacks %q:\n%s", c.pad, c.want, v)
+		}
+	}
+}
