@@ -24,6 +24,7 @@ import (
 	"github.com/mlperf-go/inference/datasets/reasoning"
 	"github.com/mlperf-go/inference/internal/pynum"
 	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/remote/openai/ollamatest"
 )
 
 // needO200k returns gpt-oss's tokenizer, skipping the test where make
@@ -347,6 +348,213 @@ func TestComplianceTEST09GPTOSSAgainstSGLang(t *testing.T) {
 		}
 		if v := readFile(t, filepath.Join(results, "TEST09", "verify_output_len.txt")); !strings.Contains(v, c.want) {
 			t.Errorf("pad %d: verify_output_len.txt lacks %q:\n%s", c.pad, c.want, v)
+		}
+	}
+}
+
+// needDeepSeek returns DeepSeek-R1's tokenizer, skipping the test where
+// make setup has not installed it.
+func needDeepSeek(t *testing.T) *tokenizer.DeepSeek {
+	t.Helper()
+	tok, err := tokenizer.LoadDeepSeekR1(spec.DepsPath("deepseek"))
+	if err != nil {
+		t.Skipf("DeepSeek tokenizer not installed (make setup): %v", err)
+	}
+	return tok
+}
+
+// r1Output is a DeepSeek-R1 output: reasoning, </think>, the answer.
+func r1Output(answer string) string {
+	return "Let me work it out.\n</think>\n\n" + answer
+}
+
+// fakeR1Chat is an OpenAI-compatible server that takes text only (a
+// prompt of ids on /v1/completions is refused with 400, as ollama does)
+// and answers /v1/chat/completions, streamed, when the request carries
+// the reference's sampling (temperature 0, top_p 1, seed 42): the user
+// message is a row's text_input, the answer its recorded output, one
+// streamed chunk per token.
+type fakeR1Chat struct {
+	tok      *tokenizer.DeepSeek
+	key      *answerKey // by text_input
+	requests atomic.Int64
+}
+
+func (f *fakeR1Chat) start(t *testing.T) string {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"object":"list","data":[{"id":"deepseek-r1","object":"model"}]}`)
+			return
+		case "/v1/completions":
+			http.Error(w, `{"error":{"message":"prompt must be a string"}}`, 400)
+			return
+		}
+		var req struct {
+			Model    string `json:"model"`
+			Messages []struct {
+				Role, Content string
+			} `json:"messages"`
+			MaxTokens   int      `json:"max_tokens"`
+			Temperature *float64 `json:"temperature"`
+			TopP        *float64 `json:"top_p"`
+			Seed        *int64   `json:"seed"`
+			Stream      bool     `json:"stream"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<24)).Decode(&req); err != nil || r.URL.Path != "/v1/chat/completions" || !req.Stream ||
+			len(req.Messages) != 1 || req.Messages[0].Role != "user" || req.Temperature == nil || *req.Temperature != 0 ||
+			req.TopP == nil || *req.TopP != 1 || req.Seed == nil || *req.Seed != 42 || req.MaxTokens < 1 {
+			http.Error(w, fmt.Sprintf("bad request %+v %v", req, err), 400)
+			return
+		}
+		row, ok := f.key.rows[req.Messages[0].Content]
+		if !ok {
+			http.Error(w, "message not in the data set", 400)
+			return
+		}
+		f.requests.Add(1)
+		ids := f.tok.Encode(r1Output(final(t, row, f.key.right(row))), false)
+		ids = ids[:min(len(ids), req.MaxTokens)]
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, id := range ids {
+			b, _ := json.Marshal(f.tok.Decode([]int32{id}, tokenizer.DecodeOptions{}))
+			fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", b)
+		}
+		fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+		fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":%d}}\n\ndata: [DONE]\n\n", len(ids))
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// deepseekData writes n synthetic DeepSeek-R1 rows (and their
+// LiveCodeBench problems) into dir with `mlperf dataset synth`, and
+// returns the data set file.
+func deepseekData(t *testing.T, dir string, n int) string {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	if code, msg := runMlperf(t, nil, "dataset", "synth", "deepseek-r1", "-o", dir, "-n", strconv.Itoa(n)); code != 0 {
+		t.Fatalf("dataset synth: %s", msg)
+	}
+	return filepath.Join(dir, "mlperf_deepseek_r1_dataset_4388_fp8_eval.pkl")
+}
+
+var r1Line = regexp.MustCompile(`\{'exact_match': ([0-9.]+), 'tokens_per_sample': ([0-9.e+]+), 'num-samples': (\d+)\}`)
+
+// TestRunDeepSeekR1ChatScoresRecordedOutputs: `mlperf run deepseek-r1
+// --backend openai` against a server that takes text only sends each
+// row's text_input as the user message of /v1/chat/completions with the
+// reference's sampling, in Offline and Server; the server answers the
+// first question of each of the five sources right and the second wrong
+// (10 rows: a wrong letter, a wrong number, a program printing the
+// difference, run in the sandbox), so exact_match is 50.0; the logged ids
+// are the tokenizer's over the streamed text (</think> as its id), and
+// tokens_per_sample their mean length.
+func TestRunDeepSeekR1ChatScoresRecordedOutputs(t *testing.T) {
+	tok := needDeepSeek(t)
+	dir := t.TempDir()
+	path := deepseekData(t, filepath.Join(dir, "data"), 10)
+	set, err := reasoning.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := &answerKey{rows: map[string]reasoning.Row{}, first: map[string]string{}}
+	for _, r := range set.Rows {
+		key.rows[r.TextInput] = r
+		if _, ok := key.first[r.Dataset]; !ok {
+			key.first[r.Dataset] = r.Question
+		}
+	}
+	f := &fakeR1Chat{tok: tok, key: key}
+	url := f.start(t)
+	for _, sc := range []string{"Offline", "Server"} {
+		out := filepath.Join(dir, sc)
+		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "deepseek-r1", "--backend", "openai", "--endpoint", url,
+			"--data", path, "--scenario", sc, "--mode", "accuracy", "--qps", "100", "--max-new-tokens", "100", "--out", out)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", sc, code, log)
+		}
+		for _, want := range []string{"prompts sent as text, as a user message to /v1/chat/completions", "greedy, seed 42, max_tokens 100"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("%s: the log lacks %q:\n%s", sc, want, log)
+			}
+		}
+		entries := readAccLog(t, filepath.Join(out, "mlperf_log_accuracy.json"))
+		if len(entries) != 10 {
+			t.Fatalf("%s: %d accuracy log entries, want 10", sc, len(entries))
+		}
+		total := 0
+		for _, e := range entries {
+			got := idsOf(t, e.Data)
+			total += len(got)
+			r := set.Rows[e.QSLIdx]
+			if want := tok.Encode(r1Output(final(t, r, key.right(r))), false); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: qsl_idx %d: ids %v, want the answer's %v", sc, e.QSLIdx, got, want)
+			}
+		}
+		m := r1Line.FindStringSubmatch(log)
+		if m == nil || m[1] != "50.0" || m[2] != pynum.FloatRepr(float64(total)/10) || m[3] != "10" {
+			t.Errorf("%s: accuracy line %v, want exact_match 50.0, tokens_per_sample %s, 10 samples:\n%s", sc, m, pynum.FloatRepr(float64(total)/10), log)
+		}
+	}
+	if n := f.requests.Load(); n != 20 {
+		t.Errorf("%d chat requests, want 10 per scenario", n)
+	}
+}
+
+// TestRunDeepSeekR1Ollama is the real-engine test: ollama serving a tiny
+// Llama over DeepSeek-R1's vocabulary, merges and pre-tokenizer with R1's
+// chat template. ollama takes text only, so `mlperf run deepseek-r1
+// --backend openai` finds it and sends text_input as the chat message
+// (the template applied by the engine); Offline and Server reach the
+// scorer's line over 5 samples (one per source), with the same greedy,
+// seeded ids in both scenarios, each within DeepSeek's vocabulary and
+// max_tokens.
+func TestRunDeepSeekR1Ollama(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping the real-engine test")
+	}
+	tok := needDeepSeek(t)
+	addr := ollamatest.StartBPE(t, ollamatest.BPEConfig{Vocab: tok, Pre: "deepseek-v3", EOS: tokenizer.DeepSeekEOSID}, 2,
+		"TEMPLATE \"\"\"<｜User｜>{{ .Prompt }}<｜Assistant｜><think>\n\"\"\"", "PARAMETER repeat_penalty 1", "PARAMETER num_thread 1")
+	dir := t.TempDir()
+	byScenario := map[string]map[int][]int32{}
+	for _, sc := range []string{"Offline", "Server"} {
+		out := filepath.Join(dir, sc)
+		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "deepseek-r1", "--backend", "openai", "--endpoint", addr,
+			"--served-model", ollamatest.Model, "--data", "synthetic", "--count", "5", "--scenario", sc, "--mode", "accuracy", "--qps", "20", "--max-new-tokens", "8", "--out", out)
+		m := r1Line.FindStringSubmatch(log)
+		if code != 0 || m == nil || m[3] != "5" {
+			t.Fatalf("%s: exit %d\n%s", sc, code, log)
+		}
+		if !strings.Contains(log, "prompts sent as text, as a user message to /v1/chat/completions (the server applies the model's chat template) (refused token ids: http://"+addr) {
+			t.Errorf("%s: the log does not say that ollama takes text:\n%s", sc, log)
+		}
+		ids, total := map[int][]int32{}, 0
+		for _, e := range readAccLog(t, filepath.Join(out, "mlperf_log_accuracy.json")) {
+			got := idsOf(t, e.Data)
+			if len(got) == 0 || len(got) > 8 {
+				t.Errorf("%s: qsl_idx %d: %d ids", sc, e.QSLIdx, len(got))
+			}
+			for _, id := range got {
+				if id < 0 || id >= tokenizer.DeepSeekVocabSize {
+					t.Errorf("%s: qsl_idx %d: id %d outside the vocabulary", sc, e.QSLIdx, id)
+				}
+			}
+			ids[e.QSLIdx] = got
+			total += len(got)
+		}
+		if len(ids) != 5 {
+			t.Errorf("%s: %d samples in the accuracy log", sc, len(ids))
+		}
+		if want := pynum.FloatRepr(float64(total) / 5); m[2] != want {
+			t.Errorf("%s: tokens_per_sample %s, want the log's mean %s", sc, m[2], want)
+		}
+		byScenario[sc] = ids
+	}
+	for i, ids := range byScenario["Offline"] {
+		if fmt.Sprint(ids) != fmt.Sprint(byScenario["Server"][i]) {
+			t.Errorf("qsl_idx %d: Offline %v, Server %v", i, ids, byScenario["Server"][i])
 		}
 	}
 }
