@@ -449,8 +449,6 @@ type stop struct {
 	math        string
 }
 
-func (st stop) any() bool { return st.brace != 0 || st.env != "" || st.math != "" }
-
 // nodes is get_latex_nodes in tolerant mode.
 func (w *walker) nodes(pos int, st stop) ([]*node, int, int, error) {
 	var braces [][2]rune

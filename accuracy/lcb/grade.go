@@ -57,9 +57,6 @@ func NewGrader(sb *sandbox.Sandbox, timeout time.Duration) (*Grader, error) {
 	return g, nil
 }
 
-// Sandbox is the sandbox the Grader runs programs in.
-func (g *Grader) Sandbox() *sandbox.Sandbox { return g.sb }
-
 // Close closes the sandbox NewGrader made (not one it was given).
 func (g *Grader) Close() error {
 	if g.own {
