@@ -558,3 +558,60 @@ func TestRunDeepSeekR1Ollama(t *testing.T) {
 		}
 	}
 }
+
+// shortRunGates are the checker's complaints about a run too short or a
+// data set too small for a valid result: all a test tree may have.
+var shortRunGates = []string{"performance_sample_count, found", "Required minimum samples per query not met", "Test duration less than 600s",
+	"Early stopping condition was not met", "Some performance checks Checks failed", "NoResults", "SUMMARY: submission has errors"}
+
+// TestSubmissionGPTOSSAgainstSGLangPassesCheck: `mlperf submission
+// --benchmark gpt-oss-120b --round v6.1 --backend sglang` against the fake
+// engine runs accuracy, performance, TEST07 and TEST09 in Offline and
+// Server, and `mlperf check --round v6.1` finds nothing wrong with the
+// tree but the short-run gates (600 s, 6396 samples, early stopping).
+func TestSubmissionGPTOSSAgainstSGLangPassesCheck(t *testing.T) {
+	tok := needO200k(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	gptossData(t, data)
+	f := &fakeSGLang{tok: tok, pad: 1278, key: newAnswerKey(t, true, filepath.Join(data, "acc", "acc_eval_inputs.parquet"),
+		filepath.Join(data, "acc", "acc_eval_compliance_gpqa.parquet"), filepath.Join(data, "perf", "perf_eval_ref.parquet"))}
+	url := f.start(t)
+	// TEST07 with performance_issue_unique needs performance_sample_count
+	// within the synthetic sets (see gptossCompliance).
+	userConf := filepath.Join(dir, "user.conf")
+	os.WriteFile(userConf, []byte("gpt-oss-120b.*.performance_sample_count_override = 5\n"), 0o644)
+	out := filepath.Join(dir, "tree")
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "submission", "--benchmark", "gpt-oss-120b", "--round", "v6.1",
+		"--backend", "sglang", "--endpoint", url, "--data", data, "--user-conf", userConf, "--scenarios", "Offline,Server", "--qps", "100",
+		"--submitter", "GoTest", "--system-name", "box", "--duration", "100ms", "--min-queries", "5", "--weights", "openai/gpt-oss-120b", "--out", out)
+	if code != 0 {
+		t.Fatalf("submission: exit %d\n%s", code, log)
+	}
+	for _, sc := range []string{"Offline", "Server"} {
+		for p, want := range map[string]string{"TEST07/verify_accuracy.txt": "Accuracy check pass: True", "TEST09/verify_output_len.txt": "TEST PASS",
+			"accuracy/accuracy.txt": "'exact_match': 100.000"} {
+			if v := readFile(t, filepath.Join(out, "closed", "GoTest", "results", "box", "gpt-oss-120b", sc, p)); !strings.Contains(v, want) {
+				t.Errorf("%s/%s lacks %q:\n%s", sc, p, want, v)
+			}
+		}
+	}
+	_, msg := runMlperf(t, nil, "check", out, "--round", "v6.1")
+	errs := 0
+	for _, line := range strings.Split(msg, "\n") {
+		if !strings.HasPrefix(line, "ERROR") {
+			continue
+		}
+		errs++
+		gate := false
+		for _, g := range shortRunGates {
+			gate = gate || strings.Contains(line, g)
+		}
+		if !gate {
+			t.Errorf("check: %s", line)
+		}
+	}
+	if errs == 0 || !strings.Contains(msg, "Test duration less than 600s") {
+		t.Errorf("check found no short-run gate in a 100 ms run:\n%s", msg)
+	}
+}
