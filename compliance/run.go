@@ -2,7 +2,6 @@ package compliance
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,51 +13,6 @@ import (
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/loadgen"
 )
-
-// RunFlags registers on fs the flags that choose how a benchmark runs
-// (model, data, engine, confs, scenario), with b's defaults; the returned
-// func builds the benchmark.Options. It is for commands that run a
-// benchmark on the user's behalf (compliance, submission); mode and output
-// folder are theirs to set.
-func RunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, error) {
-	o := benchmark.Options{}
-	scenario := "Offline"
-	fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
-	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic or synthetic:SIZE")
-	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
-	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: "+strings.Join(benchmark.Backends, ", "))
-	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
-	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
-	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: the backend's default)")
-	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")
-	fs.StringVar(&o.UserConf, "user-conf", "", "user.conf with this system's settings")
-	fs.IntVar(&o.Count, "count", 0, "use only the first N samples of the data set (0: all)")
-	fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding min_duration (0: keep)")
-	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding min_query_count (0: keep)")
-	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps (0: keep)")
-	vals := map[string]flag.Getter{}
-	for _, opt := range b.Options {
-		if opt.Bool {
-			fs.Bool(opt.Name, opt.Default == "true", opt.Usage)
-		} else {
-			fs.String(opt.Name, opt.Default, opt.Usage)
-		}
-		vals[opt.Name] = fs.Lookup(opt.Name).Value.(flag.Getter)
-	}
-	return func() (benchmark.Options, error) {
-		sc, err := loadgen.ParseScenario(scenario)
-		if err != nil {
-			return o, err
-		}
-		o.Scenario = sc
-		o.Extra = spec.Extra{}
-		for k, v := range vals {
-			o.Extra[k] = v.String()
-		}
-		return o, nil
-	}
-}
 
 // Run runs test for benchmark b with the options o: it writes the test's
 // audit.config into work, runs the benchmark in performance mode there

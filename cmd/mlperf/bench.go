@@ -23,7 +23,6 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 	"github.com/mlperf-go/inference/remote/kserve"
-	"github.com/mlperf-go/inference/serve"
 )
 
 func init() {
@@ -33,7 +32,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions and /v1/chat/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions and /v1/chat/completions for the LLMs): serve <benchmark> --listen ADDR", serveCmd)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
