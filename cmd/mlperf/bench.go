@@ -141,6 +141,7 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 				return o, usageError("--round: %v", err)
 			}
 			o.Seeds = &r.Seeds
+			o.AccuracyFiles = r.AccuracyFilesOf(b.CheckerIDs)
 		}
 		return o, nil
 	}
