@@ -188,7 +188,7 @@ func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*spec
 	opts := benchFlags(fs, b, cmd == "run")
 	d := &argcheck.Duration{Name: "--duration", D: 10 * time.Second}
 	if cmd == "perf" {
-		fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
+		fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds")
 		fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
 		fs.Set("out", filepath.Join("out", b.Name+"-perf"))
 	}
