@@ -79,6 +79,9 @@ type Options struct {
 	// replace the embedded mlperf.conf's (check.Rounds[R].Seeds for
 	// --round R).
 	Seeds *loadgen.Seeds
+	// AccuracyFiles are that round's extra accuracy files of the
+	// benchmark (spec.ScoreRequest.AccuracyFiles).
+	AccuracyFiles map[string][]string
 	// Extra holds the values of the benchmark's Options.
 	Extra spec.Extra
 	// Endpoints are the remote servers of --backend kserve / openai

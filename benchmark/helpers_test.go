@@ -1,10 +1,8 @@
 package benchmark
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/harness"
 	"io"
@@ -65,19 +63,7 @@ func (m *batchModel) Warmup(_ context.Context, n, count int) error {
 	return nil
 }
 
-func TestParseFlagsAndCheck(t *testing.T) {
-	fs := flag.NewFlagSet("run x", flag.ContinueOnError)
-	fs.Int("n", 0, "")
-	var out bytes.Buffer
-	if err := ParseFlags(fs, []string{"-n", "x"}, &out); !errors.Is(err, spec.ErrUsage) {
-		t.Errorf("bad value: %v", err)
-	}
-	if err := ParseFlags(fs, []string{"extra"}, &out); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), `"extra"`) {
-		t.Errorf("positional argument: %v", err)
-	}
-	if err := ParseFlags(fs, []string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "usage: mlperf run x") {
-		t.Errorf("-h: %v, %q", err, out.String())
-	}
+func TestValidateRunsTheBenchmarksOptionCheck(t *testing.T) {
 	// A benchmark's CheckOptions runs in Validate, before anything is built.
 	b := echo(new(int))
 	driverOf(b).check = func(o *spec.RunOptions) error { return spec.UsageError("bad %s", o.Extra["k"]) }

@@ -224,7 +224,7 @@ func (s *setup) scoreRequest(log string) *spec.ScoreRequest {
 	return &spec.ScoreRequest{
 		Log: log, Data: s.o.Data, Count: s.o.Count, ModelName: s.o.ModelName, Extra: s.o.Extra,
 		ModelPath: s.modelPath, SyntheticSize: s.synthSize, Out: s.o.Out, CacheDir: s.cacheDir,
-		Engine: s.engine, Stderr: s.stderr,
+		AccuracyFiles: s.o.AccuracyFiles, Engine: s.engine, Stderr: s.stderr,
 	}
 }
 

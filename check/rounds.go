@@ -275,3 +275,14 @@ func isLLM(model string) bool {
 	}
 	return false
 }
+
+// AccuracyFilesOf returns the extra accuracy files the round wants of the
+// first of the checker model ids that has any (nil: none).
+func (r *Round) AccuracyFilesOf(ids []string) map[string][]string {
+	for _, id := range ids {
+		if f, ok := r.ExtraAccuracyFiles[id]; ok {
+			return f
+		}
+	}
+	return nil
+}

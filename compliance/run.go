@@ -2,7 +2,6 @@ package compliance
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,52 +14,6 @@ import (
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/loadgen"
 )
-
-// RunFlags registers on fs the flags that choose how a benchmark runs
-// (model, data, engine, confs, scenario), with b's defaults; the returned
-// func builds the benchmark.Options. It is for commands that run a
-// benchmark on the user's behalf (compliance, submission); mode and output
-// folder are theirs to set.
-func RunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, error) {
-	o := benchmark.Options{}
-	scenario := "Offline"
-	fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
-	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic or synthetic:SIZE")
-	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
-	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve, openai or sglang (with --endpoint)")
-	benchmark.RemoteFlags(fs, &o)
-	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
-	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
-	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: the backend's default)")
-	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")
-	fs.StringVar(&o.UserConf, "user-conf", "", "user.conf with this system's settings")
-	fs.IntVar(&o.Count, "count", 0, "use only the first N samples of the data set (0: all)")
-	fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding min_duration (0: keep)")
-	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding min_query_count (0: keep)")
-	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps (0: keep)")
-	vals := map[string]flag.Getter{}
-	for _, opt := range b.Options {
-		if opt.Bool {
-			fs.Bool(opt.Name, opt.Default == "true", opt.Usage)
-		} else {
-			fs.String(opt.Name, opt.Default, opt.Usage)
-		}
-		vals[opt.Name] = fs.Lookup(opt.Name).Value.(flag.Getter)
-	}
-	return func() (benchmark.Options, error) {
-		sc, err := loadgen.ParseScenario(scenario)
-		if err != nil {
-			return o, err
-		}
-		o.Scenario = sc
-		o.Extra = spec.Extra{}
-		for k, v := range vals {
-			o.Extra[k] = v.String()
-		}
-		return o, nil
-	}
-}
 
 // Run runs test for benchmark b with the options o: it writes the test's
 // audit.config into work, runs the benchmark in performance mode there
@@ -238,13 +191,11 @@ func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Op
 		return fmt.Errorf("compliance: %w", err)
 	}
 	o.AuditConf, o.Out, o.Mode = auditPath, work, loadgen.PerformanceOnly
-	if test == "TEST06" {
-		conf, err := tokenLatencyConf(o, name, work)
-		if err != nil {
-			return err
-		}
-		o.UserConf = conf
+	conf, err := testUserConf(o, test, audit, name, work)
+	if err != nil {
+		return err
 	}
+	o.UserConf = conf
 	if n := modelMinQueries(audit, name, o.Scenario.String()); n > 0 {
 		// LoadGen applies only the "*" lines; the reference's SUTs read the
 		// model's own lines (TEST04's min_query_count for sdxl and wan).
@@ -266,24 +217,56 @@ func TEST06DType(b *spec.Benchmark) string {
 	return "int32"
 }
 
-// tokenLatencyConf returns the user.conf of a TEST06 run of the model
-// name. TEST06 checks the token count and first token LoadGen logs with
-// each response, which it logs only with use_token_latencies; for a model
-// whose mlperf.conf infers its token latencies instead (GPT-J) it writes
-// work/user.conf, the run's user.conf with
-// "<name>.*.use_token_latencies = 1" added, as a submitter's TEST06 run
-// must set it. Otherwise it returns o's user.conf unchanged.
-func tokenLatencyConf(o benchmark.Options, name, work string) (string, error) {
-	o.ModelName = name
-	s, err := benchmark.Settings(&o)
-	if err != nil {
-		return "", fmt.Errorf("compliance: TEST06 settings of %s: %w", name, err)
+// testUserConf returns the user.conf of a compliance run of the model
+// name with the audit.config audit: o's user.conf, with lines added
+// (into work/user.conf) where the test needs LoadGen settings that
+// neither the audit.config's "*" lines nor mlperf.conf give it:
+//   - TEST06 checks the token count and first token LoadGen logs with
+//     each response, which it logs only with use_token_latencies: for a
+//     model whose mlperf.conf infers its token latencies instead (GPT-J),
+//     "<name>.*.use_token_latencies = 1", as a submitter's TEST06 run
+//     must set it;
+//   - an audit.config with performance_issue_unique (TEST07, TEST09) is
+//     one pass over its whole set, whose size is its min_query_count
+//     (990 for TEST07's compliance set, 6396 for TEST09): Offline then
+//     issues performance_sample_count samples, so mlperf.conf's override
+//     (6396 for gpt-oss-120b) would ask more of TEST07's 990 than can be
+//     loaded and LoadGen would generate no query.
+//     "<name>.*.performance_sample_count_override = <min_query_count>"
+//     makes the loaded set the test's set, as its README means ("log ALL
+//     samples"), unless o's user.conf sets the override itself (a smaller
+//     set than the reference's).
+//
+// With nothing to add it returns o's user.conf unchanged.
+func testUserConf(o benchmark.Options, test, audit, name, work string) (string, error) {
+	var add []string
+	if test == "TEST06" {
+		o.ModelName = name
+		s, err := benchmark.Settings(&o)
+		if err != nil {
+			return "", fmt.Errorf("compliance: TEST06 settings of %s: %w", name, err)
+		}
+		if !s.UseTokenLatencies {
+			add = append(add, "# TEST06 checks the token counts and first tokens LoadGen logs only with use_token_latencies",
+				name+".*.use_token_latencies = 1")
+		}
 	}
-	if s.UseTokenLatencies {
+	if n := auditValue(audit, "*.*.min_query_count"); n != "" && auditValue(audit, "*.*.performance_issue_unique") == "1" {
+		own, err := userSetsSampleCount(o, name)
+		if err != nil {
+			return "", err
+		}
+		if !own {
+			add = append(add, "# "+test+" is one pass (performance_issue_unique) over its whole set of min_query_count samples",
+				name+".*.performance_sample_count_override = "+n)
+		}
+	}
+	if len(add) == 0 {
 		return o.UserConf, nil
 	}
 	var conf []byte
 	if o.UserConf != "" {
+		var err error
 		if conf, err = os.ReadFile(o.UserConf); err != nil {
 			return "", fmt.Errorf("compliance: %w", err)
 		}
@@ -291,12 +274,43 @@ func tokenLatencyConf(o benchmark.Options, name, work string) (string, error) {
 			conf = append(conf, '\n')
 		}
 	}
-	conf = fmt.Appendf(conf, "# TEST06 checks the token counts and first tokens LoadGen logs only with use_token_latencies\n%s.*.use_token_latencies = 1\n", name)
+	conf = append(conf, strings.Join(add, "\n")+"\n"...)
 	path := filepath.Join(work, "user.conf")
 	if err := os.WriteFile(path, conf, 0o644); err != nil {
 		return "", fmt.Errorf("compliance: %w", err)
 	}
 	return path, nil
+}
+
+// userSetsSampleCount reports whether o's user.conf changes the model
+// name's performance_sample_count_override from mlperf.conf's.
+func userSetsSampleCount(o benchmark.Options, name string) (bool, error) {
+	if o.UserConf == "" {
+		return false, nil
+	}
+	o.ModelName = name
+	with, err := benchmark.Settings(&o)
+	if err != nil {
+		return false, fmt.Errorf("compliance: settings of %s: %w", name, err)
+	}
+	o.UserConf = ""
+	without, err := benchmark.Settings(&o)
+	if err != nil {
+		return false, fmt.Errorf("compliance: settings of %s: %w", name, err)
+	}
+	return with.PerformanceSampleCountOverride != without.PerformanceSampleCountOverride, nil
+}
+
+// auditValue returns the value of key ("*.*.min_query_count") in an
+// audit.config, "" if it has no such line.
+func auditValue(audit, key string) string {
+	v := ""
+	for _, line := range strings.Split(audit, "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == key && f[1] == "=" {
+			v = f[2]
+		}
+	}
+	return v
 }
 
 // modelMinQueries returns the min_query_count an audit.config sets for

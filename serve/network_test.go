@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
@@ -37,7 +38,7 @@ func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	for i := range 2 {
 		addrc := make(chan string, 1)
 		go func() {
-			err := serve.Main(ctx, []string{"resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", []string{"node-a", "node-b"}[i]},
+			err := serve.Run(ctx, tinyNode(b, []string{"node-a", "node-b"}[i]),
 				&addrWriter{c: addrc}, &bytes.Buffer{})
 			if err != nil {
 				addrc <- "error: " + err.Error()
@@ -77,6 +78,16 @@ func TestResNet50OverTwoNodesMatchesLocal(t *testing.T) {
 	// Name makes its round trip when the loadgen asks, not before.
 	if m := regexp.MustCompile(`"get_sut_name_duration_ns", "value": (\d+)`).FindSubmatch(detail); m == nil || string(m[1]) == "0" {
 		t.Errorf("get_sut_name_duration_ns is %q: the Name round trip did not happen in Name", m)
+	}
+}
+
+// tinyNode is `mlperf serve <b> --listen 127.0.0.1:0 --model synthetic:tiny
+// --threads 1 --name name`.
+func tinyNode(b *spec.Benchmark, name string) serve.Node {
+	return serve.Node{
+		Config:    serve.Config{Listen: "127.0.0.1:0", Name: name, Slots: 1, Drain: 10 * time.Second},
+		Benchmark: b,
+		Options:   benchmark.Options{Model: "synthetic:tiny", Backend: "cpu", Threads: 1},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/backend/ort/orttest"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	_ "github.com/mlperf-go/inference/models/gptj"
 	"github.com/mlperf-go/inference/serve"
 )
@@ -22,8 +23,12 @@ func TestServeNeedsNoDataSet(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	addrc := make(chan string, 1)
 	done := make(chan error, 1)
+	gptj, ok := spec.Lookup("gptj")
+	if !ok {
+		t.Fatal("gptj is not registered")
+	}
 	go func() {
-		done <- serve.Main(ctx, []string{"gptj", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1"}, &addrWriter{c: addrc}, io.Discard)
+		done <- serve.Run(ctx, tinyNode(gptj, "mlperf-serve"), &addrWriter{c: addrc}, io.Discard)
 	}()
 	select {
 	case a := <-addrc:

@@ -9,14 +9,12 @@ package serve
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"net"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -24,7 +22,6 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
-	"github.com/mlperf-go/inference/internal/argcheck"
 	"github.com/mlperf-go/inference/internal/sysmem"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
@@ -59,7 +56,7 @@ type Config struct {
 	// decoder); the KServe paths stay for health and metadata.
 	Completions http.Handler
 
-	// ln, if set, is a listener already bound to Listen (Main binds it
+	// ln, if set, is a listener already bound to Listen (Run binds it
 	// before loading the model, so that a port in use is said at once).
 	ln net.Listener
 }
@@ -172,45 +169,26 @@ const MaxGRPCConns = 2
 // is 1 MiB per connection).
 const maxHeaderBytes = 64 << 10
 
-// Main is `mlperf serve <benchmark> [flags]`.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintf(stdout, "usage: mlperf serve <benchmark> [--listen HOST:PORT] [flags]\n\nbenchmarks: %s\n\nRun 'mlperf serve <benchmark> -h' for its flags.\n", strings.Join(spec.Names(), ", "))
-		return flag.ErrHelp
-	}
-	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
-		return spec.UsageError("serve: want a benchmark: mlperf serve <benchmark> --listen ADDR (benchmarks: %s)", strings.Join(spec.Names(), ", "))
-	}
-	b, ok := spec.Lookup(args[0])
-	if !ok {
-		return spec.Unknown(args[0])
-	}
-	fs := flag.NewFlagSet("serve "+b.Name, flag.ContinueOnError)
-	var cfg Config
-	o := benchmark.Options{}
-	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port), KServe v2 REST and gRPC both")
-	fs.StringVar(&cfg.Name, "name", "mlperf-serve", "this node's name in the server metadata")
-	fs.IntVar(&cfg.Slots, "slots", 1, "inferences run at once")
-	fs.IntVar(&cfg.MaxBatch, "max-batch", 0, fmt.Sprintf("most samples one request may carry; bounds every request body (0: as many as fit 64 MiB of inputs, at most %d)", kserve.DefaultMaxBatchCap))
-	fs.IntVar(&cfg.MaxConns, "max-conns", DefaultMaxConns, "most client connections open at once (more wait to be accepted)")
-	sut := fs.String("sut", "model", "model: run the model; null: answer at once with zero outputs of the model's contract")
-	drain := &argcheck.Duration{Name: "--drain", AllowZero: true, D: 10 * time.Second}
-	fs.Var(drain, "drain", "how long a shutdown waits for requests in flight (0: 10s)")
-	fs.StringVar(&o.Model, "model", "synthetic", "model file (.onnx), or synthetic / synthetic:SIZE")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider: cpu, cuda or tensorrt")
-	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
-	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
-	fs.IntVar(&o.Batch, "batch", 0, "decoders: sequences decoded together, continuous batching (0: the benchmark's default)")
-	extra := map[string]*string{}
-	for _, op := range b.Options {
-		if !op.Bool {
-			extra[op.Name] = fs.String(op.Name, op.Default, op.Usage)
-		}
-	}
-	if err := benchmark.ParseFlags(fs, args[1:], stdout); err != nil {
-		return err
-	}
-	cfg.Drain = drain.D
+// Node is what `mlperf serve` runs: a benchmark's model served on one
+// port. Run checks it before anything is bound or loaded.
+type Node struct {
+	Config
+	// Benchmark is the benchmark whose model is served.
+	Benchmark *spec.Benchmark
+	// Options are the model's: Model, Backend, Threads, Device, Batch
+	// (decoders: sequences decoded together; 0: the benchmark's Server
+	// default) and Extra (the benchmark's own settings). The scenario,
+	// data and confs are the LoadGen node's, not read here.
+	Options benchmark.Options
+}
+
+// Run serves n until ctx ends: it binds n.Listen first (a port in use is
+// said before the model loads), then opens the model and serves it over
+// KServe v2 REST and gRPC, or a decoder over /v1/completions and
+// /v1/chat/completions. stdout gets the line naming the address once
+// listening; stderr the model's build notes.
+func Run(ctx context.Context, n Node, stdout, stderr io.Writer) error {
+	b, cfg, o := n.Benchmark, n.Config, n.Options
 	if err := CheckConfig(cfg); err != nil {
 		return spec.UsageError("%v", err)
 	}
@@ -231,16 +209,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg.ln = ln
 	defer ln.Close()
-	switch *sut {
-	case "model", "null":
-	default:
-		return spec.UsageError("serve: --sut %q: want model or null", *sut)
+	// The benchmark's own settings that n leaves out take their defaults.
+	extra := spec.Extra{}
+	for _, op := range b.Options {
+		extra[op.Name] = op.Default
 	}
-	cfg.Null = *sut == "null"
-	o.Extra = spec.Extra{}
-	for k, v := range extra {
-		o.Extra[k] = *v
+	for k, v := range o.Extra {
+		extra[k] = v
 	}
+	o.Extra = extra
 	if o.Batch == 0 {
 		o.Batch = b.Batch.For(loadgen.Server, o.Backend)
 	}

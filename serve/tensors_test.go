@@ -36,7 +36,7 @@ func TestTensorBenchmarksOverKServeMatchLocal(t *testing.T) {
 			defer stop()
 			addrc := make(chan string, 1)
 			go func() {
-				err := serve.Main(ctx, []string{name, "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", "node-" + name},
+				err := serve.Run(ctx, tinyNode(b, "node-"+name),
 					&addrWriter{c: addrc}, &bytes.Buffer{})
 				if err != nil {
 					addrc <- "error: " + err.Error()

@@ -214,6 +214,7 @@ func NewPlan(o Options) (*Plan, error) {
 		return nil, errors.New("submission: measurements.json needs starting_weights_filename: give --weights (or --model)")
 	}
 	p.RunOptions.Seeds = &r.Seeds
+	p.RunOptions.AccuracyFiles = r.AccuracyFilesOf([]string{p.CheckerID})
 	return p, nil
 }
 

@@ -19,25 +19,12 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/englishnorm"
+	"github.com/mlperf-go/inference/datasets/librispeech"
 	"github.com/mlperf-go/inference/internal/pynum"
 )
 
-// Labels is the reference's alphabet (accuracy_eval.py and
-// reference_SUT.py labels): index i stands for Labels[i].
-const Labels = " abcdefghijklmnopqrstuvwxyz'0123456789$%+-"
-
 // ErrLabel reports a response or transcript index outside the alphabet.
 var ErrLabel = errors.New("wer: label index outside the 42-character alphabet")
-
-var labelIndex = func() (m [128]int8) {
-	for i := range m {
-		m[i] = -1
-	}
-	for i := range len(Labels) {
-		m[Labels[i]] = int8(i)
-	}
-	return m
-}()
 
 // EncodeTranscript is what the reference SUT returns for a model's text
 // (reference_SUT.py): text.lower().strip(), then the label index of every
@@ -46,8 +33,8 @@ func EncodeTranscript(text string) []int64 {
 	text = englishnorm.Strip(strings.ToLower(text))
 	out := make([]int64, 0, len(text))
 	for _, r := range text {
-		if r < 128 && labelIndex[r] >= 0 {
-			out = append(out, int64(labelIndex[r]))
+		if l := librispeech.LabelOf(r); l >= 0 {
+			out = append(out, int64(l))
 		}
 	}
 	return out
@@ -80,26 +67,12 @@ func DecodeResponse(data []byte) (string, error) {
 func LabelsToText(ids []int64) (string, error) {
 	b := make([]byte, len(ids))
 	for i, v := range ids {
-		if v < 0 || v >= int64(len(Labels)) {
+		if v < 0 || v >= int64(len(librispeech.Labels)) {
 			return "", fmt.Errorf("%w: %d at position %d", ErrLabel, v, i)
 		}
-		b[i] = Labels[v]
+		b[i] = librispeech.Labels[v]
 	}
 	return string(b), nil
-}
-
-// FilterTranscript is the reference Manifest's parse_transcript followed by
-// __gather_predictions: the transcript with every character outside the
-// alphabet dropped.
-func FilterTranscript(s string) string {
-	var sb strings.Builder
-	sb.Grow(len(s))
-	for _, r := range s {
-		if r < 128 && labelIndex[r] >= 0 {
-			sb.WriteRune(r)
-		}
-	}
-	return sb.String()
 }
 
 // Levenshtein is legacy_helpers.py's __levenshtein: the edit distance

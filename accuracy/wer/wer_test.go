@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/englishnorm"
+	"github.com/mlperf-go/inference/datasets/librispeech"
 )
 
 // The goldens come from testdata/gen_golden.py, which runs the MLPerf
@@ -74,7 +75,7 @@ func TestEncodeTranscriptMatchesReferenceSUT(t *testing.T) {
 			t.Errorf("%q: %v, reference %v", c.Text, got, c.Labels)
 		}
 		txt, err := LabelsToText(EncodeTranscript(c.Text))
-		if err != nil || strings.ContainsFunc(txt, func(r rune) bool { return !strings.ContainsRune(Labels, r) }) {
+		if err != nil || strings.ContainsFunc(txt, func(r rune) bool { return !strings.ContainsRune(librispeech.Labels, r) }) {
 			t.Errorf("%q: round trip %q, %v", c.Text, txt, err)
 		}
 	}
@@ -92,7 +93,7 @@ func manifestRefs(t *testing.T, path string) []string {
 	var refs []string
 	for _, e := range m {
 		if e.OriginalDuration <= 30 {
-			refs = append(refs, FilterTranscript(e.Transcript))
+			refs = append(refs, librispeech.FilterTranscript(e.Transcript))
 		}
 	}
 	return refs

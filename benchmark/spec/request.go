@@ -193,6 +193,12 @@ type ScoreRequest struct {
 	Out string
 	// CacheDir as in OpenRequest.
 	CacheDir string
+	// AccuracyFiles are the files a submission round wants in the
+	// accuracy folder besides the logs (the checker's
+	// REQUIRED_ACC_BENCHMARK entry of the benchmark for --round R:
+	// folder → file stems, e.g. sdxl's "images" → the review ids); nil:
+	// the benchmark's own default.
+	AccuracyFiles map[string][]string
 	// Engine opens the scorer's own models (FID, CLIP) on the run's local
 	// backend (cpu outside a run).
 	Engine Engine

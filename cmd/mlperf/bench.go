@@ -22,7 +22,7 @@ import (
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
-	"github.com/mlperf-go/inference/serve"
+	"github.com/mlperf-go/inference/remote/kserve"
 )
 
 func init() {
@@ -32,7 +32,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions and /v1/chat/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions and /v1/chat/completions for the LLMs): serve <benchmark> --listen ADDR", serveCmd)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -98,7 +98,7 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
 	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models), openai (/v1/completions and /v1/chat/completions, decoders) or sglang (SGLang's /generate, decoders)")
-	benchmark.RemoteFlags(fs, &o)
+	remoteFlags(fs, &o)
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
 	fs.Func("ep-option", "KEY=VALUE for the cuda or tensorrt execution provider, as ONNX Runtime takes it (repeatable), e.g. gpu_mem_limit=BYTES, arena_extend_strategy=kSameAsRequested, cudnn_conv_algo_search=HEURISTIC, use_tf32=0", func(s string) error {
 		if o.ProviderOptions == nil {
@@ -143,6 +143,7 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 				return o, usageError("--round: %v", err)
 			}
 			o.Seeds = &r.Seeds
+			o.AccuracyFiles = r.AccuracyFilesOf(b.CheckerIDs)
 		}
 		return o, nil
 	}
@@ -189,7 +190,7 @@ func parseBenchFlags(cmd string, args []string, stdout, stderr io.Writer) (*spec
 	opts := benchFlags(fs, b, cmd == "run")
 	d := &argcheck.Duration{Name: "--duration", D: 10 * time.Second}
 	if cmd == "perf" {
-		fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds (default 10s)")
+		fs.Var(d, "duration", "how long each side (raw and harness) is measured in all, over the alternating rounds")
 		fs.Lookup("out").DefValue = filepath.Join("out", b.Name+"-perf")
 		fs.Set("out", filepath.Join("out", b.Name+"-perf"))
 	}
@@ -421,4 +422,16 @@ func listBenchmarks(w io.Writer) {
 // isUsage reports an error about the command line (exit status 2)
 func isUsage(err error) bool {
 	return errors.Is(err, errUsage) || errors.Is(err, spec.ErrUsage)
+}
+
+// remoteFlags registers on fs the flags of a run on remote serving
+// engines into o: --endpoint (repeatable), --prompt-form, --protocol,
+// --served-model and --api-key-env. Every command that runs a benchmark
+// (run, perf, submission, compliance) takes them.
+func remoteFlags(fs *flag.FlagSet, o *benchmark.Options) {
+	fs.Func("endpoint", "with --backend kserve|openai|sglang: a serving engine's host:port or URL (repeat for several: kserve nodes in turn, decoder replicas by fewest requests in flight)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.PromptForm, "prompt-form", "", "with --backend openai|sglang: send prompts as token ids, as text, or auto (ids where every endpoint takes them, else text; \"\": auto)")
+	fs.StringVar(&o.Protocol, "protocol", "", "with --backend kserve: the Open Inference Protocol transport, "+strings.Join(kserve.Protocols, " or ")+" (\"\": http, REST)")
+	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
 }

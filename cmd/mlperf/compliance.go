@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/loadgen"
@@ -154,7 +154,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fs.SetOutput(stderr)
 		results := fs.String("results", "", "the submission's scenario folder (accuracy/ and performance/run_1/ from earlier runs); TEST0X/ is made in it")
 		work := fs.String("work", "", "folder for the compliance run's logs (default: a new folder in the system's temporary folder; TEST0X/ gets copies of what the checker reads)")
-		opts := compliance.RunFlags(fs, b)
+		opts := complianceRunFlags(fs, b)
 		if err := fs.Parse(args[2:]); err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func complianceVerify0709(ctx context.Context, test string, args []string, stdou
 	if test == "TEST07" {
 		fs.Var(&threshold, "accuracy-threshold", "the score to reach, overriding the audit.config's")
 		fs.StringVar(&pattern, "score-pattern", compliance.DefaultScorePattern, "regular expression whose first group is the score in the accuracy script's output")
-		opts = compliance.RunFlags(fs, b)
+		opts = complianceRunFlags(fs, b)
 	} else {
 		fs.Var(&minT, "min-output-tokens", "lowest mean output length, overriding the audit.config's")
 		fs.Var(&maxT, "max-output-tokens", "highest mean output length, overriding the audit.config's")
@@ -276,4 +276,50 @@ func passText(ok bool) string {
 		return "PASS"
 	}
 	return "FAIL"
+}
+
+// complianceRunFlags registers on fs the flags that choose how a benchmark runs
+// (model, data, engine, confs, scenario), with b's defaults; the returned
+// func builds the benchmark.Options. It is for commands that run a
+// benchmark on the user's behalf (compliance, submission); mode and output
+// folder are theirs to set.
+func complianceRunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.Options, error) {
+	o := benchmark.Options{}
+	scenario := "Offline"
+	fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
+	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic or synthetic:SIZE")
+	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
+	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic")
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve, openai or sglang (with --endpoint)")
+	remoteFlags(fs, &o)
+	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
+	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: the backend's default)")
+	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")
+	fs.StringVar(&o.UserConf, "user-conf", "", "user.conf with this system's settings")
+	fs.IntVar(&o.Count, "count", 0, "use only the first N samples of the data set (0: all)")
+	fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding min_duration (0: keep)")
+	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding min_query_count (0: keep)")
+	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps (0: keep)")
+	vals := map[string]flag.Getter{}
+	for _, opt := range b.Options {
+		if opt.Bool {
+			fs.Bool(opt.Name, opt.Default == "true", opt.Usage)
+		} else {
+			fs.String(opt.Name, opt.Default, opt.Usage)
+		}
+		vals[opt.Name] = fs.Lookup(opt.Name).Value.(flag.Getter)
+	}
+	return func() (benchmark.Options, error) {
+		sc, err := loadgen.ParseScenario(scenario)
+		if err != nil {
+			return o, err
+		}
+		o.Scenario = sc
+		o.Extra = spec.Extra{}
+		for k, v := range vals {
+			o.Extra[k] = v.String()
+		}
+		return o, nil
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/backend/ort/orttest"
-	"github.com/mlperf-go/inference/serve"
 )
 
 // addrWriter hands on the address of the first "serving ... http://ADDR/"
@@ -48,7 +47,7 @@ func TestRunOverKServeGRPCMatchesLocal(t *testing.T) {
 	w := &addrWriter{addr: make(chan string, 1)}
 	done := make(chan error, 1)
 	go func() {
-		done <- serve.Main(ctx, []string{"resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", "grpc-node"}, w, os.Stderr)
+		done <- serveCmd(ctx, []string{"resnet50", "--listen", "127.0.0.1:0", "--model", "synthetic:tiny", "--threads", "1", "--name", "grpc-node"}, w, os.Stderr)
 	}()
 	var addr string
 	select {

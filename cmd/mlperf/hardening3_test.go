@@ -249,7 +249,7 @@ func TestRunEndsPromptlyAfterTheCompletionTimeout(t *testing.T) {
 	go func() {
 		defer close(done)
 		code, out = runMlperf(t, sharedCache(), "run", "llama2", "--backend", "openai", "--endpoint", hs.URL, "--data", "synthetic",
-			"--scenario", "Offline", "--completion-timeout", "1s", "--duration", "1s", "--min-queries", "1", "--out", filepath.Join(t.TempDir(), "out"))
+			"--prompt-form", "text", "--scenario", "Offline", "--completion-timeout", "1s", "--duration", "1s", "--min-queries", "1", "--out", filepath.Join(t.TempDir(), "out"))
 	}()
 	select {
 	case <-done:

@@ -18,8 +18,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-
-	"github.com/mlperf-go/inference/benchmark"
 )
 
 // handler runs one command. args are the arguments after the command
@@ -133,5 +131,22 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// parse is benchmark.ParseFlags.
-var parse = benchmark.ParseFlags
+// parse parses args into fs for a command named "mlperf " + fs.Name():
+// -h prints the flags on stdout and returns flag.ErrHelp; a flag error or
+// a positional argument is a usage error.
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintf(stdout, "usage: mlperf %s [flags]\n", fs.Name())
+			fs.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return spec.UsageError("%v (see mlperf %s -h)", err, fs.Name())
+	}
+	if fs.NArg() > 0 {
+		return spec.UsageError("unexpected argument %q (see mlperf %s -h)", fs.Arg(0), fs.Name())
+	}
+	return nil
+}

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/benchmark/spec"
 )
 
 func TestLookupPicksLongestPath(t *testing.T) {
@@ -39,5 +43,23 @@ func TestUsageErrorExitsTwo(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := runMain([]string{"version", "extra"}, &out, &errb); code != 2 {
 		t.Fatalf("exit %d, want 2; stderr %q", code, errb.String())
+	}
+}
+
+// parse: a bad value and a positional argument are usage errors (the
+// latter naming it); -h prints the command's usage on stdout and is
+// flag.ErrHelp.
+func TestParseFlagErrorsAreUsageErrors(t *testing.T) {
+	fs := flag.NewFlagSet("run x", flag.ContinueOnError)
+	fs.Int("n", 0, "")
+	var out bytes.Buffer
+	if err := parse(fs, []string{"-n", "x"}, &out); !errors.Is(err, spec.ErrUsage) {
+		t.Errorf("bad value: %v", err)
+	}
+	if err := parse(fs, []string{"extra"}, &out); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), `"extra"`) {
+		t.Errorf("positional argument: %v", err)
+	}
+	if err := parse(fs, []string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "usage: mlperf run x") {
+		t.Errorf("-h: %v, %q", err, out.String())
 	}
 }

@@ -286,10 +286,9 @@ func gptossCompliance(t *testing.T, tok *tokenizer.O200k, dir, data, test string
 	url := f.start(t)
 	results := filepath.Join(dir, fmt.Sprintf("%s-%v-%d", test, allRight, pad))
 	os.MkdirAll(results, 0o755)
-	// mlperf.conf's performance_sample_count_override (6396) exceeds the
-	// small sets; with performance_issue_unique LoadGen needs it to be
-	// the set's size (a user.conf line, as a real TEST07 on the 990-row
-	// set needs too).
+	// The audits' one pass is over their reference sets (990 and 6396
+	// rows, which the run's user.conf gets by itself); these synthetic
+	// sets are smaller, so the user.conf says their size.
 	rows := map[string]int{"test07": 10, "test09": 5}[test]
 	userConf := filepath.Join(results, "user.conf")
 	os.WriteFile(userConf, fmt.Appendf(nil, "gpt-oss-120b.*.performance_sample_count_override = %d\n", rows), 0o644)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -59,6 +60,12 @@ func (r *report) add(e event) {
 	case "fail":
 		if e.Test == "" {
 			r.packages = append(r.packages, fmt.Sprintf("FAIL %s (%.1fs)", e.Package, e.Elapsed))
+			// A package that fails with no failed test (a build error, a
+			// panic outside a test, a timeout) is one failure: the closing
+			// line must not read "0 failed".
+			if !slices.ContainsFunc(r.failed, func(f string) bool { return strings.HasPrefix(f, e.Package+".") }) {
+				r.failed = append(r.failed, e.Package+" (failed outside any test: build error, panic or timeout; see the log)")
+			}
 		} else {
 			r.failed = append(r.failed, key)
 		}

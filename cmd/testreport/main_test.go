@@ -43,3 +43,24 @@ func TestReportNamesEverySkipWithItsReason(t *testing.T) {
 		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
+
+// A package that fails with no failed test (it did not build) counts as
+// one failure in the closing line, named with its package; a package
+// whose failure is a failed test is not counted twice.
+func TestPackageFailureWithoutAFailedTestIsCounted(t *testing.T) {
+	r := newReport()
+	for _, e := range []event{
+		{Action: "fail", Package: "built", Test: "TestX"},
+		{Action: "fail", Package: "built", Elapsed: 1},
+		{Action: "fail", Package: "broken", Elapsed: 0},
+		{Action: "pass", Package: "fine", Test: "TestY"},
+	} {
+		r.add(e)
+	}
+	var out bytes.Buffer
+	r.write(&out)
+	got := out.String()
+	if !strings.HasSuffix(got, "1 passed, 2 failed, 0 skipped\n") || !strings.Contains(got, "FAILED broken (failed outside any test") || strings.Contains(got, "FAILED built (") {
+		t.Errorf("report:\n%s", got)
+	}
+}

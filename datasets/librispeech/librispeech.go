@@ -36,8 +36,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
-	"github.com/mlperf-go/inference/accuracy/wer"
 	"github.com/mlperf-go/inference/preprocess/audio"
 )
 
@@ -170,7 +170,7 @@ func Open(path, dir string) (*Dataset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("librispeech: %s entry %d: %w; %s", path, i, err, fixHint)
 		}
-		d.Samples = append(d.Samples, Sample{Audio: p, Transcript: tr, Reference: wer.FilterTranscript(tr),
+		d.Samples = append(d.Samples, Sample{Audio: p, Transcript: tr, Reference: FilterTranscript(tr),
 			Duration: dur, NumSamples: e.OriginalNumSamples, Entry: i})
 		d.Duration += dur
 	}
@@ -239,4 +239,41 @@ func (d *Dataset) Waveform(i int) ([]float32, error) {
 		return nil, fmt.Errorf("librispeech: sample %d: %w", i, err)
 	}
 	return w.Samples, nil
+}
+
+// Labels is the reference's alphabet (speech2text accuracy_eval.py and
+// reference_SUT.py labels): a response's label index i stands for
+// Labels[i], and transcripts are scored over these characters only.
+const Labels = " abcdefghijklmnopqrstuvwxyz'0123456789$%+-"
+
+var labelIndex = func() (m [128]int8) {
+	for i := range m {
+		m[i] = -1
+	}
+	for i := range len(Labels) {
+		m[Labels[i]] = int8(i)
+	}
+	return m
+}()
+
+// LabelOf returns r's index in Labels, -1 if r is outside the alphabet.
+func LabelOf(r rune) int {
+	if r < 0 || r >= 128 {
+		return -1
+	}
+	return int(labelIndex[r])
+}
+
+// FilterTranscript is the reference Manifest's parse_transcript followed
+// by __gather_predictions: the transcript with every character outside
+// the alphabet dropped.
+func FilterTranscript(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for _, r := range s {
+		if LabelOf(r) >= 0 {
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
 }

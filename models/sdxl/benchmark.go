@@ -295,6 +295,9 @@ func scoreLog(ctx context.Context, req *spec.ScoreRequest, synthetic bool, size,
 	}
 	defer s.Close()
 	s.ReviewDir = review
+	if s.ReviewIDs, err = reviewIDsOf(req.AccuracyFiles); err != nil {
+		return nil, err
+	}
 	res, err := s.Score(ctx, req.Log, ds.Captions)
 	if err != nil {
 		return nil, err

@@ -22,14 +22,15 @@ import (
 
 // `mlperf run sdxl --model synthetic:tiny --data synthetic --mode accuracy`
 // end to end: the loadgen run, the FID / CLIP line, accuracy.txt and the
-// review images' captions.
+// review images of the round's ids (here 0 and 2) with their captions.
 func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	o := benchmark.Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic:tiny", Data: "synthetic",
-		Backend: "cpu", Threads: 1, Out: out, Extra: spec.Extra{optWarmup: "1"}}
+		Backend: "cpu", Threads: 1, Out: out, Extra: spec.Extra{optWarmup: "1"},
+		AccuracyFiles: map[string][]string{"images": {"2", "0"}}}
 	if _, err := benchmark.Run(context.Background(), descriptor, o, &stdout, &stderr); err != nil {
 		t.Fatalf("Run: %v\n%s", err, stderr.String())
 	}
@@ -48,8 +49,14 @@ func TestRunAccuracyTinyEndToEnd(t *testing.T) {
 	if !strings.Contains(stderr.String(), "3 steps, not the reference's 20") {
 		t.Errorf("the run does not state the tiny model's steps:\n%s", stderr.String())
 	}
-	if _, err := os.Stat(filepath.Join(out, "images", "captions.txt")); err != nil {
-		t.Error(err)
+	caps, err := os.ReadFile(filepath.Join(out, "images", "captions.txt"))
+	if lines := strings.Split(strings.TrimSpace(string(caps)), "\n"); err != nil || len(lines) != 2 || !strings.HasPrefix(lines[0], "2  ") || !strings.HasPrefix(lines[1], "0  ") {
+		t.Errorf("captions.txt %q (%v): want the captions of ids 2 and 0", caps, err)
+	}
+	for id, want := range map[string]bool{"0": true, "1": false, "2": true} {
+		if _, err := os.Stat(filepath.Join(out, "images", id+".png")); (err == nil) != want {
+			t.Errorf("images/%s.png: %v, want present %v", id, err, want)
+		}
 	}
 	// `mlperf accuracy sdxl` on the same log and data gives the same scores.
 	var acc2 bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -47,7 +48,9 @@ var (
 
 // reviewIDs are the QSL indices whose images accuracy runs save for the
 // submission's review (text_to_image/tools/sample_ids.txt at
-// mlcommons/inference master).
+// mlcommons/inference master, the v6.1 list); a run for an earlier round
+// saves that round's (the checker's REQUIRED_ACC_BENCHMARK images, given
+// as ScoreRequest.AccuracyFiles).
 var reviewIDs = []int{4475, 3627, 1046, 4937, 3867, 1671, 3789, 1206, 4111, 3093}
 
 // fidInput writes an h×w×3 uint8 image as pytorch-fid's InceptionV3 sees
@@ -218,8 +221,9 @@ type scorer struct {
 	Tokenizer                      *cliptok.Tokenizer
 	Stats                          *coco2014.Stats
 	// ReviewDir, if set, receives the review images (<qsl idx>.png) and
-	// captions.txt.
+	// captions.txt of ReviewIDs.
 	ReviewDir string
+	ReviewIDs []int
 }
 
 // Close releases the sessions.
@@ -242,7 +246,7 @@ func (s *scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 	fidIn := make([]float32, 3*fidSide*fidSide)
 	clipIn := make([]float32, 3*clipSide*clipSide)
 	review := map[int]bool{}
-	for _, id := range reviewIDs {
+	for _, id := range s.ReviewIDs {
 		review[id] = true
 	}
 	if s.ReviewDir != "" {
@@ -250,7 +254,7 @@ func (s *scorer) Score(ctx context.Context, logPath string, captions []coco2014.
 			return res, fmt.Errorf("sdxl: review images: %w", err)
 		}
 		var b strings.Builder
-		for _, id := range reviewIDs {
+		for _, id := range s.ReviewIDs {
 			if id < len(captions) {
 				fmt.Fprintf(&b, "%d  %s\n", id, captions[id].Text)
 			}
@@ -505,4 +509,22 @@ func openScorer(open opener, inception, clipDir string, stats *coco2014.Stats) (
 		return nil, fmt.Errorf("sdxl: CLIP model folder %s: %w", clipDir, err)
 	}
 	return s, nil
+}
+
+// reviewIDsOf returns the review ids a round names as "images" file stems
+// (files: ScoreRequest.AccuracyFiles), else reviewIDs.
+func reviewIDsOf(files map[string][]string) ([]int, error) {
+	stems, ok := files["images"]
+	if !ok {
+		return reviewIDs, nil
+	}
+	ids := make([]int, len(stems))
+	for i, s := range stems {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("sdxl: review image %q: want a caption index (the round's REQUIRED_ACC_BENCHMARK images)", s)
+		}
+		ids[i] = n
+	}
+	return ids, nil
 }

@@ -5,10 +5,13 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/fid"
+	"github.com/mlperf-go/inference/check"
 )
 
 func pattern(h, w int) []byte {
@@ -128,5 +131,24 @@ func TestScoreLineMeetsCheckerWindows(t *testing.T) {
 		if err != nil || pass != c.pass {
 			t.Errorf("%s: pass %v, %v; want %v", line, pass, err, c.pass)
 		}
+	}
+}
+
+// reviewIDsOf: without a round's list the review ids are sample_ids.txt's
+// (v6.1); a round's "images" stems are its ids, in order; a stem that is
+// not a caption index is an error naming it.
+func TestReviewIDsOfARound(t *testing.T) {
+	if ids, err := reviewIDsOf(nil); err != nil || !slices.Equal(ids, reviewIDs) {
+		t.Errorf("no round: %v, %v", ids, err)
+	}
+	v60 := check.Rounds["v6.0"].AccuracyFilesOf([]string{"stable-diffusion-xl"})
+	if ids, err := reviewIDsOf(v60); err != nil || len(ids) != 10 || ids[0] != 1311 || ids[9] != 2289 {
+		t.Errorf("v6.0: %v, %v; want the checker's 1311 … 2289", ids, err)
+	}
+	if _, err := reviewIDsOf(map[string][]string{"images": {"12", "x1"}}); err == nil || !strings.Contains(err.Error(), `"x1"`) {
+		t.Errorf("a stem that is no index: %v", err)
+	}
+	if f := check.Rounds["v6.1"].AccuracyFilesOf([]string{"stable-diffusion-xl"}); f != nil {
+		t.Errorf("v6.1 wants no review images, got %v", f)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mlperf-go/inference/accuracy/wer"
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/datasets/librispeech"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
@@ -46,7 +47,7 @@ var descriptor = &spec.Benchmark{
 	},
 	Batch: spec.Batches{loadgen.Offline: {CPU: 4, GPU: 16}},
 	// Responses are int64 label indices of the transcript (possibly none).
-	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int64, MinElems: 0, MaxValue: float64(len(wer.Labels))},
+	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int64, MinElems: 0, MaxValue: float64(len(librispeech.Labels))},
 	Compliance: []string{"TEST01"},
 	Driver:     driver{},
 }

@@ -34,6 +34,8 @@ ROUNDS = {
     "gptj": ["v5.0"],
     "whisper": ["v5.1", "v6.0", "v6.1"],
     "yolo": ["v6.0", "v6.1"],
+    "llama3.1-8b": ["v5.1", "v6.0", "v6.1"],
+    "mixtral": ["v5.0", "v5.1", "v6.0"],
 }
 CONF = """*.*.min_duration = 200
 *.*.min_query_count = 32
@@ -43,6 +45,8 @@ CONF = """*.*.min_duration = 200
 *.Offline.target_qps = 200
 *.Server.target_qps = 20
 llama2-70b.Server.target_qps = 4
+llama3_1-8b.Server.target_qps = 4
+mixtral-8x7b.Server.target_qps = 4
 """
 LINE = re.compile(r"^\[\S+ \S+ \S+:\d+ (ERROR|WARNING|INFO|DEBUG)\] (.*)$")
 OURS = re.compile(r"^(ERROR|WARNING|INFO) (.*)$")
