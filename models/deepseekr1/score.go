@@ -24,7 +24,7 @@ var decodeOptions = tokenizer.DecodeOptions{SkipSpecial: true}
 // texts and the ids' counts to the reference's evaluator.
 func scoreLog(ctx context.Context, req *spec.ScoreRequest, set *reasoning.Set, tok *tokenizer.DeepSeek) (*spec.Score, error) {
 	dt := accuracy.DType(req.DType)
-	outs, err := reasoning.ReadOutputs(req.Log, dt, true, set.Len(), tok.VocabSize())
+	outs, err := reasoneval.ReadOutputs(req.Log, dt, true, set.Len(), tok.VocabSize())
 	if err != nil {
 		return nil, fmt.Errorf("deepseek-r1: %w", err)
 	}

@@ -22,7 +22,7 @@ var decodeOptions = tokenizer.DecodeOptions{}
 // eval_mlperf_accuracy.py does, decodes each and hands the rows, the
 // texts and the ids' counts to the reference's evaluator.
 func scoreLog(ctx context.Context, req *spec.ScoreRequest, set *reasoning.Set, tok *tokenizer.O200k) (*spec.Score, error) {
-	outs, err := reasoning.ReadOutputs(req.Log, accuracy.DType(req.DType), false, set.Len(), tok.VocabSize())
+	outs, err := reasoneval.ReadOutputs(req.Log, accuracy.DType(req.DType), false, set.Len(), tok.VocabSize())
 	if err != nil {
 		return nil, fmt.Errorf("gpt-oss-120b: %w", err)
 	}
