@@ -18,7 +18,8 @@ func R2Bucket(t testing.TB, files map[string]map[string][]byte, lie map[string]s
 	t.Helper()
 	var hits atomic.Int64
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Unstarted, so that srv is set before the handler can read it.
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for name, fs := range files {
 			switch r.URL.Path {
 			case "/metadata/" + name + ".uri":
@@ -44,6 +45,7 @@ func R2Bucket(t testing.TB, files map[string]map[string][]byte, lie map[string]s
 		}
 		http.NotFound(w, r)
 	}))
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, &hits
 }
