@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin/mlperf
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 export MLPERF_DEPS ?= $(DEPS)
 
-.PHONY: setup build test run bench lint fmt clean
+.PHONY: setup build test run bench lint fmt clean mutate
 
 ## setup: install everything the project needs (idempotent)
 setup:
@@ -30,6 +30,13 @@ run: setup build
 ## bench: Go benchmarks and the loadgen figures beside the C++ LoadGen's
 bench: setup build
 	@bash scripts/bench.sh "$(BIN)"
+
+## mutate: mutation testing, one package at a time (not in CI: slow). The
+## per-package reports go to docs/mutation/. Example:
+##   make mutate PKG=./models/dlrm MUTATE_FLAGS='-sample 60 -run TestPredict'
+mutate:
+	@test -n "$(PKG)" || { echo "make mutate: set PKG, e.g. PKG=./harness"; exit 2; }
+	$(GO) run ./cmd/mutate $(MUTATE_FLAGS) $(PKG)
 
 ## lint: gofmt and go vet
 lint:
