@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +157,81 @@ func TestOpenNpyCacheForeignCacheIsCheckedNotStamped(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, CacheFingerprintFile)); err != nil {
 		t.Fatalf("folder without samples not stamped: %v", err)
+	}
+}
+
+func TestFingerprintMatchesSHA256OfNULSeparatedParts(t *testing.T) {
+	// Goldens: printf 'pre\0a\0b' | sha256sum; printf 'pre' | sha256sum.
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Fingerprint("pre", "a", "b"), "55ed5430d0d203b74db6e059dd46067b66f2a1a111fb787749dc5b7239b5a0b4"},
+		{Fingerprint("pre"), "695252f664b93b2375fc1738693a32a19e8c722fe14e81a3d80cc5b85a923da0"},
+	} {
+		if c.got != c.want {
+			t.Errorf("Fingerprint = %s, want %s", c.got, c.want)
+		}
+	}
+}
+
+// TestSpotCheckReadsEveryProbeAndNoMore: an unstamped folder holding one of
+// the data set's samples is checked through every probe (the last probe is
+// sample Total-1, never Total) and used with a note on standard error when
+// Warn is nil.
+func TestSpotCheckReadsEveryProbeAndNoMore(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir, "d.jpg", []float32{30, 31, 35, 39})
+	f := &cacheFixture{}
+	c := f.config(dir, nil)
+	c.Warn = nil
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	_, err = OpenNpyCache(context.Background(), c)
+	os.Stderr = stderr
+	w.Close()
+	note, _ := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.computed != 1 || !strings.Contains(string(note), "1 cached samples match the data set") {
+		t.Fatalf("computed %d samples, stderr %q; want 1 and the note", f.computed, note)
+	}
+}
+
+func TestSpotCheckRefusesAnUnreadableSample(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "b.jpg.npy"), []byte("not an npy file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &cacheFixture{}
+	var warn bytes.Buffer
+	_, err := OpenNpyCache(context.Background(), f.config(dir, &warn))
+	if !errors.Is(err, ErrStaleCache) || !strings.Contains(err.Error(), "b.jpg.npy cannot be read") {
+		t.Fatalf("err %v, want ErrStaleCache naming b.jpg.npy", err)
+	}
+	if f.computed != 0 {
+		t.Fatalf("computed %d samples for an unreadable cache", f.computed)
+	}
+}
+
+func TestRelDiff(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		a, b []float32
+		want float64
+	}{
+		{[]float32{0, 2}, []float32{0, 4}, 0.25},   // mean |diff| 1 over range 4
+		{[]float32{3, 3}, []float32{1, 1}, 2},      // constant sample: range taken as 1
+		{[]float32{1, 2}, []float32{1}, inf},       // lengths differ
+		{[]float32{}, []float32{}, inf},            // nothing to compare
+		{[]float32{1, 2, 3}, []float32{1, 2}, inf}, // cached longer
+	} {
+		if got := relDiff(c.a, c.b); got != c.want {
+			t.Errorf("relDiff(%v, %v) = %g, want %g", c.a, c.b, got, c.want)
+		}
 	}
 }

@@ -163,3 +163,48 @@ func TestNpyCache(t *testing.T) {
 		t.Fatal("truncated cache file: no error")
 	}
 }
+
+// TestQSLBoundsOnBothSides puts each bound of NewQSL, LoadSamples and
+// UnloadSamples just inside and just outside.
+func TestQSLBoundsOnBothSides(t *testing.T) {
+	var calls atomic.Int64
+	load := func(_ context.Context, i int) (int, error) { calls.Add(1); return 100 + i, nil }
+	// Total: 1 is the smallest QSL, 0 is refused.
+	if _, err := NewQSL(QSLConfig[int]{Total: 0, Load: load}); err == nil || !strings.Contains(err.Error(), "QSL of 0 samples") {
+		t.Fatalf("Total 0: err %v", err)
+	}
+	one, err := NewQSL(QSLConfig[int]{Total: 1, Load: load})
+	if err != nil {
+		t.Fatalf("Total 1: %v", err)
+	}
+	// Performance: 0 and Total+1 mean Total; 1 and Total are kept.
+	for _, c := range []struct{ perf, want int }{{0, 5}, {-1, 5}, {1, 1}, {5, 5}, {6, 5}} {
+		q, err := NewQSL(QSLConfig[int]{Total: 5, Performance: c.perf, Load: load})
+		if err != nil || q.PerformanceSampleCount() != c.want {
+			t.Errorf("Performance %d: count %d (err %v), want %d", c.perf, q.PerformanceSampleCount(), err, c.want)
+		}
+	}
+	// One new sample is loaded (not mistaken for nothing to do).
+	ctx := context.Background()
+	if err := one.LoadSamples(ctx, []loadgen.SampleIndex{0}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := one.Sample(0); !ok || v != 100 || calls.Load() != 1 {
+		t.Fatalf("one sample: %d %v after %d loads, want 100 true after 1", v, ok, calls.Load())
+	}
+	// The last index loads, the next one is refused, naming both numbers.
+	q, _ := NewQSL(QSLConfig[int]{Total: 3, Load: load})
+	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{2}); err != nil {
+		t.Fatalf("last index: %v", err)
+	}
+	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{3}); err == nil || !strings.Contains(err.Error(), "load sample 3 of a 3-sample QSL") {
+		t.Fatalf("index = Total: err %v", err)
+	}
+	// Unloading an index past the end is ignored, and the last one unloads.
+	if err := q.UnloadSamples(ctx, []loadgen.SampleIndex{3, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := q.Sample(2); ok || q.Loaded() != 0 {
+		t.Fatalf("after unloading 2: loaded %d", q.Loaded())
+	}
+}

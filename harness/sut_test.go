@@ -86,7 +86,7 @@ func TestPoolBatchingSplitsAndRemainder(t *testing.T) {
 			rec := loadgentest.NewRecorder()
 			in := samples(tc.n)
 			p.IssueQuery(context.Background(), in, rec)
-			checkEcho(t, rec.Wait(tc.n), in)
+			checkEcho(t, waitFor(t, rec, tc.n), in)
 			m.mu.Lock()
 			got := slices.Sorted(slices.Values(m.batches))
 			m.mu.Unlock()
@@ -162,7 +162,7 @@ func TestPoolServerConcurrency(t *testing.T) {
 		wg.Go(func() { p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec) })
 	}
 	wg.Wait()
-	got := rec.Wait(len(in))
+	got := waitFor(t, rec, len(in))
 	if len(got) != len(in) || rec.Duplicates() != 0 {
 		t.Fatalf("%d responses (%d duplicates), want %d", len(got), rec.Duplicates(), len(in))
 	}
@@ -191,15 +191,19 @@ func TestPoolServerBatchesWhatIsQueued(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(7)
 	p.IssueQuery(context.Background(), in[:1], rec)
-	if n := <-m.started; n != 1 {
+	var n int
+	within(t, "the first batch reaching the model", func() { n = <-m.started })
+	if n != 1 {
 		t.Fatalf("first batch has %d samples, want 1 (never wait to fill a batch)", n)
 	}
 	for _, s := range in[1:] { // queued while the worker is busy
 		p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec)
 	}
 	close(m.gate)
-	checkEcho(t, rec.Wait(len(in)), in)
-	if a, b := <-m.started, <-m.started; a != 4 || b != 2 {
+	checkEcho(t, waitFor(t, rec, len(in)), in)
+	var a, b int
+	within(t, "the later batches reaching the model", func() { a, b = <-m.started, <-m.started })
+	if a != 4 || b != 2 {
 		t.Fatalf("later batches %d, %d; want 4, 2", a, b)
 	}
 }
@@ -235,7 +239,7 @@ func TestErrorsBecomeResponseErr(t *testing.T) {
 				rec := loadgentest.NewRecorder()
 				in := samples(5)
 				sut.IssueQuery(context.Background(), in, rec)
-				got := rec.Wait(len(in))
+				got := waitFor(t, rec, len(in))
 				for _, s := range in {
 					r := got[s.ID]
 					if r.Err == nil {
@@ -260,7 +264,7 @@ func TestPerSampleErrors(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(4) // indices 0, 3, 6, 9
 	p.IssueQuery(context.Background(), in, rec)
-	got := rec.Wait(4)
+	got := waitFor(t, rec, 4)
 	for _, s := range in {
 		if bad := got[s.ID].Err != nil; bad != (s.Index == 3) {
 			t.Fatalf("index %d: err %v", s.Index, got[s.ID].Err)
@@ -277,7 +281,7 @@ func TestCancelledContextFailsSamples(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(ctx, in, rec)
-	for _, r := range rec.Wait(3) {
+	for _, r := range waitFor(t, rec, 3) {
 		if !errors.Is(r.Err, context.Canceled) {
 			t.Fatalf("err %v, want context.Canceled", r.Err)
 		}
@@ -287,27 +291,52 @@ func TestCancelledContextFailsSamples(t *testing.T) {
 	}
 }
 
+// within runs f and fails the test if f has not returned after a minute. It
+// is a hang guard, not a timing assertion: a minute is far above any loaded
+// machine's time for these steps, and a deadlock then fails this test with
+// the step's name instead of stalling go test until its own timeout.
+func within(t *testing.T, step string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: still blocked after a minute (deadlock?)", step)
+	}
+}
+
+// waitFor is rec.Wait(n) under within's hang guard.
+func waitFor(t *testing.T, rec *loadgentest.Recorder, n int) map[loadgen.ResponseID]loadgen.Response {
+	t.Helper()
+	var got map[loadgen.ResponseID]loadgen.Response
+	within(t, fmt.Sprintf("waiting for %d responses", n), func() { got = rec.Wait(n) })
+	return got
+}
+
 func TestPoolCloseCompletesQueued(t *testing.T) {
 	m := &gateModel{gate: make(chan struct{}), started: make(chan int, 16)}
 	p := NewPool(m, PoolConfig{Batch: 1, Workers: 1})
 	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(context.Background(), in, rec)
-	<-m.started // the worker holds sample 0; 1 and 2 are queued
+	within(t, "first sample reaching the model", func() { <-m.started }) // the worker holds sample 0; 1 and 2 are queued
 	closed := make(chan struct{})
 	go func() { p.Close(); close(closed) }()
-	for { // open the gate only once Close has taken the queue
-		p.mu.Lock()
-		c := p.closed
-		p.mu.Unlock()
-		if c {
-			break
+	within(t, "Close taking the queue", func() {
+		for { // open the gate only once Close has taken the queue
+			p.mu.Lock()
+			c := p.closed
+			p.mu.Unlock()
+			if c {
+				return
+			}
+			runtime.Gosched()
 		}
-		runtime.Gosched()
-	}
+	})
 	close(m.gate)
-	<-closed
-	got := rec.Wait(3)
+	within(t, "Close returning", func() { <-closed })
+	got := waitFor(t, rec, 3)
 	if got[in[0].ID].Err != nil {
 		t.Fatalf("running sample failed: %v", got[in[0].ID].Err)
 	}
@@ -319,7 +348,7 @@ func TestPoolCloseCompletesQueued(t *testing.T) {
 	// After Close, new samples fail at once.
 	rec2 := loadgentest.NewRecorder()
 	p.IssueQuery(context.Background(), samples(2), rec2)
-	for _, r := range rec2.Wait(2) {
+	for _, r := range waitFor(t, rec2, 2) {
 		if !errors.Is(r.Err, ErrClosed) {
 			t.Fatalf("after close: err %v", r.Err)
 		}
@@ -341,7 +370,7 @@ func TestPoolUncomparableCompleter(t *testing.T) {
 	defer p.Close()
 	in := samples(6)
 	p.IssueQuery(context.Background(), in, c)
-	checkEcho(t, rec.Wait(6), in)
+	checkEcho(t, waitFor(t, rec, 6), in)
 }
 
 func TestForScenario(t *testing.T) {
@@ -362,7 +391,7 @@ func TestForScenario(t *testing.T) {
 		rec := loadgentest.NewRecorder()
 		in := samples(3)
 		sut.IssueQuery(context.Background(), in, rec)
-		checkEcho(t, rec.Wait(3), in)
+		checkEcho(t, waitFor(t, rec, 3), in)
 		if err := closeFn(); err != nil {
 			t.Fatal(err)
 		}
@@ -409,7 +438,7 @@ func TestPoolQueueWait(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(context.Background(), in, rec)
-	checkEcho(t, rec.Wait(len(in)), in)
+	checkEcho(t, waitFor(t, rec, len(in)), in)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	slices.Sort(w.ns)
@@ -430,7 +459,7 @@ func TestPoolSendLag(t *testing.T) {
 	in[0].Scheduled, in[2].Scheduled = due, due
 	rec := loadgentest.NewRecorder()
 	p.IssueQuery(context.Background(), in, rec)
-	rec.Wait(len(in))
+	waitFor(t, rec, len(in))
 	lag.mu.Lock()
 	defer lag.mu.Unlock()
 	if len(lag.ns) != 2 {
