@@ -471,3 +471,84 @@ func TestPoolSendLag(t *testing.T) {
 		}
 	}
 }
+
+type ctxKey struct{}
+
+// ctxModel records, per Predict call, the batch size and the value its
+// context carries under ctxKey.
+type ctxModel struct {
+	mu      sync.Mutex
+	gate    chan struct{}
+	started chan int
+	values  []any
+}
+
+func (m *ctxModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	m.started <- len(idx)
+	<-m.gate
+	m.mu.Lock()
+	m.values = append(m.values, ctx.Value(ctxKey{}))
+	m.mu.Unlock()
+	for i, x := range idx {
+		out[i].Data = binary.LittleEndian.AppendUint32(nil, uint32(x))
+	}
+	return nil
+}
+
+// TestPoolSplitsABatchMixingContexts: samples of queries with different
+// contexts, queued together, are predicted in one run per context, each
+// under its own; a cancelled query's samples fail without reaching the
+// model.
+func TestPoolSplitsABatchMixingContexts(t *testing.T) {
+	m := &ctxModel{gate: make(chan struct{}), started: make(chan int, 16)}
+	p := NewPool(m, PoolConfig{Batch: 8, Workers: 1})
+	defer p.Close()
+	rec := loadgentest.NewRecorder()
+	in := samples(6)
+	p.IssueQuery(context.Background(), in[:1], rec)
+	within(t, "the first batch reaching the model", func() { <-m.started })
+	a := context.WithValue(context.Background(), ctxKey{}, "a")
+	b := context.WithValue(context.Background(), ctxKey{}, "b")
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.IssueQuery(a, in[1:3], rec) // queued while the worker is busy
+	p.IssueQuery(b, in[3:5], rec)
+	p.IssueQuery(dead, in[5:], rec)
+	close(m.gate)
+	got := waitFor(t, rec, len(in))
+	sizes := []int{1}
+	for range 2 {
+		within(t, "the later batches reaching the model", func() { sizes = append(sizes, <-m.started) })
+	}
+	m.mu.Lock()
+	values := slices.Clone(m.values)
+	m.mu.Unlock()
+	if !slices.Equal(sizes, []int{1, 2, 2}) || !slices.Equal(values, []any{nil, "a", "b"}) {
+		t.Fatalf("batches %v under contexts %v, want [1 2 2] under [<nil> a b]: one run per context", sizes, values)
+	}
+	live := map[loadgen.ResponseID]loadgen.Response{}
+	for _, s := range in[:5] {
+		live[s.ID] = got[s.ID]
+	}
+	checkEcho(t, live, in[:5])
+	if !errors.Is(got[in[5].ID].Err, context.Canceled) {
+		t.Errorf("sample of the cancelled query: err %v, want context.Canceled", got[in[5].ID].Err)
+	}
+}
+
+// TestPoolDrainedQueueDropsItsArray: once the workers take the last queued
+// sample, the queue holds no backing array (a burst's array is not kept).
+func TestPoolDrainedQueueDropsItsArray(t *testing.T) {
+	p := NewPool(&echoModel{}, PoolConfig{Batch: 4, Workers: 1})
+	defer p.Close()
+	rec := loadgentest.NewRecorder()
+	in := samples(6)
+	p.IssueQuery(context.Background(), in, rec)
+	checkEcho(t, waitFor(t, rec, len(in)), in)
+	p.mu.Lock()
+	n, c := len(p.queue), cap(p.queue)
+	p.mu.Unlock()
+	if n != 0 || c != 0 {
+		t.Fatalf("drained queue: len %d cap %d, want 0 0", n, c)
+	}
+}

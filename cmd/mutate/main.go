@@ -38,7 +38,7 @@ type options struct {
 	run     string        // -test.run of every test binary
 	sample  int           // mutants per package, 0 for all
 	seed    uint64        // seed of the sample
-	timeout time.Duration // per mutant; 0: 10 times the clean run, at least 60 s
+	timeout time.Duration // per mutant; 0: 10 times the clean run, at least 30 s
 	out     string        // report folder, "" for none
 	equiv   string        // equivalents file
 	only    string        // run only mutants whose key matches
@@ -51,7 +51,7 @@ func main() {
 	flag.StringVar(&o.run, "run", "", "run only the tests matching this regular expression (go test -run)")
 	flag.IntVar(&o.sample, "sample", 0, "mutants per package, drawn with -seed (0: all)")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the sample")
-	flag.DurationVar(&o.timeout, "timeout", 0, "deadline of one mutant's test run (0: 10 times the clean run, at least 60s)")
+	flag.DurationVar(&o.timeout, "timeout", 0, "deadline of one mutant's test run (0: 10 times the clean run, at least 30s)")
 	flag.StringVar(&o.out, "out", "docs/mutation", "folder of the per-package reports (empty: none)")
 	flag.StringVar(&o.equiv, "equiv", "docs/mutation/equivalent.txt", "equivalent mutants: key, tab, argument, one a line")
 	flag.StringVar(&o.only, "only", "", "run only the mutants whose key matches this regular expression")
@@ -211,7 +211,7 @@ func runPackage(ctx context.Context, o options, p pkgInfo, equiv map[string]stri
 	}
 	deadline := o.timeout
 	if deadline == 0 {
-		deadline = max(10*clean, 60*time.Second)
+		deadline = max(10*clean, 30*time.Second)
 	}
 	fmt.Fprintf(w, "%s: clean run %.1fs; deadline per mutant %s\n", rel, clean.Seconds(), deadline)
 
