@@ -496,14 +496,14 @@ func (m *ctxModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out [
 }
 
 // TestPoolSplitsABatchMixingContexts: samples of queries with different
-// contexts, queued together, are predicted in one run per context, each
-// under its own; a cancelled query's samples fail without reaching the
-// model.
+// contexts or completers, queued together, are predicted in one run per
+// context and completer, each under its own context and answered to its own
+// completer; a cancelled query's samples fail without reaching the model.
 func TestPoolSplitsABatchMixingContexts(t *testing.T) {
 	m := &ctxModel{gate: make(chan struct{}), started: make(chan int, 16)}
 	p := NewPool(m, PoolConfig{Batch: 8, Workers: 1})
 	defer p.Close()
-	rec := loadgentest.NewRecorder()
+	rec, recB := loadgentest.NewRecorder(), loadgentest.NewRecorder()
 	in := samples(6)
 	p.IssueQuery(context.Background(), in[:1], rec)
 	within(t, "the first batch reaching the model", func() { <-m.started })
@@ -511,11 +511,13 @@ func TestPoolSplitsABatchMixingContexts(t *testing.T) {
 	b := context.WithValue(context.Background(), ctxKey{}, "b")
 	dead, cancel := context.WithCancel(context.Background())
 	cancel()
-	p.IssueQuery(a, in[1:3], rec) // queued while the worker is busy
-	p.IssueQuery(b, in[3:5], rec)
+	// Queued while the worker is busy: one batch [a | b b b | dead].
+	p.IssueQuery(a, in[1:2], rec)
+	p.IssueQuery(b, in[2:5], recB)
 	p.IssueQuery(dead, in[5:], rec)
 	close(m.gate)
-	got := waitFor(t, rec, len(in))
+	got := waitFor(t, rec, 3)
+	gotB := waitFor(t, recB, 3)
 	sizes := []int{1}
 	for range 2 {
 		within(t, "the later batches reaching the model", func() { sizes = append(sizes, <-m.started) })
@@ -523,16 +525,30 @@ func TestPoolSplitsABatchMixingContexts(t *testing.T) {
 	m.mu.Lock()
 	values := slices.Clone(m.values)
 	m.mu.Unlock()
-	if !slices.Equal(sizes, []int{1, 2, 2}) || !slices.Equal(values, []any{nil, "a", "b"}) {
-		t.Fatalf("batches %v under contexts %v, want [1 2 2] under [<nil> a b]: one run per context", sizes, values)
+	if !slices.Equal(sizes, []int{1, 1, 3}) || !slices.Equal(values, []any{nil, "a", "b"}) {
+		t.Fatalf("batches %v under contexts %v, want [1 1 3] under [<nil> a b]: one run per context", sizes, values)
 	}
-	live := map[loadgen.ResponseID]loadgen.Response{}
-	for _, s := range in[:5] {
-		live[s.ID] = got[s.ID]
-	}
-	checkEcho(t, live, in[:5])
+	checkEcho(t, map[loadgen.ResponseID]loadgen.Response{in[0].ID: got[in[0].ID], in[1].ID: got[in[1].ID]}, in[:2])
+	checkEcho(t, gotB, in[2:5])
 	if !errors.Is(got[in[5].ID].Err, context.Canceled) {
 		t.Errorf("sample of the cancelled query: err %v, want context.Canceled", got[in[5].ID].Err)
+	}
+}
+
+// TestPoolRecordLagsSubtractsTheQueueTime: a sample queued at 30 ns after
+// the pool's base and taken at 100 ns waited 70 ns; its send lag is the time
+// since its scheduled time, and a sample with no scheduled time has none.
+func TestPoolRecordLagsSubtractsTheQueueTime(t *testing.T) {
+	var wait, lag waitLog
+	p := NewPool(&echoModel{}, PoolConfig{Workers: 1, QueueWait: &wait, SendLag: &lag})
+	defer p.Close()
+	now := p.base.Add(100)
+	p.recordLags([]queued{
+		{at: 30, s: loadgen.Sample{Scheduled: now.Add(-45)}},
+		{at: 100},
+	}, now)
+	if !slices.Equal(wait.ns, []int64{70, 0}) || !slices.Equal(lag.ns, []int64{45}) {
+		t.Fatalf("waits %v, lags %v; want [70 0], [45]", wait.ns, lag.ns)
 	}
 }
 

@@ -12,7 +12,8 @@
 //	err-drop       an if whose body returns an error never taken (the
 //	               check vanishes and the code goes on)
 //	const          an integer literal k becomes k+1; a float f becomes 2f
-//	               (0 becomes 1)
+//	               (0 becomes 1); not in values returned beside a non-nil
+//	               error, which no caller reads
 //	arith          + and -, * and / swapped
 //
 // gremlins (github.com/go-gremlins/gremlins), the maintained Go mutation
@@ -189,6 +190,13 @@ func (v *finder) visit(n ast.Node) bool {
 		}
 	case *ast.ImportSpec:
 		return false
+	case *ast.ReturnStmt:
+		// Values returned beside a non-nil error are never read (Go's
+		// convention); only the error itself is mutated.
+		if v.errorReturn(x) {
+			ast.Inspect(x.Results[len(x.Results)-1], v.visit)
+			return false
+		}
 	case *ast.CallExpr:
 		// Arguments of error constructors and loggers are messages, not behaviour.
 		if isMessageCall(x) {
@@ -248,6 +256,20 @@ func (v *finder) returnsError(body *ast.BlockStmt) bool {
 		return ok // a bare return with named results
 	}
 	return !isNil(ret.Results[len(ret.Results)-1])
+}
+
+// errorReturn reports a return of several values whose last is a non-nil
+// error, in a function whose last result is of type error.
+func (v *finder) errorReturn(ret *ast.ReturnStmt) bool {
+	if len(ret.Results) < 2 || isNil(ret.Results[len(ret.Results)-1]) || len(v.results) == 0 {
+		return false
+	}
+	res := v.results[len(v.results)-1]
+	if res == nil || len(res.List) == 0 {
+		return false
+	}
+	id, ok := res.List[len(res.List)-1].Type.(*ast.Ident)
+	return ok && id.Name == "error"
 }
 
 func (v *finder) literal(x *ast.BasicLit) {
