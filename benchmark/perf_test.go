@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -87,6 +88,10 @@ func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Perf: %v\n%s", err, stderr.String())
 	}
+	// At least two batches of --batch 3 per worker a side.
+	if !strings.Contains(stderr.String(), "batch 3, 1 worker(s), at least 6 samples") {
+		t.Errorf("stderr does not say the 6-sample floor:\n%s", stderr.String())
+	}
 	var sizes []int
 	for _, l := range strings.Split(stderr.String(), "\n") {
 		var r, rounds, n int
@@ -126,5 +131,44 @@ func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	if !strings.HasPrefix(lines[len(lines)-1], "ratio=") || !strings.Contains(stdout.String(), "rounds:  ratio ") {
 		t.Errorf("stdout does not end in the spread and ratio= lines:\n%s", stdout.String())
+	}
+}
+
+// TestPerfNeedsADirectlyCallableModel: an Instance that is only a SUT (a
+// remote LLM, say) with no Raw model cannot be measured by perf.
+func TestPerfNeedsADirectlyCallableModel(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	open := driverOf(b).open
+	driverOf(b).open = func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+		inst, err := open(ctx, r)
+		if err == nil {
+			inst.SUT, inst.Model = &loadgentest.NullSUT{}, nil
+		}
+		return inst, err
+	}
+	o := Options{Model: "synthetic", Data: "synthetic", Backend: "cpu", Workers: 1, Batch: 3, Out: t.TempDir()}
+	if _, err := Perf(context.Background(), b, o, 40*time.Millisecond, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "echo: perf is not available") {
+		t.Errorf("SUT without Raw: %v", err)
+	}
+	if _, err := Perf(context.Background(), b, o, 0, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "want a positive duration") {
+		t.Errorf("zero duration: %v", err)
+	}
+}
+
+func TestSideRate(t *testing.T) {
+	for _, c := range []struct {
+		s    side
+		want float64
+	}{
+		{side{n: 3, el: time.Second}, 3},
+		{side{n: 3, el: 1}, 3e9}, // one nanosecond is a measurement
+		{side{n: 3}, 0},
+		{side{n: 3, el: -1}, 0},
+		{side{n: 1, el: time.Second}.add(side{n: 2, el: time.Second}), 1.5},
+	} {
+		if got := c.s.rate(); got != c.want {
+			t.Errorf("%+v.rate() = %g, want %g", c.s, got, c.want)
+		}
 	}
 }
