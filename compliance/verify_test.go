@@ -37,11 +37,23 @@ func copyDir(t *testing.T, src, dst string) {
 	}
 }
 
+// mutateCase applies the mutations of one variants.txt line: none, or
+// groups of sub|subline FILE OLD NEW.
 func mutateCase(t *testing.T, dir string, f []string) {
 	t.Helper()
 	if f[0] == "none" {
 		return
 	}
+	if len(f)%4 != 0 {
+		t.Fatalf("mutations %q: want groups of four fields", f)
+	}
+	for ; len(f) > 0; f = f[4:] {
+		mutateOne(t, dir, f[:4])
+	}
+}
+
+func mutateOne(t *testing.T, dir string, f []string) {
+	t.Helper()
 	p := filepath.Join(dir, f[1])
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -143,7 +155,7 @@ func TestVerifyWritesRunVerificationsLines(t *testing.T) {
 			}
 		})
 	}
-	if n < 8 {
+	if n < 26 {
 		t.Fatalf("only %d variants", n)
 	}
 }
