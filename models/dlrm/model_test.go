@@ -263,3 +263,28 @@ func TestLargeQueryIsSplitAndEachChunkAnswersForItsSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictRefusesASampleIndexEqualToTheCount: the last sample is
+// answered; the index equal to the trace's sample count is an error naming
+// both, and nothing is answered.
+func TestPredictRefusesASampleIndexEqualToTheCount(t *testing.T) {
+	f := newFixture(t, func(rows int) *criteo.Trace { tr, _ := criteo.FixedTrace(rows, 7); return tr }, 30)
+	n := f.trace.Len()
+	out := make([]loadgen.Response, 1)
+	if err := f.model.Predict(context.Background(), []loadgen.SampleIndex{loadgen.SampleIndex(n - 1)}, out); err != nil || len(out[0].Data) == 0 {
+		t.Fatalf("last sample %d: %v, %d bytes", n-1, err, len(out[0].Data))
+	}
+	out = make([]loadgen.Response, 2)
+	err := f.model.Predict(context.Background(), []loadgen.SampleIndex{0, loadgen.SampleIndex(n)}, out)
+	if want := fmt.Sprintf("dlrm: sample %d outside the %d aggregated samples", n, n); err == nil || err.Error() != want {
+		t.Fatalf("sample %d of %d: %v, want %q", n, n, err, want)
+	}
+	if out[0].Data != nil || out[1].Data != nil {
+		t.Fatalf("a refused batch answered %x, %x", out[0].Data, out[1].Data)
+	}
+	// The QSL refuses the same index.
+	q := &qsl{ds: f.ds, trace: f.trace}
+	if err := q.LoadSamples(context.Background(), []loadgen.SampleIndex{loadgen.SampleIndex(n)}); err == nil || err.Error() != fmt.Sprintf("dlrm: load sample %d of %d", n, n) {
+		t.Fatalf("QSL load of sample %d: %v", n, err)
+	}
+}

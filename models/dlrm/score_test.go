@@ -3,6 +3,7 @@ package dlrm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
@@ -57,6 +58,55 @@ func TestScoreRejects(t *testing.T) {
 		_, err := driver{}.Score(context.Background(), &tc.req)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
+		}
+	}
+}
+
+// TestScoreRefusesRowCountsThatDisagreeWithTheLog: a trace that gives
+// sample 7 one row more (or less) than its logged predictions makes more
+// labels than predictions (or fewer); both are refused, naming both counts.
+func TestScoreRefusesRowCountsThatDisagreeWithTheLog(t *testing.T) {
+	b, err := os.ReadFile("testdata/trace_preds.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var s, e, n int
+		if _, err := fmt.Sscanf(l, "%d, %d, %d", &s, &e, &n); err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, n)
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	for _, c := range []struct {
+		delta int
+		want  string
+	}{
+		{+1, "holds %d predictions but its samples cover %d rows"},
+		{-1, "holds %d predictions but its samples cover %d rows"},
+	} {
+		var tr strings.Builder
+		start := 0
+		for i, n := range sizes {
+			if i == 7 {
+				n += c.delta
+			}
+			fmt.Fprintf(&tr, "%d, %d, %d\n", start, start+n, n)
+			start += n
+		}
+		path := filepath.Join(t.TempDir(), "trace.txt")
+		os.WriteFile(path, []byte(tr.String()), 0o644)
+		req := spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: path}}
+		_, err := driver{}.Score(context.Background(), &req)
+		// The log holds the predictions of every sample once; the trace
+		// says delta rows more or less.
+		preds := total
+		if want := fmt.Sprintf(c.want, preds, preds+c.delta); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("sample 7 with %+d rows: %v, want %q", c.delta, err, want)
 		}
 	}
 }
