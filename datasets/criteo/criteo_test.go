@@ -113,6 +113,37 @@ func TestOpenRejectsBadInputs(t *testing.T) {
 			WriteNpz(filepath.Join(dir, SparseFile), m)
 		}, "want \"<i4\""},
 		"missing file": {func(dir string) { os.Remove(filepath.Join(dir, DenseFile)) }, "download_dataset.sh"},
+		"Fortran-order dense": {func(dir string) {
+			h := bytes.Replace(preprocess.NpyHeaderBytes("<f4", []int{11, 13}), []byte("False"), []byte("True "), 1)
+			os.WriteFile(filepath.Join(dir, DenseFile), append(h, make([]byte, 11*13*4)...), 0o644)
+		}, "criteo: bad data set file: day_23_dense.npy: Fortran order; want a C-order array"},
+		"labels of two columns": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, LabelsFile), npyOf("<i4", []int{11, 2}, 11*8), 0o644)
+		}, "day_23_labels.npy: shape [11 2], want (N, 1)"},
+		"labels of three axes": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, LabelsFile), npyOf("<i4", []int{11, 1, 1}, 11*4), 0o644)
+		}, "shape [11 1 1], want (N, 1)"},
+		"labels as a scalar": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, LabelsFile), npyOf("<i4", []int{}, 4), 0o644)
+		}, "shape [], want (N, 1)"},
+		"dense of 12 columns": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, DenseFile), npyOf("<f4", []int{11, 12}, 11*12*4), 0o644)
+		}, "day_23_dense.npy: shape [11 12], want (N, 13)"},
+		"fewer labels than dense rows": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, LabelsFile), npyOf("<i4", []int{10, 1}, 10*4), 0o644)
+		}, "day_23_dense.npy has 11 rows but day_23_labels.npy has 10"},
+		"sparse member of fewer rows": {func(dir string) { writeSparse(t, dir, 3, 10, MultiHot[3]) }, "day_23_sparse_multi_hot.npz:3.npy has 10 rows but day_23_labels.npy has 11"},
+		"sparse member of more rows":  {func(dir string) { writeSparse(t, dir, 25, 12, MultiHot[25]) }, "day_23_sparse_multi_hot.npz:25.npy has 12 rows but day_23_labels.npy has 11"},
+		"sparse member of no ids":     {func(dir string) { writeSparse(t, dir, 0, 11, 0) }, "0.npy: shape [11 0], want (N, multi-hot size)"},
+		"no rows": {func(dir string) {
+			os.WriteFile(filepath.Join(dir, LabelsFile), npyOf("<i4", []int{0, 1}, 0), 0o644)
+			os.WriteFile(filepath.Join(dir, DenseFile), npyOf("<f4", []int{0, 13}, 0), 0o644)
+			var m [][]byte
+			for k := range NumSparse {
+				m = append(m, npyOf("<i4", []int{0, MultiHot[k]}, 0))
+			}
+			WriteNpz(filepath.Join(dir, SparseFile), m)
+		}, "no rows"},
 	} {
 		dir := synth(t, 11)
 		tc.mutate(dir)
@@ -144,5 +175,41 @@ func TestVerifyReportsMD5s(t *testing.T) {
 	sum, _ := FileMD5(filepath.Join(dir, LabelsFile))
 	if !strings.Contains(out.String(), sum+"  "+LabelsFile+"  DIFFERS") {
 		t.Errorf("report lacks the labels line:\n%s", out.String())
+	}
+}
+
+// writeSparse rewrites the sparse .npz of dir with member k of rows×width
+// int32 zeros, the others of 11 rows and their real widths.
+func writeSparse(t *testing.T, dir string, k, rows, width int) {
+	t.Helper()
+	var m [][]byte
+	for j := range NumSparse {
+		r, w := 11, MultiHot[j]
+		if j == k {
+			r, w = rows, width
+		}
+		m = append(m, append(preprocess.NpyHeaderBytes("<i4", []int{r, w}), make([]byte, r*w*4)...))
+	}
+	if err := WriteNpz(filepath.Join(dir, SparseFile), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenUsesTheFirstHalfRoundedUp: 11 rows in the files, 6 in use (the
+// reference's ceil(N/2)); 11 with WholeDay; one row gives one.
+func TestOpenUsesTheFirstHalfRoundedUp(t *testing.T) {
+	for _, c := range []struct {
+		rows  int
+		whole bool
+		want  int
+	}{{11, false, 6}, {11, true, 11}, {1, false, 1}, {12, false, 6}} {
+		ds, err := Open(synth(t, c.rows), Options{WholeDay: c.whole})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.FileRows != c.rows || ds.Rows != c.want {
+			t.Errorf("%d rows, WholeDay %v: FileRows %d Rows %d, want %d %d", c.rows, c.whole, ds.FileRows, ds.Rows, c.rows, c.want)
+		}
+		ds.Close()
 	}
 }
