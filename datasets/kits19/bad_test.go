@@ -140,3 +140,41 @@ func TestLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyPicklesAgainstTheirMD5s: a pickle whose MD5 matches counts, one
+// that differs is a problem naming both sums, one that cannot be read is a
+// problem, and a case_*.pkl the list does not name is not judged. The sums
+// are md5sum's: printf abc | md5sum.
+func TestVerifyPicklesAgainstTheirMD5s(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "case_00001.pkl"), []byte("abc"), 0o644)
+	os.WriteFile(filepath.Join(dir, "case_00002.pkl"), []byte("abd"), 0o644)
+	os.WriteFile(filepath.Join(dir, "case_00003.pkl"), []byte("xyz"), 0o644)
+	os.Mkdir(filepath.Join(dir, "case_00004.pkl"), 0o755)
+	sums := map[string]string{
+		"case_00001.pkl": "900150983cd24fb0d6963f7d28e17f72",
+		"case_00002.pkl": "900150983cd24fb0d6963f7d28e17f72",
+		"case_00004.pkl": "900150983cd24fb0d6963f7d28e17f72",
+	}
+	rep, probs := verifyPickles(dir, sums)
+	if want := []string{"kits19: 1 of 3 reference pickles match their published MD5"}; !slices.Equal(rep, want) {
+		t.Errorf("report %q, want %q", rep, want)
+	}
+	// printf abd | md5sum: 4911e516e5aa21d327512e0c8b197616.
+	if len(probs) != 2 || probs[0] != filepath.Join(dir, "case_00002.pkl")+": MD5 4911e516e5aa21d327512e0c8b197616, the reference publishes 900150983cd24fb0d6963f7d28e17f72" || !strings.Contains(probs[1], "case_00004.pkl") {
+		t.Errorf("problems %q", probs)
+	}
+	if rep, probs := verifyPickles(t.TempDir(), sums); rep != nil || probs != nil {
+		t.Errorf("no pickles: %q %q, want nothing", rep, probs)
+	}
+	// The published lists: one entry per case file, 32 hex digits each.
+	all := PickleChecksums()
+	if len(all) < 60 {
+		t.Errorf("%d published pickle sums", len(all))
+	}
+	for k, v := range all {
+		if !strings.HasPrefix(k, "case_") || !strings.HasSuffix(k, ".pkl") || len(v) != 32 {
+			t.Errorf("checksum entry %q: %q", k, v)
+		}
+	}
+}
