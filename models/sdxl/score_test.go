@@ -99,6 +99,39 @@ func TestCLIPInputNormalises(t *testing.T) {
 	}
 }
 
+// clipInput equals open_clip's eval transform computed with Pillow and
+// numpy (testdata/make_golden.py) where the centre crop's offset is a half
+// (16.5 and 17.5: Python's round gives 16 and 18), in both orientations.
+func TestCLIPInputCentreCropRoundsHalfToEven(t *testing.T) {
+	gold, err := os.ReadFile("testdata/clip_input.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float32, 3*clipSide*clipSide)
+	off := 0
+	for _, c := range []struct{ h, w int }{{300, 261}, {261, 300}, {300, 259}} {
+		clipInput(dst, pattern(c.h, c.w), c.h, c.w)
+		bad := 0
+		for ch := range 3 {
+			for y := 0; y < clipSide; y += 5 {
+				for x := range clipSide {
+					want := math.Float32frombits(binary.LittleEndian.Uint32(gold[off:]))
+					off += 4
+					if got := dst[(ch*clipSide+y)*clipSide+x]; got != want {
+						bad++
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%dx%d: %d values differ from open_clip's transform", c.h, c.w, bad)
+		}
+	}
+	if off != len(gold) {
+		t.Errorf("golden has %d bytes, cases %d", len(gold), off)
+	}
+}
+
 func TestToHWC(t *testing.T) {
 	chw := []float32{-1, 1, 0.5, float32(math.NaN()), 2, -3, 0.003921569, 0.0039, 0}
 	got := toHWC(chw, 1, 3)
