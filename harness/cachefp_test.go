@@ -202,6 +202,37 @@ func TestSpotCheckReadsEveryProbeAndNoMore(t *testing.T) {
 	}
 }
 
+// TestSpotCheckStopsAtCheck: three cached samples, Check 2: two are
+// recomputed, no more.
+func TestSpotCheckStopsAtCheck(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir, "a.jpg", []float32{0, 1, 5, 9})
+	writeSample(t, dir, "b.jpg", []float32{10, 11, 15, 19})
+	writeSample(t, dir, "d.jpg", []float32{30, 31, 35, 39})
+	f := &cacheFixture{}
+	var warn bytes.Buffer
+	c := f.config(dir, &warn)
+	c.Check = 2
+	if _, err := OpenNpyCache(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if f.computed != 2 || !strings.Contains(warn.String(), "; 2 cached samples match") {
+		t.Fatalf("computed %d, warned %q; want 2 and 2", f.computed, warn.String())
+	}
+}
+
+// TestBindCacheCannotMakeTheFolder: a cache path behind a link to nothing
+// is not there, and cannot be made.
+func TestBindCacheCannotMakeTheFolder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "gone")); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	if _, err := BindCache(filepath.Join(dir, "gone", "cache"), testStamp); err == nil || !strings.HasPrefix(err.Error(), "harness: creating the cache folder: ") {
+		t.Errorf("BindCache behind a dangling link: %v", err)
+	}
+}
+
 func TestSpotCheckRefusesAnUnreadableSample(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "b.jpg.npy"), []byte("not an npy file"), 0o644); err != nil {

@@ -208,3 +208,32 @@ func TestQSLBoundsOnBothSides(t *testing.T) {
 		t.Fatalf("after unloading 2: loaded %d", q.Loaded())
 	}
 }
+
+// TestNpyCacheWriteFaults: a sample whose cache folder cannot be made, or
+// whose temporary file cannot be written, is an error naming the cache,
+// and no sample file is left.
+func TestNpyCacheWriteFaults(t *testing.T) {
+	dir := t.TempDir()
+	// "gone" is a link to nothing: reading through it finds no file, making
+	// the folder fails.
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "gone")); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	load := func(_ context.Context, i int) ([]float32, error) { return []float32{float32(i)}, nil }
+	cached := NpyCache(dir, func(i int) string { return fmt.Sprintf("gone/s%d", i) }, []int{1}, load)
+	if _, err := cached(context.Background(), 1); err == nil || !strings.HasPrefix(err.Error(), "harness: sample cache: ") {
+		t.Errorf("folder behind a dangling link: %v", err)
+	}
+	// The temporary file's name is taken by a folder.
+	cached = NpyCache(dir, func(i int) string { return fmt.Sprintf("s%d", i) }, []int{1}, load)
+	path := filepath.Join(dir, "s2.npy")
+	if err := os.Mkdir(fmt.Sprintf("%s.%d.tmp", path, os.Getpid()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cached(context.Background(), 2); err == nil || !strings.HasPrefix(err.Error(), "harness: sample cache: ") {
+		t.Errorf("temporary file blocked: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a sample file was left: %v", err)
+	}
+}
