@@ -355,3 +355,28 @@ func TestRecordWriteFaults(t *testing.T) {
 		t.Errorf("stdout %q, want the score line", out.String())
 	}
 }
+
+// TestRunEdges: a nil stdout is allowed, --count equal to the data set's
+// size says nothing (one more says so), and a scoring error is the run's.
+func TestRunEdges(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.AccuracyOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: t.TempDir(), Count: 10}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), b, o, nil, &stderr); err != nil {
+		t.Fatalf("nil stdout: %v", err)
+	}
+	if strings.Contains(stderr.String(), "--count") {
+		t.Errorf("--count 10 of 10 samples noted:\n%s", stderr.String())
+	}
+	stderr.Reset()
+	o.Count = 11
+	if _, err := Run(context.Background(), b, o, io.Discard, &stderr); err != nil || !strings.Contains(stderr.String(), "--count 11 is more than the 10 samples") {
+		t.Errorf("--count 11: %v, stderr:\n%s", err, stderr.String())
+	}
+	boom := errors.New("scorer broke")
+	driverOf(b).score = func(context.Context, *spec.ScoreRequest) (*spec.Score, error) { return nil, boom }
+	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); !errors.Is(err, boom) {
+		t.Errorf("scoring error: Run returned %v", err)
+	}
+}

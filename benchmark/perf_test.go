@@ -67,6 +67,19 @@ func TestReplayRunsTheOrderInBatches(t *testing.T) {
 	}
 }
 
+// TestReplayOfNoneAndOneSample: an empty order runs nothing; one sample is
+// one call.
+func TestReplayOfNoneAndOneSample(t *testing.T) {
+	m := &callLog{fail: -1}
+	q := &loadgentest.MemQSL{Total: 10, Performance: 10}
+	if n, el, err := replay(context.Background(), m, q, nil, 3, 1); n != 0 || el != 0 || err != nil || len(m.calls) != 0 {
+		t.Fatalf("empty order: %d, %v, %v, %d calls", n, el, err, len(m.calls))
+	}
+	if n, _, err := replay(context.Background(), m, q, []loadgen.SampleIndex{7}, 0, 0); n != 1 || err != nil || len(m.calls) != 1 || !slices.Equal(m.calls[0], []loadgen.SampleIndex{7}) {
+		t.Fatalf("one sample: %d, %v, calls %v", n, err, m.calls)
+	}
+}
+
 // Perf's raw side runs the same samples in the same order as the harness
 // run of its round: rounds alternate harness, raw, then raw, harness, the
 // raw side replaying the last harness query.
@@ -150,6 +163,10 @@ func TestPerfNeedsADirectlyCallableModel(t *testing.T) {
 	o := Options{Model: "synthetic", Data: "synthetic", Backend: "cpu", Workers: 1, Batch: 3, Out: t.TempDir()}
 	if _, err := Perf(context.Background(), b, o, 40*time.Millisecond, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "echo: perf is not available") {
 		t.Errorf("SUT without Raw: %v", err)
+	}
+	driverOf(b).open = open
+	if _, err := Perf(context.Background(), b, o, 20*time.Millisecond, nil, io.Discard); err != nil {
+		t.Errorf("nil stdout: %v", err)
 	}
 	if _, err := Perf(context.Background(), b, o, 0, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "want a positive duration") {
 		t.Errorf("zero duration: %v", err)

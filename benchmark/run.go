@@ -290,7 +290,7 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	if err != nil {
 		return nil, err
 	}
-	stderr = s.stderr
+	stdout, stderr = s.stdout, s.stderr // stdout may have been nil
 	ls, err := Settings(&s.o)
 	if err != nil {
 		return nil, err

@@ -290,6 +290,9 @@ func TestTimedSessionOverheadIsRoundTripLessServer(t *testing.T) {
 			t.Errorf("%s recorded %+v", name, d)
 		}
 	}
+	if plain := (fixedTimings{}); withServerTimings(plain, nil) != backend.Session(plain) {
+		t.Error("without a recorder the session is not returned as it is")
+	}
 	var none serverTimings
 	s = withServerTimings(fixedTimings{}, &none)
 	s.Run(context.Background(), nil)
