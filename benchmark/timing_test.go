@@ -23,6 +23,7 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
 	"github.com/mlperf-go/inference/report"
 )
 
@@ -442,5 +443,37 @@ func TestQueueWaitIsLoggedForMultiStreamNotOffline(t *testing.T) {
 	o.Out = filepath.Join(file, "out")
 	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), file) {
 		t.Errorf("output folder under a file: %v", err)
+	}
+}
+
+// TestOpenCompletionsChecksBackendConfigAndServer: only --backend openai
+// opens /v1/completions; a Config the client refuses and a server that is
+// not there are errors naming the benchmark.
+func TestOpenCompletionsChecksBackendConfigAndServer(t *testing.T) {
+	b := echo(new(int))
+	e := &engine{s: &setup{b: b, o: Options{Backend: "kserve", Endpoints: []string{"127.0.0.1:1"}}}}
+	if _, err := e.OpenCompletions(openai.Config{}); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "echo: /v1/completions needs --backend openai") {
+		t.Errorf("kserve backend: %v", err)
+	}
+	e.s.o.Backend = "openai"
+	if _, err := e.OpenCompletions(openai.Config{}); err == nil || !strings.Contains(err.Error(), "echo: openai: Config needs Prompt and Encode") {
+		t.Errorf("empty Config: %v", err)
+	}
+	c := openai.Config{Prompt: func(loadgen.SampleIndex) (string, error) { return "x", nil }, Encode: func(string) []int32 { return nil }, MaxTokens: 1}
+	if _, err := e.OpenCompletions(c); err == nil || !strings.HasPrefix(err.Error(), "echo: ") {
+		t.Errorf("no server at 127.0.0.1:1: %v", err)
+	}
+}
+
+// TestProgressOnARegularFile: a file that is not a character device is not
+// a terminal.
+func TestProgressOnARegularFile(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if p := NewProgress(f, "x", "y"); p.tty || p.interval != 5*time.Second {
+		t.Errorf("regular file: tty %v interval %v; want false 5s", p.tty, p.interval)
 	}
 }
