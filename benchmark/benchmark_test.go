@@ -330,6 +330,21 @@ func TestResolveModelBuildsOnceAndReportsFaults(t *testing.T) {
 	if _, _, err := ResolveModel(b, "synthetic", filepath.Join(file, "sub"), io.Discard); err == nil || !strings.Contains(err.Error(), "echo: cache folder") {
 		t.Fatalf("cache folder under a file: %v", err)
 	}
+	// The model's folder is there, holds something else and no model: the
+	// built one cannot be moved in.
+	driverOf(b).build = nil
+	busy := filepath.Join(cache, "echo-synthetic-full")
+	os.MkdirAll(busy, 0o755)
+	os.WriteFile(filepath.Join(busy, "other"), nil, 0o644)
+	if _, _, err := ResolveModel(b, "synthetic:full", cache, io.Discard); err == nil || !strings.HasPrefix(err.Error(), "echo: ") {
+		t.Fatalf("model folder taken: %v", err)
+	}
+	// A cache folder that exists but takes no new folder (/proc).
+	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
+		if _, _, err := ResolveModel(b, "synthetic", "/proc", io.Discard); err == nil || !strings.Contains(err.Error(), "echo: cache folder") {
+			t.Fatalf("cache folder /proc: %v", err)
+		}
+	}
 }
 
 // TestRecordWriteFaults: --hash without --out, a hashed log that is missing
