@@ -389,6 +389,11 @@ func TestRunEdges(t *testing.T) {
 	if _, err := Run(context.Background(), b, o, io.Discard, &stderr); err != nil || !strings.Contains(stderr.String(), "--count 11 is more than the 10 samples") {
 		t.Errorf("--count 11: %v, stderr:\n%s", err, stderr.String())
 	}
+	missing := o
+	missing.Model = filepath.Join(t.TempDir(), "none.onnx")
+	if _, err := Run(context.Background(), b, missing, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "none.onnx not found") {
+		t.Errorf("missing model file: %v", err)
+	}
 	boom := errors.New("scorer broke")
 	driverOf(b).score = func(context.Context, *spec.ScoreRequest) (*spec.Score, error) { return nil, boom }
 	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); !errors.Is(err, boom) {
