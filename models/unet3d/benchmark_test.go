@@ -97,4 +97,11 @@ func TestScoreAgainstTruth(t *testing.T) {
 	if err != nil || !strings.HasPrefix(sc.Lines[0], "Accuracy: mean = 1.00000") {
 		t.Errorf("--count 1: %+v, %v", sc, err)
 	}
+	// --count at and past the number of cases scores them all.
+	for _, n := range []int{len(truth), len(truth) + 1} {
+		sc, err := descriptor.Driver.Score(context.Background(), &spec.ScoreRequest{Log: writeLog(t, truth), Data: pre, Count: n})
+		if err != nil || sc.Lines[0] != "Accuracy: mean = 1.00000, kidney = 1.0000, tumor = 1.0000" {
+			t.Errorf("--count %d of %d cases: %+v, %v", n, len(truth), sc, err)
+		}
+	}
 }
