@@ -56,12 +56,20 @@ func main() {
 	flag.StringVar(&o.equiv, "equiv", "docs/mutation/equivalent.txt", "equivalent mutants: key, tab, argument, one a line")
 	flag.StringVar(&o.only, "only", "", "run only the mutants whose key matches this regular expression")
 	flag.BoolVar(&o.list, "list", false, "list the mutants and run nothing")
+	table := flag.String("table", "", "print the Markdown table of the reports in this folder (and its before/ and baseline/) and exit")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: mutate [flags] package...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	o.args = os.Args[1:]
+	if *table != "" {
+		if err := writeTable(os.Stdout, *table); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() == 0 {
 		flag.Usage()
 		os.Exit(2)

@@ -40,6 +40,14 @@ func TestRunJudgesEveryKindOfMutant(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, rep)
 		}
 	}
+	// The table reads the report back.
+	var tab bytes.Buffer
+	if err := writeTable(&tab, out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "| calc | – | 5/8 = 62 % | 3 | 11 |\n| **all** | **–** | **5/8 = 62 %** | | |\n"; !strings.HasSuffix(tab.String(), want) {
+		t.Errorf("table:\n%s\nwant it to end in:\n%s", tab.String(), want)
+	}
 	// The working tree is never written.
 	src, _ := os.ReadFile("calc/calc.go")
 	if !strings.Contains(string(src), "return v * k") || !strings.Contains(string(src), "if v < 0 {") {
