@@ -141,9 +141,9 @@ func TestNpyCache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "val", "img4.JPEG.npy")); err != nil {
 		t.Fatal(err)
 	}
-	// A failed load writes nothing.
-	if _, err := cached(ctx, 9); err == nil {
-		t.Fatal("no error")
+	// A failed load is the loader's error and writes nothing.
+	if _, err := cached(ctx, 9); err == nil || err.Error() != "no such image" {
+		t.Fatalf("failed load: %v, want the loader's error", err)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "val")); len(ents) != 1 {
 		t.Fatalf("cache holds %d files, want 1", len(ents))
@@ -221,8 +221,8 @@ func TestNpyCacheWriteFaults(t *testing.T) {
 	}
 	load := func(_ context.Context, i int) ([]float32, error) { return []float32{float32(i)}, nil }
 	cached := NpyCache(dir, func(i int) string { return fmt.Sprintf("gone/s%d", i) }, []int{1}, load)
-	if _, err := cached(context.Background(), 1); err == nil || !strings.HasPrefix(err.Error(), "harness: sample cache: ") {
-		t.Errorf("folder behind a dangling link: %v", err)
+	if _, err := cached(context.Background(), 1); err == nil || !strings.HasPrefix(err.Error(), "harness: sample cache: mkdir ") {
+		t.Errorf("folder behind a dangling link: %v, want the mkdir error", err)
 	}
 	// The temporary file's name is taken by a folder.
 	cached = NpyCache(dir, func(i int) string { return fmt.Sprintf("s%d", i) }, []int{1}, load)
