@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -264,5 +265,24 @@ func TestRelDiff(t *testing.T) {
 		if got := relDiff(c.a, c.b); got != c.want {
 			t.Errorf("relDiff(%v, %v) = %g, want %g", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// TestOpenNpyCacheFaults: a cache path that is a file, and a foreign folder
+// that cannot be stamped, are errors.
+func TestOpenNpyCacheFaults(t *testing.T) {
+	f := &cacheFixture{}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := OpenNpyCache(context.Background(), f.config(file, nil)); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("cache path that is a file: %v", err)
+	}
+	// A folder holding none of the samples is stamped as new; here the
+	// stamp's temporary name is taken by a folder.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "other.txt"), nil, 0o644)
+	os.Mkdir(fmt.Sprintf("%s.%d.tmp", filepath.Join(dir, CacheFingerprintFile), os.Getpid()), 0o755)
+	if _, err := OpenNpyCache(context.Background(), f.config(dir, nil)); err == nil || !strings.HasPrefix(err.Error(), "harness: stamping the cache folder: ") {
+		t.Errorf("unstampable folder: %v", err)
 	}
 }
