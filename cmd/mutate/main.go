@@ -152,6 +152,7 @@ const (
 	stNotViable  = "not viable"
 	stEquivalent = "equivalent"
 	stSkipped    = "not run (-only)"
+	stNotJudged  = "not judged"
 )
 
 func runPackage(ctx context.Context, o options, p pkgInfo, equiv map[string]string, only *regexp.Regexp, w io.Writer) error {
@@ -539,7 +540,8 @@ func writeReport(o options, rel string, found int, rs []result, sum summary, cle
 	}
 	section("Survivors", func(r result) bool { return r.status == stSurvived || r.status == stUncovered }, false)
 	section("Equivalent mutants, not run", func(r result) bool { return r.status == stEquivalent }, true)
-	section("All judged mutants", func(r result) bool { return r.status != stEquivalent }, false)
+	section("Listed but not judged", func(r result) bool { return r.status == stNotJudged }, true)
+	section("All judged mutants", func(r result) bool { return r.status != stEquivalent && r.status != stNotJudged }, false)
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("mutate: %w", err)
 	}

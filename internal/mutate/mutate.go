@@ -13,7 +13,8 @@
 //	               check vanishes and the code goes on)
 //	const          an integer literal k becomes k+1; a float f becomes 2f
 //	               (0 becomes 1); not in values returned beside a non-nil
-//	               error, which no caller reads
+//	               error, which no caller reads; octal literals (file
+//	               modes) are listed but not judged (see SkipFileMode)
 //	arith          + and -, * and / swapped
 //
 // gremlins (github.com/go-gremlins/gremlins), the maintained Go mutation
@@ -53,7 +54,15 @@ type Mutant struct {
 	Start int    // byte offset in the file
 	End   int    // byte offset in the file
 	Nth   int    // 1-based index among mutants with the same File, Func, Op, Old, New
+	// Skip, when set, says why the mutant is listed but not judged (it
+	// stays in the list so that a seeded sample of the list is stable).
+	Skip string
 }
+
+// SkipFileMode is the Skip of a changed octal literal: a file mode, whose
+// effect depends on the umask of whoever runs the program, so that a test
+// of it is either fragile or a copy of the literal.
+const SkipFileMode = "file mode (octal literal): the mode a file gets depends on the umask"
 
 // Key names the mutant independently of line numbers, so that a note about
 // it (an equivalent mutant's argument) survives edits elsewhere in the file.
@@ -280,6 +289,9 @@ func (v *finder) literal(x *ast.BasicLit) {
 			return
 		}
 		v.add(Const, x.Pos(), x.End(), strconv.FormatInt(n+1, 10))
+		if isOctal(x.Value) {
+			v.out[len(v.out)-1].Skip = SkipFileMode
+		}
 	case token.FLOAT:
 		f, err := strconv.ParseFloat(x.Value, 64)
 		if err != nil {
@@ -294,6 +306,11 @@ func (v *finder) literal(x *ast.BasicLit) {
 		}
 		v.add(Const, x.Pos(), x.End(), r)
 	}
+}
+
+// isOctal reports an octal literal: 0o644, 0644 (not 0 itself).
+func isOctal(lit string) bool {
+	return len(lit) > 1 && lit[0] == '0' && (lit[1] == 'o' || lit[1] == 'O' || lit[1] >= '0' && lit[1] <= '7')
 }
 
 func isNil(e ast.Expr) bool {

@@ -123,6 +123,21 @@ func TestValuesBesideAnErrorAreNotMutated(t *testing.T) {
 	}
 }
 
+func TestFileModesAreListedNotJudged(t *testing.T) {
+	ms, err := Find("p/w.go", []byte("package p\nvar a, b, c = 0o644, 0755, 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skips []string
+	for _, m := range ms {
+		skips = append(skips, m.Old+":"+m.Skip)
+	}
+	want := []string{"0o644:" + SkipFileMode, "0755:" + SkipFileMode, "10:"}
+	if !slices.Equal(skips, want) {
+		t.Errorf("skips %q, want %q", skips, want)
+	}
+}
+
 func TestKeyNamesFuncOperatorAndOccurrence(t *testing.T) {
 	src := "package p\nfunc g(a, b int) bool { return a < b || a < b }\n"
 	ms, err := Find("p/g.go", []byte(src))
