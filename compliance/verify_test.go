@@ -3,6 +3,7 @@ package compliance
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -155,7 +156,7 @@ func TestVerifyWritesRunVerificationsLines(t *testing.T) {
 			}
 		})
 	}
-	if n < 26 {
+	if n < 28 {
 		t.Fatalf("only %d variants", n)
 	}
 }
@@ -240,5 +241,68 @@ func TestModelSpecificAuditLines(t *testing.T) {
 	}
 	if n := modelMinQueries(a, "resnet50", "Offline"); n != 0 {
 		t.Errorf("resnet50: %d, want 0", n)
+	}
+}
+
+// TestBaselineFaults: a missing compliance log, a missing accuracy log and
+// an output that cannot be written are errors naming the file; logs with no
+// common qsl_idx give an empty list.
+func TestBaselineFaults(t *testing.T) {
+	dir := t.TempDir()
+	acc := filepath.Join(dir, "acc.json")
+	perf := filepath.Join(dir, "perf.json")
+	os.WriteFile(acc, []byte("[\n{ \"seq_id\" : 0, \"qsl_idx\" : 4, \"data\" : \"00\" },\n]\n"), 0o644)
+	os.WriteFile(perf, []byte("[\n{ \"seq_id\" : 0, \"qsl_idx\" : 5, \"data\" : \"00\" },\n]\n"), 0o644)
+	out := filepath.Join(dir, "base.json")
+	if err := Baseline(acc, perf, out); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "[\n]\n" {
+		t.Errorf("no common qsl_idx: %q, want an empty list", b)
+	}
+	for _, c := range []struct{ acc, perf, out, want string }{
+		{acc, filepath.Join(dir, "none.json"), out, "none.json"},
+		{filepath.Join(dir, "gone.json"), perf, out, "gone.json"},
+		{acc, perf, filepath.Join(acc, "x.json"), "acc.json/x.json"},
+	} {
+		if err := Baseline(c.acc, c.perf, c.out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Baseline(%s, %s, %s): %v, want an error naming %s", c.acc, c.perf, c.out, err, c.want)
+		}
+	}
+}
+
+// TestFirstElement: numpy's frombuffer(...)[0] of a hex response per dtype;
+// an empty response has none; a partial element is the ValueError.
+func TestFirstElement(t *testing.T) {
+	for _, c := range []struct {
+		hex, dtype string
+		want       float64
+		ok         bool
+		err        bool
+	}{
+		{"FF01", "byte", -1, true, false},
+		{"", "int32", 0, false, false},
+		{"FEFFFFFF", "int32", -2, true, false},
+		{"0000C03F", "float32", 1.5, true, false},
+		{"0500000000000000", "int64", 5, true, false},
+		{"050000", "int32", 0, false, true},
+		{"05000000", "int64", 0, false, true},
+		{"0G", "byte", 0, false, true},
+	} {
+		v, ok, err := first(c.hex, c.dtype)
+		if v != c.want || ok != c.ok || (err != nil) != c.err {
+			t.Errorf("first(%q, %s) = %v, %v, %v; want %v, %v, error %v", c.hex, c.dtype, v, ok, err, c.want, c.ok, c.err)
+		}
+	}
+	if _, err := VerifyAccuracyTEST01(io.Discard, "a.json", "b.json", "uint8"); err == nil || !strings.Contains(err.Error(), `--dtype "uint8"`) {
+		t.Errorf("dtype uint8: %v", err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.json")
+	os.WriteFile(log, []byte("[]"), 0o644)
+	for _, c := range []struct{ acc, perf string }{{filepath.Join(dir, "none.json"), log}, {log, filepath.Join(dir, "none.json")}} {
+		if _, err := VerifyAccuracyTEST01(io.Discard, c.acc, c.perf, ""); err == nil || !strings.Contains(err.Error(), "none.json") {
+			t.Errorf("missing log (%s, %s): %v", c.acc, c.perf, err)
+		}
 	}
 }
