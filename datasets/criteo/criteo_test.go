@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,5 +212,61 @@ func TestOpenUsesTheFirstHalfRoundedUp(t *testing.T) {
 			t.Errorf("%d rows, WholeDay %v: FileRows %d Rows %d, want %d %d", c.rows, c.whole, ds.FileRows, ds.Rows, c.rows, c.want)
 		}
 		ds.Close()
+	}
+}
+
+// TestVerifyPassesPublishedSums: a data set whose files have the published
+// MD5s verifies (the sums of a synthetic set stand in for them here).
+func TestVerifyPassesPublishedSums(t *testing.T) {
+	dir := synth(t, 11)
+	saved := MD5
+	defer func() { MD5 = saved }()
+	MD5 = map[string]string{}
+	for _, n := range []string{DenseFile, LabelsFile, SparseFile} {
+		s, err := FileMD5(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		MD5[n] = s
+	}
+	var out bytes.Buffer
+	if err := Verify(dir, 11, &out); err != nil || strings.Count(out.String(), "  OK\n") != 3 {
+		t.Errorf("Verify: %v\n%s", err, out.String())
+	}
+}
+
+func TestMapFaults(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Map(dir); err == nil {
+		t.Error("Map of a folder: no error")
+	}
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o644)
+	m, err := Map(empty)
+	if err != nil || m.Data == nil || len(m.Data) != 0 {
+		t.Errorf("Map of an empty file: %v, %v", m, err)
+	}
+	if err := m.Close(); err != nil {
+		t.Error(err)
+	}
+	if _, err := Map(filepath.Join(dir, "none")); err == nil {
+		t.Error("Map of a missing file: no error")
+	}
+}
+
+func TestNpyViewRefusesHeadersAndHugeShapes(t *testing.T) {
+	if _, _, err := npyView([]byte("not an npy file at all"), "x.npy", "<f4"); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "x.npy") {
+		t.Errorf("garbage: %v", err)
+	}
+	huge := preprocess.NpyHeaderBytes("<f4", []int{1 << 40, 1 << 40})
+	if _, _, err := npyView(huge, "h.npy", "<f4"); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("2^80 elements: %v", err)
+	}
+	ok := append(preprocess.NpyHeaderBytes("<f4", []int{2, 3}), make([]byte, 24)...)
+	if shape, data, err := npyView(ok, "ok.npy", "<f4"); err != nil || !slices.Equal(shape, []int{2, 3}) || len(data) != 24 {
+		t.Errorf("2×3 float32: %v, %d bytes, %v", shape, len(data), err)
+	}
+	if _, _, err := npyView(ok[:len(ok)-1], "ok.npy", "<f4"); err == nil || !strings.Contains(err.Error(), "needs 24 data bytes, the file holds 23") {
+		t.Errorf("one byte short: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,5 +102,54 @@ func TestTraceFileRoundTrip(t *testing.T) {
 	}
 	if _, err := FixedTrace(10, 0); err == nil {
 		t.Error("FixedTrace accepted 0 rows per sample")
+	}
+}
+
+func TestTraceBoundsAndErrors(t *testing.T) {
+	tr, _ := FixedTrace(10, 3) // [0 3 6 9 10]
+	if tr.Len() != 4 || !slices.Equal(tr.Offsets, []int{0, 3, 6, 9, 10}) {
+		t.Fatalf("FixedTrace(10, 3) = %v", tr.Offsets)
+	}
+	for _, c := range []struct{ n, want int }{{0, 4}, {-1, 4}, {5, 4}, {4, 4}, {3, 3}, {1, 1}} {
+		tr, _ := FixedTrace(10, 3)
+		tr.Truncate(c.n)
+		if tr.Len() != c.want {
+			t.Errorf("Truncate(%d) of 4 samples: %d, want %d", c.n, tr.Len(), c.want)
+		}
+	}
+	for _, c := range []struct {
+		rows int
+		q    []int
+		want string
+	}{
+		{0, []int{1}, "aggregation of 0 rows"},
+		{5, nil, "empty aggregation quantile"},
+		{5, []int{2, 0}, "aggregation quantile holds 0"},
+	} {
+		if _, err := QuantileTrace(c.rows, c.q, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("QuantileTrace(%d, %v): %v, want %q", c.rows, c.q, err, c.want)
+		}
+	}
+	// One row, quantile of ones: one sample per row.
+	if tr, err := QuantileTrace(3, []int{1}, 1); err != nil || !slices.Equal(tr.Offsets, []int{0, 1, 2, 3}) {
+		t.Errorf("QuantileTrace(3, [1]) = %v, %v", tr, err)
+	}
+	for _, c := range []struct{ rows, k int }{{0, 1}, {1, 0}} {
+		if _, err := FixedTrace(c.rows, c.k); err == nil {
+			t.Errorf("FixedTrace(%d, %d) accepted", c.rows, c.k)
+		}
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"empty": "\n", "zero": "3, 0\n", "word": "3, x\n"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		if _, err := ReadQuantile(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("quantile file %q: %v", text, err)
+		}
+	}
+	p := filepath.Join(dir, "ok")
+	os.WriteFile(p, []byte(" 3, 5,\n7\n"), 0o644)
+	if q, err := ReadQuantile(p); err != nil || !slices.Equal(q, []int{3, 5}) {
+		t.Errorf("ReadQuantile = %v, %v; want [3 5] (the first line only)", q, err)
 	}
 }
