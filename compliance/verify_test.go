@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testdata/cases hold logs from this suite's loadgen (SingleStream and
@@ -156,7 +157,7 @@ func TestVerifyWritesRunVerificationsLines(t *testing.T) {
 			}
 		})
 	}
-	if n < 28 {
+	if n < 31 {
 		t.Fatalf("only %d variants", n)
 	}
 }
@@ -281,6 +282,7 @@ func TestFirstElement(t *testing.T) {
 		err        bool
 	}{
 		{"FF01", "byte", -1, true, false},
+		{"7F", "byte", 127, true, false},
 		{"", "int32", 0, false, false},
 		{"FEFFFFFF", "int32", -2, true, false},
 		{"0000C03F", "float32", 1.5, true, false},
@@ -304,5 +306,51 @@ func TestFirstElement(t *testing.T) {
 		if _, err := VerifyAccuracyTEST01(io.Discard, c.acc, c.perf, ""); err == nil || !strings.Contains(err.Error(), "none.json") {
 			t.Errorf("missing log (%s, %s): %v", c.acc, c.perf, err)
 		}
+	}
+}
+
+// TestVerifyArgumentErrors: TEST06 wants a known -d (int32 by default) and
+// the scenario; an unknown test is refused; none reads a log first.
+func TestVerifyArgumentErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ test, dtype, scenario, want string }{
+		{"TEST06", "bogus", "Offline", "compliance: TEST06 -d: "},
+		{"test06", "", "", "compliance: TEST06 needs the scenario"},
+		{"TEST06", "int64", "", "compliance: TEST06 needs the scenario"},
+		{"TEST05", "", "Offline", `compliance: unknown test "TEST05"`},
+	} {
+		_, err := Verify(io.Discard, c.test, dir, dir, dir, c.dtype, c.scenario, 2)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Verify(%s, -d %q, -s %q): %v, want %q", c.test, c.dtype, c.scenario, err, c.want)
+		}
+	}
+}
+
+// TestCopyIntoReportsAsTheScript: a copy that fails prints
+// run_verification.py's exception line; a good one keeps the bytes and the
+// modification time (shutil.copy2).
+func TestCopyIntoReportsAsTheScript(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "log.txt")
+	os.WriteFile(src, []byte("abc"), 0o644)
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(src, old, old)
+	var w bytes.Buffer
+	copyInto(&w, filepath.Join(dir, "none.txt"), dir)
+	missingDir := filepath.Join(dir, "nodir")
+	copyInto(&w, src, missingDir)
+	want := "Exception occured trying to copy " + filepath.Join(dir, "none.txt") + " to " + dir + "\n" +
+		"Exception occured trying to copy " + src + " to " + missingDir + "\n"
+	if w.String() != want {
+		t.Errorf("printed %q, want %q", w.String(), want)
+	}
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	w.Reset()
+	copyInto(&w, src, out)
+	st, err := os.Stat(filepath.Join(out, "log.txt"))
+	b, _ := os.ReadFile(filepath.Join(out, "log.txt"))
+	if w.Len() != 0 || err != nil || string(b) != "abc" || !st.ModTime().Equal(old) {
+		t.Errorf("copy: printed %q, %v, %q, time %v; want abc at %v", w.String(), err, b, st.ModTime(), old)
 	}
 }
