@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin/mlperf
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 export MLPERF_DEPS ?= $(DEPS)
 
-.PHONY: setup build test run bench lint fmt clean mutate
+.PHONY: setup build test run bench bench-loadgen lint fmt clean mutate
 
 ## setup: install everything the project needs (idempotent)
 setup:
@@ -38,10 +38,17 @@ mutate:
 	@test -n "$(PKG)" || { echo "make mutate: set PKG, e.g. PKG=./harness"; exit 2; }
 	$(GO) run ./cmd/mutate $(MUTATE_FLAGS) $(PKG)
 
-## lint: gofmt and go vet
+## bench-loadgen: the Server issuer beside the C++ LoadGen 6.0.17 (built from a
+## checkout of mlcommons/inference beside the repository), quiet and under a CPU hog
+bench-loadgen: build
+	@bash scripts/loadgen-vs-cpp.sh "$(BIN)"
+
+## lint: gofmt, go vet, and deadcode (functions the binary never reaches,
+## less a list of test-only helpers: scripts/deadcode-allow.txt)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@GO="$(GO)" bash scripts/deadcode.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

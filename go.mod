@@ -8,6 +8,7 @@ require (
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/yalue/onnxruntime_go v1.27.0
+	golang.org/x/sync v0.14.0
 	golang.org/x/sys v0.38.0
 	golang.org/x/text v0.25.0
 	gonum.org/v1/gonum v0.17.0

@@ -193,24 +193,3 @@ func CheckText(benchmark, text string) ([]Verdict, bool, error) {
 	}
 	return out, all, nil
 }
-
-// Check judges metric values directly (keys as in Bound.Metric), without
-// the rounding of a printed line.
-func Check(benchmark string, values map[string]float64) ([]Verdict, bool, error) {
-	_, bounds, err := TargetsFor(benchmark)
-	if err != nil {
-		return nil, false, err
-	}
-	all := true
-	var out []Verdict
-	for _, b := range bounds {
-		v := Verdict{Bound: b}
-		if f, ok := values[b.Metric]; ok {
-			v.Found, v.Value = true, pynum.FloatRepr(f)
-			v.Pass = f >= b.Min && (!b.HasMax || f <= b.Max)
-		}
-		all = all && v.Pass
-		out = append(out, v)
-	}
-	return out, all, nil
-}

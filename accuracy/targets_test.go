@@ -64,12 +64,12 @@ func TestTargetsMatchSpec(t *testing.T) {
 
 func formatF(x float64, d int) string { return strconv.FormatFloat(x, 'f', d, 64) }
 
-func TestCheckValues(t *testing.T) {
-	vs, pass, err := Check("llama2-70b-99.9", map[string]float64{"ROUGE1": 45, "ROUGE2": 23, "ROUGEL": 29, "TOKENS_PER_SAMPLE": 323.895})
+func TestCheckTextBounds(t *testing.T) {
+	vs, pass, err := CheckText("llama2-70b-99.9", "{'rouge1': 45.0, 'rouge2': 23.0, 'rougeL': 29.0, 'rougeLsum': 42.0, 'gen_len': 1000, 'gen_num': 24576, 'gen_tok_len': 7960000, 'tokens_per_sample': 323.895}\n")
 	if err != nil || !pass {
 		t.Fatalf("%v %v %v", vs, pass, err)
 	}
-	if _, pass, _ := Check("3d-unet-99", map[string]float64{"DICE": 0.853}); pass {
+	if _, pass, _ := CheckText("3d-unet-99", "Accuracy: mean = 0.85300, kidney = 0.9, tumor = 0.8\n"); pass {
 		t.Fatal("0.853 < 0.853083 passes")
 	}
 	if got := vs[3].String(); got != "TOKENS_PER_SAMPLE 323.895 in [265.005, 323.89500000000004]: PASS" {

@@ -24,11 +24,14 @@ package benchmark
 import (
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/internal/boundedread"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -119,6 +122,9 @@ func (o *Options) Validate(b *spec.Benchmark) error {
 	case o.Data == "":
 		return spec.UsageError("%s: --data is required (a data set folder or synthetic)", b.Name)
 	}
+	if err := o.checkWorkers(b); err != nil {
+		return err
+	}
 	for _, p := range []struct{ flag, path string }{{"--user-conf", o.UserConf}, {"--audit-conf", o.AuditConf}} {
 		if p.path == "" {
 			continue
@@ -129,6 +135,9 @@ func (o *Options) Validate(b *spec.Benchmark) error {
 		}
 		if st.IsDir() {
 			return spec.UsageError("%s: %s %s is a folder; name the conf file itself", b.Name, p.flag, p.path)
+		}
+		if err := boundedread.Check(p.path, p.flag, st, loadgen.MaxConfBytes); err != nil {
+			return spec.UsageError("%s: %v", b.Name, err)
 		}
 	}
 	if d, ok := spec.LookupDataset(b.Dataset); ok && b.Dataset != "" {
@@ -162,6 +171,27 @@ func (o *Options) Validate(b *spec.Benchmark) error {
 	}
 	if o.Batch == 0 {
 		o.Batch = b.Batch.For(o.Scenario, o.Backend)
+	}
+	return nil
+}
+
+// MaxRemoteInFlight is the most requests in flight a remote backend may
+// be asked for per endpoint (--workers): each holds a connection and a
+// goroutine on this node, and no serving engine takes more at once.
+const MaxRemoteInFlight = 1024
+
+// checkWorkers refuses a --workers no machine can use: more concurrent
+// inference calls than backend.MaxThreads locally, more than
+// MaxRemoteInFlight requests per endpoint remotely.
+func (o *Options) checkWorkers(b *spec.Benchmark) error {
+	if o.Remote() {
+		if m := MaxRemoteInFlight * max(len(o.Endpoints), 1); o.Workers > m {
+			return spec.UsageError("%s: --workers %d: more requests in flight than %d endpoint(s) can take (at most %d each); use at most %d", b.Name, o.Workers, len(o.Endpoints), MaxRemoteInFlight, m)
+		}
+		return nil
+	}
+	if m := backend.MaxThreads(); o.Workers > m {
+		return spec.UsageError("%s: --workers %d: more concurrent inference calls than this machine can run (%d CPUs); use at most %d", b.Name, o.Workers, runtime.NumCPU(), m)
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/internal/redact"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -44,10 +47,17 @@ func (o *Options) checkRemote(b *spec.Benchmark) error {
 		}
 	}
 	if !o.Remote() {
-		if len(o.Endpoints) > 0 {
-			return spec.UsageError("%s: --endpoint needs --backend kserve or openai", b.Name)
+		for _, f := range []struct{ flag, v string }{
+			{"--endpoint", strings.Join(o.Endpoints, ",")}, {"--served-model", o.ServedModel}, {"--api-key-env", o.APIKeyEnv},
+		} {
+			if f.v != "" {
+				return spec.UsageError("%s: %s needs --backend kserve or openai (a remote engine); with --backend %s it would do nothing", b.Name, f.flag, o.Backend)
+			}
 		}
 		return nil
+	}
+	if o.APIKeyEnv != "" && o.Backend != "openai" {
+		return spec.UsageError("%s: --api-key-env is sent only by --backend openai; with --backend %s it would do nothing (put credentials in the endpoint URL, http://user:password@host:port)", b.Name, o.Backend)
 	}
 	if b.LocalOnly != "" {
 		return spec.UsageError("%s: --backend %s is not available: %s, which the Network division does not allow of a QDL; run %s locally (--backend %s)", b.Name, o.Backend, b.LocalOnly, b.Name, strings.Join(Backends, ", "))
@@ -82,18 +92,42 @@ type engine struct {
 	// remoteName asks the remote engine for its name (a network round
 	// trip), set when a remote backend is opened.
 	remoteName func() string
+	// sampleIO is the bytes of one sample's inputs and outputs over every
+	// session opened (backend.SampleBytes); sampleFixed the working bytes
+	// of one request of a remote text engine. checkBatchMemory reads them.
+	sampleIO, sampleFixed int64
+}
+
+// record notes an opened session's contract for the batch memory check.
+func (e *engine) record(sess backend.Session) {
+	e.sampleIO = satAdd(e.sampleIO, satAdd(backend.SampleBytes(sess.Inputs()), backend.SampleBytes(sess.Outputs())))
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // OpenSession implements spec.Engine.
 func (e *engine) OpenSession(path string, outputs []string) (backend.Session, error) {
 	o := &e.s.o
+	var sess backend.Session
+	var err error
 	switch o.Backend {
 	case "kserve":
-		return e.dialKServe()
+		sess, err = e.dialKServe()
 	case "openai":
 		return nil, spec.UsageError("%s: --backend openai is not available for this benchmark: it drives greedy decoders over /v1/completions (llama2); tensor models take --backend kserve", e.s.b.Name)
+	default:
+		sess, err = OpenLocal(o, path, outputs)
 	}
-	return OpenLocal(o, path, outputs)
+	if err != nil {
+		return nil, err
+	}
+	e.record(sess)
+	return sess, nil
 }
 
 // OpenLocal opens a model file with ONNX Runtime and o's engine settings
@@ -105,6 +139,16 @@ func OpenLocal(o *Options, path string, outputs []string) (backend.Session, erro
 		IntraOpThreads: o.Threads,
 		Outputs:        outputs,
 	})
+}
+
+// shownEndpoints lists the endpoints for messages and logs, each with
+// its password masked.
+func (o *Options) shownEndpoints() string {
+	shown := make([]string, len(o.Endpoints))
+	for i, ep := range o.Endpoints {
+		shown[i] = redact.URL(ep)
+	}
+	return strings.Join(shown, ", ")
 }
 
 // servedModel is the model name on the remote server.
@@ -120,7 +164,7 @@ func (s *setup) servedModel() string {
 func (s *setup) modelDesc() string {
 	if s.o.Remote() {
 		return fmt.Sprintf("%s served at %s: serve %s's model there (mlperf serve %s) or name the right one with --served-model",
-			s.servedModel(), strings.Join(s.o.Endpoints, ", "), s.b.Name, s.b.Name)
+			s.servedModel(), s.o.shownEndpoints(), s.b.Name, s.b.Name)
 	}
 	return s.modelPath
 }
@@ -143,6 +187,9 @@ func (e *engine) dialKServe() (backend.Session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p, err := kserve.DialPool(ctx, s.o.Endpoints, kserve.Config{Model: s.servedModel(), Timeout: s.remoteTimeout(), Protocol: s.o.Protocol})
+	if errors.Is(err, kserve.ErrModelNotServed) {
+		return nil, fmt.Errorf("%s: %w; name the node's model with --served-model NAME, or serve %s's model there (mlperf serve %s)", s.b.Name, err, s.b.Name, s.b.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
 	}
@@ -188,6 +235,8 @@ func (e *engine) OpenCompletions(c openai.Config) (*openai.SUT, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
 	}
+	// A request in flight holds at most a line and its text.
+	e.sampleFixed = satAdd(e.sampleFixed, openai.MaxLine+int64(c.MaxTokens)*openai.MaxTokenBytes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := sut.Check(ctx); err != nil {

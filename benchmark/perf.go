@@ -64,6 +64,7 @@ func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, st
 	if err != nil {
 		return PerfResult{}, err
 	}
+	defer s.release()
 	stdout, stderr = s.stdout, s.stderr // stdout may have been nil
 	op, err := s.open(ctx)
 	if err != nil {

@@ -2,16 +2,21 @@ package benchmark
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/internal/boundedread"
+	"github.com/mlperf-go/inference/internal/outlock"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -144,7 +149,12 @@ type setup struct {
 	stderr    io.Writer
 	engine    *engine
 	stats     runStats
+	// lock holds the output folder for this run (nil without one).
+	lock *outlock.Lock
 }
+
+// release gives up the output folder; call it when the run is done.
+func (s *setup) release() { s.lock.Release() }
 
 // newSetup validates o for b, makes the output folder and resolves (or
 // builds) the model.
@@ -156,19 +166,34 @@ func newSetup(b *spec.Benchmark, o Options, stdout, stderr io.Writer) (*setup, e
 	if err := o.Validate(b); err != nil {
 		return nil, err
 	}
-	if o.Out != "" {
-		if err := os.MkdirAll(o.Out, 0o755); err != nil {
-			return nil, fmt.Errorf("%s: output folder: %w", b.Name, err)
-		}
+	if strings.TrimSpace(o.Out) == "" {
+		// The logs would land in the working folder.
+		return nil, spec.UsageError("%s: --out is empty; name the folder for the run's logs (default out/%s)", b.Name, b.Name)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: output folder: %w", b.Name, err)
 	}
 	s := &setup{b: b, o: o, cacheDir: CacheDir(), stdout: stdout, stderr: stderr}
+	// Two runs into one folder would overwrite each other's logs.
+	l, err := outlock.Acquire(o.Out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: --out %s: %w", b.Name, o.Out, err)
+	}
+	s.lock = l
+	ok := false
+	defer func() {
+		if !ok {
+			s.release()
+		}
+	}()
 	s.engine = &engine{s: s}
 	if o.Remote() {
 		// --model is not used: the model is the engine's.
-		s.o.Model = fmt.Sprintf("%s served at %s", s.servedModel(), strings.Join(o.Endpoints, ", "))
+		s.o.Model = fmt.Sprintf("%s served at %s", s.servedModel(), o.shownEndpoints())
 		if o.Protocol == "grpc" {
 			s.o.Model += " over gRPC"
 		}
+		ok = true
 		return s, nil
 	}
 	path, size, err := ResolveModel(b, o.Model, s.cacheDir, stderr)
@@ -176,6 +201,7 @@ func newSetup(b *spec.Benchmark, o Options, stdout, stderr io.Writer) (*setup, e
 		return nil, err
 	}
 	s.modelPath, s.synthSize = path, size
+	ok = true
 	return s, nil
 }
 
@@ -224,6 +250,10 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 		}
 	}
 	op := &opened{inst: inst, done: inst.Done, stop: closeInst}
+	if err := s.checkBatchMemory(inst); err != nil {
+		closeInst()
+		return nil, err
+	}
 	switch {
 	case inst.SUT != nil && inst.Model == nil:
 		op.sut, op.raw = inst.SUT, inst.Raw
@@ -266,6 +296,46 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 	return op, nil
 }
 
+// checkBatchMemory refuses a --batch (times --workers, for a model the
+// framework batches) whose samples cannot fit in memory at once, before
+// the warm-up or the run allocates them: one sample takes inst.SampleBytes,
+// or backend.WorkingFactor times the inputs and outputs of the sessions
+// the Driver opened (with a remote text engine's bounded requests), on
+// every backend. The message carries the arithmetic and the fix.
+func (s *setup) checkBatchMemory(inst *spec.Instance) error {
+	// A benchmark's own estimate is of a local engine (activations,
+	// caches); a remote one holds only the requests here.
+	per, how := inst.SampleBytes, "the benchmark's estimate of one sample's working memory"
+	if per <= 0 || s.o.Remote() {
+		per = satAdd(satMul(backend.WorkingFactor, s.engine.sampleIO), s.engine.sampleFixed)
+		how = fmt.Sprintf("one sample taken as %d × its %s of inputs and outputs", backend.WorkingFactor, backend.FormatBytes(s.engine.sampleIO))
+		if s.engine.sampleFixed > 0 {
+			how = fmt.Sprintf("one request in flight holding up to %s of streamed text", backend.FormatBytes(s.engine.sampleFixed))
+		}
+	}
+	if per <= 0 {
+		return nil
+	}
+	n, what := s.o.Batch, fmt.Sprintf("--batch %d", s.o.Batch)
+	switch {
+	case inst.Model != nil && s.o.Workers > 1:
+		n, what = s.o.Batch*s.o.Workers, fmt.Sprintf("--batch %d × --workers %d", s.o.Batch, s.o.Workers)
+	case inst.Model == nil && s.o.Workers > s.o.Batch && s.engine.sampleFixed > 0:
+		n, what = s.o.Workers, fmt.Sprintf("--workers %d", s.o.Workers) // requests in flight
+	}
+	if _, err := backend.CheckBatchMemory(what, n, per); err != nil {
+		return spec.UsageError("%s: %v (%s); give a smaller --batch (or --workers)", s.b.Name, err, how)
+	}
+	return nil
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
 // prepare checks a model's fixed batch against --batch and warms it up
 // with warmups calls of --batch samples.
 func (s *setup) prepare(ctx context.Context, m harness.Model, warmups int) error {
@@ -290,6 +360,7 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	stdout, stderr = s.stdout, s.stderr // stdout may have been nil
 	ls, err := Settings(&s.o)
 	if err != nil {
@@ -317,14 +388,23 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = s.o.Out
 	logs.OnSeries, logs.Extra = s.stats.reset, s.stats.extra(s.o.Scenario)
+	// What is still in flight when the loadgen returns (after a
+	// completion timeout, say) is cancelled then: the run does not wait
+	// for a stalled engine's own time limit.
+	runCtx, cancelRun := context.WithCancel(ctx)
 	res, err := runWithProgress(ctx, stderr, op.done, func() (*loadgen.Result, error) {
-		return loadgen.Run(ctx, op.sut, inst.QSL, ls, logs)
+		defer cancelRun()
+		return loadgen.Run(runCtx, op.sut, inst.QSL, ls, logs)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if summary, err := os.ReadFile(filepath.Join(s.o.Out, "mlperf_log_summary.txt")); err == nil {
+	summaryPath := filepath.Join(s.o.Out, "mlperf_log_summary.txt")
+	switch summary, err := boundedread.File(summaryPath, "the summary log", maxSummaryBytes); {
+	case err == nil:
 		stdout.Write(summary)
+	case !errors.Is(err, os.ErrNotExist):
+		return res, fmt.Errorf("%s: reading back %s: %w", b.Name, summaryPath, err)
 	}
 	if ls.Mode == loadgen.AccuracyOnly || ls.Mode == loadgen.SubmissionRun {
 		sc, err := Score(ctx, b, s.scoreRequest(filepath.Join(s.o.Out, AccuracyLogName)))
@@ -352,6 +432,10 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	}
 	return res, nil
 }
+
+// maxSummaryBytes bounds the summary log read back after a run (a few
+// kB; a damaged file is not read whole).
+const maxSummaryBytes = 1 << 20
 
 // runWithProgress runs run while printing a progress line of done() every
 // second on w (nothing when done is nil).

@@ -43,19 +43,6 @@ type CacheStamp struct {
 	SourceName string
 }
 
-// Fingerprint hashes what a cache's contents depend on: a description of
-// the preprocessing (name, version, shapes, options) and of the source
-// (see SourceFingerprint). It returns a hex SHA-256.
-func Fingerprint(preprocessing string, source ...string) string {
-	h := sha256.New()
-	io.WriteString(h, preprocessing)
-	for _, s := range source {
-		h.Write([]byte{0})
-		io.WriteString(h, s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
 // SourceFingerprint describes the source files of a data set cheaply: the
 // full contents of the small index file (val_map.txt or similar; "" for
 // none) and the name and size of every source file, in the given order.

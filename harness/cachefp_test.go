@@ -161,20 +161,6 @@ func TestOpenNpyCacheForeignCacheIsCheckedNotStamped(t *testing.T) {
 	}
 }
 
-func TestFingerprintMatchesSHA256OfNULSeparatedParts(t *testing.T) {
-	// Goldens: printf 'pre\0a\0b' | sha256sum; printf 'pre' | sha256sum.
-	for _, c := range []struct {
-		got, want string
-	}{
-		{Fingerprint("pre", "a", "b"), "55ed5430d0d203b74db6e059dd46067b66f2a1a111fb787749dc5b7239b5a0b4"},
-		{Fingerprint("pre"), "695252f664b93b2375fc1738693a32a19e8c722fe14e81a3d80cc5b85a923da0"},
-	} {
-		if c.got != c.want {
-			t.Errorf("Fingerprint = %s, want %s", c.got, c.want)
-		}
-	}
-}
-
 // TestSpotCheckReadsEveryProbeAndNoMore: an unstamped folder holding one of
 // the data set's samples is checked through every probe (the last probe is
 // sample Total-1, never Total) and used with a note on standard error when

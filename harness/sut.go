@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -165,9 +164,8 @@ type Recorder interface {
 type Pool struct {
 	model   Model
 	batch   int
-	wait    Recorder  // nil: queue waits are not measured
-	sendLag Recorder  // nil: send lags are not measured
-	base    time.Time // time zero of queued.at
+	wait    Recorder // nil: queue waits are not measured
+	sendLag Recorder // nil: send lags are not measured
 
 	mu     sync.Mutex
 	cond   sync.Cond
@@ -180,12 +178,12 @@ type queued struct {
 	s   loadgen.Sample
 	c   loadgen.Completer
 	ctx context.Context
-	at  int64 // ns since Pool.base when queued, with a QueueWait recorder
+	at  loadgen.Instant // when queued, with a QueueWait recorder
 }
 
 // NewPool starts a Pool's workers.
 func NewPool(m Model, cfg PoolConfig) *Pool {
-	p := &Pool{model: m, batch: max(cfg.Batch, 1), wait: cfg.QueueWait, sendLag: cfg.SendLag, base: time.Now()}
+	p := &Pool{model: m, batch: max(cfg.Batch, 1), wait: cfg.QueueWait, sendLag: cfg.SendLag}
 	p.cond.L = &p.mu
 	workers := max(cfg.Workers, 1)
 	p.wg.Add(workers)
@@ -197,9 +195,9 @@ func NewPool(m Model, cfg PoolConfig) *Pool {
 
 // IssueQuery implements loadgen.SUT: it queues samples and returns.
 func (p *Pool) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
-	var at int64
+	var at loadgen.Instant
 	if p.wait != nil {
-		at = int64(time.Since(p.base))
+		at = loadgen.Now()
 	}
 	p.mu.Lock()
 	if p.closed {
@@ -264,7 +262,7 @@ func (p *Pool) work() {
 		}
 		p.mu.Unlock()
 		if p.wait != nil || p.sendLag != nil {
-			p.recordLags(batch, time.Now())
+			p.recordLags(batch, loadgen.Now())
 		}
 		p.run(sc, batch)
 		clear(batch)
@@ -273,11 +271,10 @@ func (p *Pool) work() {
 
 // recordLags gives the recorders each sample's wait in the queue and its
 // lag since its scheduled time, both to now (one clock read per batch).
-func (p *Pool) recordLags(batch []queued, now time.Time) {
-	at := int64(now.Sub(p.base))
+func (p *Pool) recordLags(batch []queued, now loadgen.Instant) {
 	for _, q := range batch {
 		if p.wait != nil {
-			p.wait.Record(at - q.at)
+			p.wait.Record(int64(now.Sub(q.at)))
 		}
 		if p.sendLag != nil && !q.s.Scheduled.IsZero() {
 			p.sendLag.Record(int64(now.Sub(q.s.Scheduled)))

@@ -454,7 +454,7 @@ func TestPoolSendLag(t *testing.T) {
 	var lag waitLog
 	p := NewPool(&sleepModel{d: time.Millisecond}, PoolConfig{Batch: 1, Workers: 1, SendLag: &lag})
 	defer p.Close()
-	due := time.Now().Add(-5 * time.Millisecond)
+	due := loadgen.Now() - loadgen.Instant(5*time.Millisecond)
 	in := samples(3)
 	in[0].Scheduled, in[2].Scheduled = due, due
 	rec := loadgentest.NewRecorder()
@@ -535,16 +535,16 @@ func TestPoolSplitsABatchMixingContexts(t *testing.T) {
 	}
 }
 
-// TestPoolRecordLagsSubtractsTheQueueTime: a sample queued at 30 ns after
-// the pool's base and taken at 100 ns waited 70 ns; its send lag is the time
-// since its scheduled time, and a sample with no scheduled time has none.
+// TestPoolRecordLagsSubtractsTheQueueTime: a sample queued at 30 ns and
+// taken at 100 ns waited 70 ns; its send lag is the time since its
+// scheduled time, and a sample with no scheduled time has none.
 func TestPoolRecordLagsSubtractsTheQueueTime(t *testing.T) {
 	var wait, lag waitLog
 	p := NewPool(&echoModel{}, PoolConfig{Workers: 1, QueueWait: &wait, SendLag: &lag})
 	defer p.Close()
-	now := p.base.Add(100)
+	now := loadgen.Instant(100)
 	p.recordLags([]queued{
-		{at: 30, s: loadgen.Sample{Scheduled: now.Add(-45)}},
+		{at: 30, s: loadgen.Sample{Scheduled: 55}},
 		{at: 100},
 	}, now)
 	if !slices.Equal(wait.ns, []int64{70, 0}) || !slices.Equal(lag.ns, []int64{45}) {

@@ -26,12 +26,37 @@ type Sample struct {
 	ID    ResponseID
 	Index SampleIndex
 	// Scheduled (Server scenario) is when the sample's query was due: its
-	// place in the Poisson schedule, on the monotonic clock. An SUT that
-	// queues samples can tell from it how late each one goes out (the
-	// issue lag plus its own queueing). It is zero in the other
-	// scenarios, whose queries are issued when they are due.
-	Scheduled time.Time
+	// place in the Poisson schedule, as an Instant. An SUT that queues
+	// samples can tell from it how late each one goes out (the issue lag
+	// plus its own queueing): Now().Sub(s.Scheduled). It is zero in the
+	// other scenarios, whose queries are issued when they are due.
+	Scheduled Instant
 }
+
+// Instant is a reading of the monotonic clock the loadgen schedules
+// with, in ns since an origin fixed when the process starts. Unlike a
+// time.Time it holds no pointer, so the run's large []Sample costs the
+// garbage collector nothing to scan (a time.Time there made every GC
+// cycle walk and preempt the issuing goroutine). The zero Instant means
+// "none"; Now never returns it.
+type Instant int64
+
+// origin is the zero of Instant, a second before the package was
+// initialised so that no reading is 0. It carries the monotonic clock.
+var origin = time.Now().Add(-time.Second)
+
+// Now reads the monotonic clock as an Instant (one vDSO clock read).
+func Now() Instant { return Instant(time.Since(origin)) }
+
+// InstantOf converts t, which must carry a monotonic reading (as every
+// time.Now() does), to an Instant.
+func InstantOf(t time.Time) Instant { return Instant(t.Sub(origin)) }
+
+// IsZero reports whether t is the zero Instant ("none").
+func (t Instant) IsZero() bool { return t == 0 }
+
+// Sub returns t - u.
+func (t Instant) Sub(u Instant) time.Duration { return time.Duration(t - u) }
 
 // Response is the SUT's answer for one sample. Data is the response payload
 // (for example a little-endian float32 label); the loadgen copies what it

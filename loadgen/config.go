@@ -8,15 +8,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-go/inference/internal/boundedread"
 )
 
 // mlperfConf is the MLCommons mlperf.conf that LoadGen 6.0.17 compiles in.
 //
 //go:embed mlperf.conf
 var mlperfConf []byte
-
-// MLPerfConf returns the embedded mlperf.conf (the caller must not modify it).
-func MLPerfConf() []byte { return mlperfConf }
 
 // ConfKind says which kind of file a conf is, which decides the keys it may set.
 type ConfKind int
@@ -385,9 +384,9 @@ func (s *Settings) FromConfig(path, model string) error {
 		}
 		s.userConfLoaded = true
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConf(path, "user conf")
 	if err != nil {
-		return fmt.Errorf("loadgen: reading user conf: %w", err)
+		return err
 	}
 	return s.ApplyConf(data, path, model, UserConfKind)
 }
@@ -396,15 +395,30 @@ func (s *Settings) FromConfig(path, model string) error {
 // model "*", as LoadGen's StartTest does. A missing file is not an error
 // (LoadGen applies it only when present); applied says whether it was.
 func (s *Settings) ApplyAuditConfig(path string) (applied bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readConf(path, "audit config")
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("loadgen: reading audit config: %w", err)
+		return false, err
 	}
 	s.warnings = append(s.warnings, auditConfigWarning)
 	return true, s.ApplyConf(data, path, "*", AuditConfKind)
+}
+
+// MaxConfBytes bounds a conf file (mlperf.conf, user.conf, audit.config):
+// the official mlperf.conf is some 10 kB.
+const MaxConfBytes = 1 << 20
+
+// readConf reads a conf file named what: a regular file of at most
+// MaxConfBytes (a device or a FIFO is refused, not read without end or
+// waited on).
+func readConf(path, what string) ([]byte, error) {
+	b, err := boundedread.File(path, what, MaxConfBytes)
+	if err != nil {
+		return nil, fmt.Errorf("loadgen: reading %s: %w", what, err)
+	}
+	return b, nil
 }
 
 // LoadConfigs builds the settings of a run the way a reference harness does:
@@ -417,9 +431,9 @@ func LoadConfigs(model string, scenario Scenario, mode Mode, mlperfConfPath, use
 	s.Mode = mode
 	conf, name := mlperfConf, "mlperf.conf (embedded)"
 	if mlperfConfPath != "" {
-		data, err := os.ReadFile(mlperfConfPath)
+		data, err := readConf(mlperfConfPath, "mlperf.conf")
 		if err != nil {
-			return s, fmt.Errorf("loadgen: reading mlperf.conf: %w", err)
+			return s, err
 		}
 		conf, name = data, mlperfConfPath
 	}
@@ -428,9 +442,9 @@ func LoadConfigs(model string, scenario Scenario, mode Mode, mlperfConfPath, use
 	}
 	s.userConfLoaded = true
 	if userConfPath != "" {
-		data, err := os.ReadFile(userConfPath)
+		data, err := readConf(userConfPath, "user conf")
 		if err != nil {
-			return s, fmt.Errorf("loadgen: reading user conf: %w", err)
+			return s, err
 		}
 		if err := s.ApplyConf(data, userConfPath, model, UserConfKind); err != nil {
 			return s, err

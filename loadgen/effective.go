@@ -146,10 +146,12 @@ func deriveSettings(s Settings, qslTotal, qslPerf int) (*effective, error) {
 			e.minQueryCount += n - e.minQueryCount%n
 		}
 	}
-	if s.PerformanceIssueUnique && s.Scenario != Offline {
-		e.minQueryCount = e.performanceSampleCount / e.samplesPerQuery
-		e.targetDurationMs = 0
-		e.minDurationMs = 0
+	// performance_issue_unique changes only how many queries LoadGen
+	// generates (one pass over the loaded set; see schedule.Generate),
+	// not the effective min_query_count or durations: a run that needs
+	// more queries than that runs out of them and is INVALID.
+	if s.PerformanceIssueUnique && s.Scenario == Offline && e.mode != AccuracyOnly && e.loadedCount() < e.samplesPerQuery {
+		return nil, fmt.Errorf("loadgen: %w: performance_issue_unique makes the Offline query performance_sample_count (%d) samples, but only %d can be loaded (data set %d samples, accuracy_sample_count %d), so LoadGen would generate no query (it crashes here); lower performance_sample_count_override or turn performance_issue_unique off", ErrSettings, e.samplesPerQuery, e.loadedCount(), qslTotal, e.accuracySampleCount)
 	}
 	if s.PerformanceIssueSame {
 		// LoadGen checks the index against performance_sample_count only;
@@ -157,6 +159,10 @@ func deriveSettings(s Settings, qslTotal, qslPerf int) (*effective, error) {
 		if loaded := e.loadedCount(); s.PerformanceIssueSameIndex >= loaded {
 			return nil, fmt.Errorf("loadgen: %w: performance_issue_same_index %d is outside the loaded set of %d samples (performance_sample_count %d, data set %d samples, accuracy_sample_count %d); want an index from 0 to %d", ErrSettings, s.PerformanceIssueSameIndex, loaded, e.performanceSampleCount, qslTotal, e.accuracySampleCount, loaded-1)
 		}
+	}
+	if s.PerformanceIssueUnique && s.PerformanceIssueSame {
+		// LoadGen logs this and goes on; unique wins where both are asked.
+		e.errors = append(e.errors, "Performance_issue_unique and performance_issue_same, both cannot be true at the same time. performance_issue_unique: 1 performance_issue_same: 1")
 	}
 	e.minSampleCount = e.minQueryCount * e.samplesPerQuery
 	if s.Scenario != Offline && e.minDurationMs == 0 && e.minQueryCount == 0 && e.mode != AccuracyOnly {
@@ -189,7 +195,7 @@ func (e *effective) loadedCount() uint64 {
 // outstanding count and the query latency (per query). Token latencies
 // add a first-token time, a token count and two latency entries.
 const (
-	scheduleBytesPerSample      = 8 + 16 + 8 + 8
+	scheduleBytesPerSample      = 8 + 24 + 8 + 8
 	scheduleBytesPerQuery       = 8 + 8 + 4 + 8
 	scheduleBytesPerTokenSample = 8 + 4 + 16
 )
@@ -229,11 +235,26 @@ func (e *effective) scheduleCost() ScheduleCost {
 			}
 			c.Why = fmt.Sprintf("Offline: one query of max(min_query_count %d, 1.1 × min_duration %g s × target_qps %g) = %.0f samples", e.req.MinQueryCount, float64(e.req.MinDurationMs)/1000, e.targetQPS, spq)
 		case Server:
+			if e.req.PerformanceIssueUnique {
+				c.Queries = math.Floor(loaded / spq)
+				c.Samples = c.Queries * spq
+				c.Why = fmt.Sprintf("Server with performance_issue_unique: one pass over the %.0f loaded samples", loaded)
+				break
+			}
 			lambda := durS * e.targetQPS
 			c.Queries = max(float64(e.minQueryCount), lambda+6*math.Sqrt(lambda)+16)
 			c.Samples = c.Queries * spq
 			c.Why = fmt.Sprintf("Server: min_duration %g s × target_qps %g = %.3g queries (min_query_count %d)", durS, e.targetQPS, lambda, e.minQueryCount)
 		default:
+			if e.req.PerformanceIssueUnique {
+				if e.scenario == MultiStream {
+					loaded += spq - 1 // the set is padded
+				}
+				c.Queries = math.Floor(loaded / spq)
+				c.Samples = c.Queries * spq
+				c.Why = fmt.Sprintf("%s with performance_issue_unique: one pass over the %.0f loaded samples", e.scenario, loaded)
+				break
+			}
 			n := 2 * durS * e.targetQPS
 			c.Queries = max(float64(e.minQueryCount), n+1)
 			if e.equalIssue && loaded > 0 {
@@ -269,23 +290,6 @@ func (e *effective) checkScheduleCost() error {
 	}
 	return fmt.Errorf("loadgen: %w: %s; that is %.3g queries and %.3g samples, about %s of memory (%d B per sample, %d B per query), over the %s allowed (%s): lower the target QPS, the duration or min_query_count",
 		ErrScheduleTooLarge, c.Why, c.Queries, c.Samples, formatBytes(c.Bytes), scheduleBytesPerSample, scheduleBytesPerQuery, formatBytes(limit), from)
-}
-
-// CheckScheduleCost derives the effective settings of s for a QSL of
-// totalSamples samples, performanceSamples of which fit in memory, and
-// returns an error wrapping ErrSettings when LoadGen cannot run them or
-// ErrScheduleTooLarge when their query schedule would not fit in memory.
-// Run performs the same check; this lets a command refuse early (before
-// loading a model). It returns the estimate when the check passes.
-func CheckScheduleCost(s Settings, totalSamples, performanceSamples int) (ScheduleCost, error) {
-	e, err := deriveSettings(s, totalSamples, performanceSamples)
-	if err != nil {
-		return ScheduleCost{}, err
-	}
-	if err := e.checkScheduleCost(); err != nil {
-		return ScheduleCost{}, err
-	}
-	return e.scheduleCost(), nil
 }
 
 // formatBytes writes n bytes in binary units.

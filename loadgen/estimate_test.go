@@ -78,3 +78,21 @@ func TestEstimateRun(t *testing.T) {
 		t.Fatal("settings that cannot run gave an estimate")
 	}
 }
+
+// A real-sized schedule passes the cost check and its estimate is close
+// to the truth: 1 s at 10000 QPS is about 10000 queries.
+func TestScheduleCostEstimate(t *testing.T) {
+	s := DefaultSettings()
+	s.Scenario, s.Mode = Server, PerformanceOnly
+	s.MinDurationMs, s.ServerTargetQPS = 1000, 10000
+	e, err := deriveSettings(s, 1024, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.checkScheduleCost(); err != nil {
+		t.Fatal(err)
+	}
+	if c := e.scheduleCost(); c.Queries < 10000 || c.Queries > 11000 {
+		t.Fatalf("estimated %v queries for 1 s at 10000 QPS", c.Queries)
+	}
+}

@@ -156,11 +156,7 @@ func (lw *logWriter) generated(q schedule.Queries, e *effective) {
 	n := len(q.Samples) / spq
 	lw.log("generated_query_count", n)
 	lw.log("generated_samples_per_query", spq)
-	var dur int64
-	if n > 0 && len(q.Scheduled) == n {
-		dur = q.Scheduled[n-1]
-	}
-	lw.log("generated_query_duration", dur)
+	lw.log("generated_query_duration", q.Duration)
 }
 
 // seriesDone writes the lines LoadGen ends every series of queries with

@@ -160,21 +160,29 @@ func (lw *logWriter) close() error {
 	if !lw.wroteSum {
 		lw.writeSummary(nil, nil)
 	}
+	// Each file's first write error (bufio keeps it), flush and close
+	// are checked, and named.
 	var errs []error
+	done := func(name string, flush func() error, f *os.File) {
+		if err := errors.Join(flush(), f.Close()); err != nil {
+			errs = append(errs, fileError(lw.names[name], err))
+		}
+	}
 	lw.accMu.Lock()
 	if lw.accuracy != nil {
 		lw.accuracy.WriteString("\n]\n")
-		errs = append(errs, lw.accuracy.Flush(), lw.accF.Close())
+		done("accuracy", lw.accuracy.Flush, lw.accF)
 		lw.accuracy = nil
 	}
 	lw.accMu.Unlock()
 	if lw.trace != nil {
 		fmt.Fprintf(lw.trace, "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ts\":%d,\"version\":\"MLPerf LoadGen v1.0\"}}\n", lw.base.UnixNano())
-		errs = append(errs, lw.trace.Flush(), lw.traceF.Close())
+		done("trace", lw.trace.Flush, lw.traceF)
 	}
-	errs = append(errs, lw.detail.Flush(), lw.detailF.Close(), lw.closeErr)
+	done("detail", lw.detail.Flush, lw.detailF)
+	errs = append(errs, lw.closeErr)
 	if err := errors.Join(errs...); err != nil {
-		lw.closeErr = fmt.Errorf("loadgen: writing logs in %s: %w", lw.dir, err)
+		lw.closeErr = fmt.Errorf("loadgen: %w", err)
 	}
 	return lw.closeErr
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,21 +35,35 @@ func yesNo(b bool) string {
 	return "NO"
 }
 
-// writeSummary writes mlperf_log_summary.txt.
+// writeSummary writes mlperf_log_summary.txt; a failed create, write or
+// close is kept in lw.closeErr, naming the file.
 func (lw *logWriter) writeSummary(r *Result, e *effective) {
 	lw.wroteSum = true
-	f, err := os.Create(lw.names["summary"])
+	name := lw.names["summary"]
+	f, err := os.Create(name)
 	if err != nil {
 		lw.closeErr = fmt.Errorf("loadgen: cannot write the summary log: %w", err)
 		return
 	}
-	defer f.Close()
 	var out io.Writer = f
 	if lw.settings.CopySummaryToStdout {
 		out = io.MultiWriter(f, os.Stdout)
 	}
 	w := bufio.NewWriter(out)
-	defer w.Flush()
+	lw.summaryBody(w, r, e)
+	// bufio keeps the first write error: Flush reports it.
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		lw.closeErr = errors.Join(lw.closeErr, fileError(name, err))
+	}
+}
+
+// fileError says which log could not be written, and the likely fix.
+func fileError(name string, err error) error {
+	return fmt.Errorf("writing %s: %w (is the disk full? free space or choose another output folder)", name, err)
+}
+
+// summaryBody writes the summary's text to w.
+func (lw *logWriter) summaryBody(w io.Writer, r *Result, e *effective) {
 	rule := "================================================\n"
 	if r != nil && !r.accuracy {
 		fmt.Fprint(w, rule+"MLPerf Results Summary\n"+rule)

@@ -35,7 +35,7 @@ var ErrInterrupted = errors.New("loadgen: run interrupted")
 // period, writes the logs and returns the partial Result together with an
 // error wrapping ErrInterrupted. Settings whose query schedule would not
 // fit in memory are refused before anything is built (see
-// CheckScheduleCost).
+// ScheduleCost).
 func Run(ctx context.Context, sut SUT, qsl QSL, s Settings, logs LogSettings) (*Result, error) {
 	e, err := deriveSettings(s, qsl.TotalSampleCount(), qsl.PerformanceSampleCount())
 	if err != nil {
@@ -299,8 +299,8 @@ type runState struct {
 	extra      atomic.Int64 // completions of unknown or already completed IDs
 	waitQ      atomic.Int64 // query the issuer is waiting for
 	wake       chan struct{}
-	hr         *hrSleeper // the issuer's sleeper, made on first use; nil if none can be made
-	hrTried    bool
+	hr         *hrSleeper // the issuer's sleeper, made on first use (it locks the issuer to its thread)
+	yielded    int64      // when the issuer last yielded to the scheduler (ns since base)
 	errMu      sync.Mutex
 	errMsgs    []string
 	failMsg    string // the first failed sample's error, for the summary
@@ -517,45 +517,51 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	return res, nil
 }
 
-// issueServer issues queries at their Poisson-scheduled times.
+// issueServer issues queries at their Poisson-scheduled times: it waits
+// for each due time as the pacer decides (pace.go) and issues queries
+// already due at once, one IssueQuery call each unless
+// server_coalesce_queries joins them. It reads the clock once per query
+// (twice with an OnIssue hook) outside the waits.
 func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, samples []Sample, nq int, maxDur int64) (int, string) {
 	e, spq := r.e, r.spq
 	defer func() {
 		if r.hr != nil {
 			r.hr.close()
-			r.hr, r.hrTried = nil, false
+			r.hr = nil
 		}
 	}()
 	for qi := 0; qi < nq; qi++ {
 		r.sched[qi] = r.start + r.q.Scheduled[qi]
 	}
 	r.lag = make([]int64, nq)
+	// An Instant is ns since origin; r's times are ns since base, plus 1.
+	toInstant := InstantOf(r.base) - 1
+	hook := r.lw.settings.OnIssue
+	coalesce := e.req.ServerCoalesceQueries
+	done := ctx.Done()
+	p := newPacer()
 	issued := 0
 	for issued < nq {
-		if ctx.Err() != nil {
+		select {
+		case <-done:
+			return issued, "Ending early: interrupted."
+		default:
+		}
+		now, ok := r.waitFor(ctx, &p, issued)
+		if !ok {
 			return issued, "Ending early: interrupted."
 		}
-		target := r.sched[issued]
-		if !r.sleepUntil(ctx, target) {
-			return issued, "Ending early: interrupted."
-		}
-		end := issued + 1
-		r.lastIssued = r.now()
-		if e.req.ServerCoalesceQueries {
-			now := r.lastIssued
-			for end < nq && r.sched[end] <= now {
-				end++
-			}
-		}
-		if hook := r.lw.settings.OnIssue; hook != nil {
+		end := dueRun(r.sched, issued, now, coalesce)
+		r.lastIssued = now
+		if hook != nil {
 			for q := issued; q < end; q++ {
 				hook(q, r.sched[q]-r.start, samples[q*spq:(q+1)*spq])
 			}
+			now = r.now()
 		}
-		now := r.now()
 		for q := issued; q < end; q++ {
 			r.lag[q] = now - r.sched[q]
-			due := r.base.Add(time.Duration(r.sched[q] - 1)) // now() counts from base+1
+			due := toInstant + Instant(r.sched[q])
 			for k := q * spq; k < (q+1)*spq; k++ {
 				samples[k].Scheduled = due
 			}
@@ -571,56 +577,65 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 		if e.maxQueryCount > 0 && uint64(issued) >= e.maxQueryCount {
 			return issued, endMaxQueries(issued)
 		}
-		if maxDur > 0 && r.now()-r.start >= maxDur {
-			return issued, endMaxDuration(r.now() - r.start)
+		if maxDur > 0 && r.lastIssued-r.start >= maxDur {
+			return issued, endMaxDuration(r.lastIssued - r.start)
 		}
 	}
 	return issued, "" // LoadGen logs no end line for a Server series that issued every query
 }
 
-// Issue timing of sleepUntil, in ns: waits longer than hrSleepMin sleep
-// until spinWindow before the target (a high-resolution sleep wakes tens
-// of µs late), then yield-spin the rest, so queries go out within a few
-// µs of their schedule while the issuer burns little CPU between them.
-const (
-	hrSleepMin = 100_000
-	spinWindow = 70_000
-)
+// yieldEvery is how often, at most, the sleeping issuer yields to the
+// scheduler (ns): within the runtime's 10 ms preemption period. A
+// yield of a goroutine locked to its thread hands the thread off twice,
+// so it is kept rare.
+const yieldEvery = 8_000_000
 
-// sleepUntil waits for the time t (ns since base): it sleeps while far
-// away (a timer that watches ctx above 50 ms, a high-resolution sleep
-// below) and spins the last stretch, as OS sleeps are too coarse for
-// Server schedules of hundreds of thousands of queries per second. It
-// returns false, early, when ctx is cancelled during a long sleep. One
-// goroutine calls it at a time.
-func (r *runState) sleepUntil(ctx context.Context, t int64) bool {
+// waitFor waits, as the pacer p decides, until the clock reaches the due
+// time of query i (r.sched, ns since base) and returns the clock then; a
+// query already due returns at once. It returns false, early, when ctx
+// is cancelled during a long wait. One goroutine calls it at a time.
+func (r *runState) waitFor(ctx context.Context, p *pacer, i int) (int64, bool) {
+	due := r.sched[i]
+	now, woke := r.now(), false
 	for {
-		d := t - r.now()
-		if d <= 0 {
-			return true
-		}
-		if d > 50_000_000 { // long waits watch ctx
-			tm := time.NewTimer(time.Duration(d - 100_000))
+		kind, until := p.plan(now, r.sched, i, woke)
+		switch kind {
+		case waitNone:
+			return now, true
+		case waitSpin:
+			for now < due {
+				now = r.now()
+			}
+			return now, true
+		case waitLong:
+			tm := time.NewTimer(time.Duration(until - now))
 			select {
 			case <-ctx.Done():
 				tm.Stop()
-				return false
+				return now, false
 			case <-tm.C:
 			}
-			continue
-		}
-		if d > hrSleepMin {
-			if !r.hrTried {
-				r.hr, r.hrTried = newHRSleeper(), true
+			now = r.now()
+		case waitSleep:
+			if r.hr == nil {
+				r.hr = newHRSleeper()
 			}
-			if r.hr != nil {
-				r.hr.sleep(time.Duration(d - spinWindow))
-			} else {
-				time.Sleep(time.Duration(d - spinWindow))
+			if now-r.yielded >= yieldEvery {
+				// Pass through the scheduler now and then: the runtime
+				// takes the P away from a goroutine that has not been
+				// rescheduled for 10 ms whenever it enters a system call,
+				// and the issuer's sleeps are system calls; losing the P on
+				// every sleep costs a thread hand-off each time and keeps
+				// the runtime's monitor thread polling every 20 µs.
+				runtime.Gosched()
+				r.yielded = now
 			}
-			continue
+			full := r.hr.sleep(time.Duration(until - now))
+			now, woke = r.now(), true
+			if full {
+				p.observe(until, now)
+			}
 		}
-		runtime.Gosched()
 	}
 }
 

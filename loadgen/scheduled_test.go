@@ -1,6 +1,7 @@
 package loadgen_test
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ func TestSamplesCarryTheirScheduledTime(t *testing.T) {
 		var lags []time.Duration
 		zero := 0
 		sut := &loadgentest.NullSUT{OnIssue: func(samples []loadgen.Sample) {
-			now := time.Now()
+			now := loadgen.Now()
 			mu.Lock()
 			defer mu.Unlock()
 			for _, s := range samples {
@@ -55,5 +56,47 @@ func TestSamplesCarryTheirScheduledTime(t *testing.T) {
 			t.Errorf("Server: largest lag at IssueQuery %v, below the logged issue lag max %v", worst, time.Duration(res.IssueLag.Max))
 		}
 		mu.Unlock()
+	}
+}
+
+// TestInstantIsTheMonotonicClock: Now and InstantOf read one clock, in
+// ns, and no reading is the zero Instant ("none").
+func TestInstantIsTheMonotonicClock(t *testing.T) {
+	t0 := time.Now()
+	i0 := loadgen.InstantOf(t0)
+	if i0.IsZero() || loadgen.Now().IsZero() {
+		t.Fatal("a clock reading is the zero Instant")
+	}
+	if got := loadgen.InstantOf(t0.Add(5 * time.Millisecond)).Sub(i0); got != 5*time.Millisecond {
+		t.Errorf("InstantOf(t0+5ms) - InstantOf(t0) = %v", got)
+	}
+	if now := loadgen.Now(); now < i0 {
+		t.Errorf("Now() %d is before an earlier reading %d", now, i0)
+	}
+}
+
+// TestSampleHoldsNoPointers: the run's []Sample (a million entries in
+// an Offline run) must give the garbage collector nothing to scan; a
+// pointer in Sample made every GC cycle scan it and preempt the issuer.
+func TestSampleHoldsNoPointers(t *testing.T) {
+	var walk func(reflect.Type) bool
+	walk = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if !walk(ty.Field(i).Type) {
+					return false
+				}
+			}
+			return true
+		case reflect.Array:
+			return walk(ty.Elem())
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.String, reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+			return false
+		}
+		return true
+	}
+	if !walk(reflect.TypeOf(loadgen.Sample{})) {
+		t.Fatal("loadgen.Sample holds a pointer")
 	}
 }

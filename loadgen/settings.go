@@ -144,7 +144,7 @@ type Settings struct {
 	CompletionTimeout time.Duration
 
 	// MaxScheduleBytes bounds the memory the query schedule may take
-	// (estimated before it is built; see CheckScheduleCost). Not a LoadGen
+	// (estimated before it is built; see ScheduleCost). Not a LoadGen
 	// setting. Zero means half of the machine's memory.
 	MaxScheduleBytes uint64
 

@@ -153,25 +153,6 @@ func NormalizeCHWInto(dst []float32, m *Image, mean, std []float32) error {
 	return nil
 }
 
-// CHWInto writes m as planar CHW into dst (len W*H*C), multiplying nothing:
-// dst[c*H*W + y*W + x] = pixel.
-func (m *ImageF32) CHWInto(dst []float32) error {
-	if err := m.check(); err != nil {
-		return err
-	}
-	cn, plane := m.Channels, m.Width*m.Height
-	if len(dst) != plane*cn {
-		return fmt.Errorf("%w: CHW output of %d values for a %dx%dx%d image", ErrBadImage, len(dst), m.Width, m.Height, cn)
-	}
-	for c := 0; c < cn; c++ {
-		out := dst[c*plane : (c+1)*plane]
-		for i := range out {
-			out[i] = m.Pix[i*cn+c]
-		}
-	}
-	return nil
-}
-
 // DivCHWInto writes m as planar CHW into dst (len W*H*C), each value divided
 // by div in float32, like img /= 255. on a float32 NumPy array followed by
 // img.transpose([2, 0, 1]).

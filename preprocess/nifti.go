@@ -64,8 +64,31 @@ func LoadNifti(path string) (*NiftiImage, error) {
 	return img, nil
 }
 
+// MaxGzipTrailing bounds the decompressed bytes read after a gzip-
+// compressed image's voxel data (to reach the stream's end and check it).
+const MaxGzipTrailing = 1 << 20
+
+// GzipEnd reads what is left of a gzip-compressed stream r after the data
+// a reader needed (at most MaxGzipTrailing bytes of it), so that each
+// member's CRC-32 and length are checked, as Python's gzip module checks
+// them at the end of a file: a damaged file is refused rather than read
+// as far as the data went.
+func GzipEnd(r io.Reader) error {
+	n, err := io.Copy(io.Discard, io.LimitReader(r, MaxGzipTrailing+1))
+	switch {
+	case errors.Is(err, gzip.ErrChecksum):
+		return fmt.Errorf("%w: gzip: the CRC-32 or length at the end of the compressed stream does not match the data (Python's gzip refuses it: BadGzipFile)", ErrNifti)
+	case err != nil:
+		return fmt.Errorf("%w: gzip: the end of the compressed stream is damaged: %v", ErrNifti, err)
+	case n > MaxGzipTrailing:
+		return fmt.Errorf("%w: more than %d bytes follow the voxel data", ErrNifti, MaxGzipTrailing)
+	}
+	return nil
+}
+
 func readNifti(r io.Reader) (*NiftiImage, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	gz := false
 	if m, err := br.Peek(2); err == nil && m[0] == 0x1f && m[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -73,6 +96,7 @@ func readNifti(r io.Reader) (*NiftiImage, error) {
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(zr, 1<<16)
+		gz = true
 	}
 	var hdr [348]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil {
@@ -135,6 +159,11 @@ func readNifti(r io.Reader) (*NiftiImage, error) {
 	var raw bytes.Buffer
 	if _, err := io.CopyN(&raw, br, int64(n*sz)); err != nil {
 		return nil, fmt.Errorf("%w: data truncated (want %d voxels of %d bytes): %v", ErrNifti, n, sz, err)
+	}
+	if gz {
+		if err := GzipEnd(br); err != nil {
+			return nil, err
+		}
 	}
 	b := raw.Bytes()
 	// C strides of numpy's view; the file runs through the first index

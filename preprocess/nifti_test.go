@@ -84,6 +84,23 @@ func TestNiftiBadInput(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", name, err, c.want)
 		}
 	}
+	// A gzip trailer that does not match the data is refused, as Python's
+	// gzip refuses it, though the voxels were all read before it.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(ok)
+	zw.Close()
+	good := gz.Bytes()
+	if _, err := ReadNifti(bytes.NewReader(good)); err != nil {
+		t.Fatalf("a good .nii.gz: %v", err)
+	}
+	for name, at := range map[string]int{"CRC-32": len(good) - 8, "length": len(good) - 4} {
+		b := slices.Clone(good)
+		b[at] ^= 0x01
+		if _, err := ReadNifti(bytes.NewReader(b)); !errors.Is(err, ErrNifti) || !strings.Contains(err.Error(), "does not match the data (Python's gzip refuses it") {
+			t.Errorf("bad gzip %s: %v", name, err)
+		}
+	}
 	p := filepath.Join(t.TempDir(), "x.nii")
 	os.WriteFile(p, ok[:356], 0o644)
 	if _, err := LoadNifti(p); err == nil || !strings.Contains(err.Error(), p) {

@@ -31,11 +31,21 @@ func CheckConfig(cfg Config) error {
 	if strings.TrimSpace(cfg.Name) == "" {
 		return fmt.Errorf("serve: --name is empty; it names this node in the server metadata (default mlperf-serve)")
 	}
+	if cfg.MaxBatch < 0 {
+		return fmt.Errorf("serve: --max-batch %d: want at least 1 sample per request (0: as many as fit 64 MiB of the model's inputs)", cfg.MaxBatch)
+	}
+	if cfg.MaxConns < 0 || cfg.MaxConns > maxConnsCap {
+		return fmt.Errorf("serve: --max-conns %d: want 1 to %d connections (0: %d)", cfg.MaxConns, maxConnsCap, DefaultMaxConns)
+	}
 	if cfg.Drain < 0 {
 		return fmt.Errorf("serve: --drain %v: a duration cannot be negative (how long a shutdown waits for requests in flight)", cfg.Drain)
 	}
 	return nil
 }
+
+// maxConnsCap is the most --max-conns may ask for: at some 20 kB each,
+// 65536 idle connections take over a GiB.
+const maxConnsCap = 1 << 16
 
 // CheckListen refuses a --listen value that is not host:port, with the
 // form it wants: no scheme or path, a port from 0 (any free port) to

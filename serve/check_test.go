@@ -2,10 +2,14 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/remote/kserve"
 )
 
 // Flag values a person might give to mlperf serve are refused with the
@@ -34,6 +38,11 @@ func TestCheckConfig(t *testing.T) {
 		{func(c *Config) { c.Drain = -time.Second }, "--drain -1s: a duration cannot be negative"},
 		{func(c *Config) { c.Slots = 100000 }, "--slots 100000: more inferences at once than this machine can run"},
 		{func(c *Config) { c.Name = " " }, "--name is empty"},
+		{func(c *Config) { c.MaxBatch = 1 }, ""},
+		{func(c *Config) { c.MaxBatch = -1 }, "--max-batch -1: want at least 1 sample per request"},
+		{func(c *Config) { c.MaxConns = 1 << 16 }, ""},
+		{func(c *Config) { c.MaxConns = 1<<16 + 1 }, "--max-conns 65537: want 1 to 65536"},
+		{func(c *Config) { c.MaxConns = -1 }, "--max-conns -1"},
 	} {
 		cfg := good
 		c.mut(&cfg)
@@ -59,5 +68,25 @@ func TestServePortInUse(t *testing.T) {
 	err = Serve(ctx, Config{Listen: ln.Addr().String()}, "m", nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "the port is in use by another process") {
 		t.Fatalf("port in use: %v", err)
+	}
+}
+
+// A model with a zero dimension is refused before serving: every request
+// to it would be empty.
+func TestServeRefusesZeroDimensionModel(t *testing.T) {
+	zero := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 0, 224}}}}
+	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0"}, "m", zero, func(string) { t.Error("a zero-dimension model was served") })
+	if err == nil || !strings.Contains(err.Error(), `input "x" has shape [N,0,224]: a dimension of 0 makes every input empty`) {
+		t.Errorf("zero dimension: %v", err)
+	}
+}
+
+// A request memory budget over half the machine's memory is refused
+// before serving, with the arithmetic and the flags to lower.
+func TestServeRefusesABudgetOverTheMachine(t *testing.T) {
+	big := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 1 << 24}}}, Out: []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1}}}}
+	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0", Slots: 64, MaxBatch: 16}, "m", big, func(string) { t.Error("served") })
+	if !errors.Is(err, backend.ErrTooLarge) || !strings.Contains(err.Error(), "lower --max-batch (now 16 samples per request) or --slots") {
+		t.Errorf("64 slots of 16 × 64 MiB: %v", err)
 	}
 }

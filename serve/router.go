@@ -19,15 +19,26 @@ const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 // its own goroutine per new connection, so a slow client holds up no
 // other. (A REST client speaking HTTP/2 without TLS, prior knowledge,
 // would reach the gRPC server: the REST API here is HTTP/1.1.)
+//
+// At most maxConns connections are open at once: the router accepts no
+// more until one closes (they wait in the kernel's listen backlog). Of
+// those, at most maxH2 are HTTP/2; a further one is closed at once.
 type router struct {
 	ln     net.Listener
 	H1, H2 *subListener
 	// sniffTimeout bounds the wait for a new connection's first bytes.
 	sniffTimeout time.Duration
+	// open holds a token per open connection (cap: the most at once);
+	// h2 likewise for HTTP/2 ones.
+	open, h2 chan struct{}
+	// quit is closed when the router stops accepting.
+	quit     chan struct{}
+	quitOnce sync.Once
 }
 
-func newRouter(ln net.Listener, sniffTimeout time.Duration) *router {
-	return &router{ln: ln, H1: newSubListener(ln.Addr()), H2: newSubListener(ln.Addr()), sniffTimeout: sniffTimeout}
+func newRouter(ln net.Listener, sniffTimeout time.Duration, maxConns, maxH2 int) *router {
+	return &router{ln: ln, H1: newSubListener(ln.Addr()), H2: newSubListener(ln.Addr()), sniffTimeout: sniffTimeout,
+		open: make(chan struct{}, max(maxConns, 1)), h2: make(chan struct{}, max(maxH2, 1)), quit: make(chan struct{})}
 }
 
 // serve accepts connections until the listener is closed, and returns
@@ -37,8 +48,14 @@ func newRouter(ln net.Listener, sniffTimeout time.Duration) *router {
 func (r *router) serve() error {
 	var wait time.Duration
 	for {
+		select {
+		case r.open <- struct{}{}: // a connection may open
+		case <-r.quit:
+			return nil
+		}
 		c, err := r.ln.Accept()
 		if err != nil {
+			<-r.open
 			if errors.Is(err, net.ErrClosed) {
 				return nil
 			}
@@ -47,7 +64,7 @@ func (r *router) serve() error {
 			continue
 		}
 		wait = 0
-		go r.route(c)
+		go r.route(&countedConn{Conn: c, done: r.open})
 	}
 }
 
@@ -69,14 +86,41 @@ func (r *router) route(c net.Conn) {
 	c.SetReadDeadline(time.Time{})
 	to := r.H1
 	if bytes.Equal(buf[:n], []byte(http2Preface)) {
+		select {
+		case r.h2 <- struct{}{}:
+		default:
+			c.Close() // more HTTP/2 connections than a node serves
+			return
+		}
+		c = &countedConn{Conn: c, done: r.h2}
 		to = r.H2
 	}
 	to.hand(&sniffedConn{Conn: c, head: buf[:n]})
 }
 
+// countedConn gives its token back to done when it is first closed.
+type countedConn struct {
+	net.Conn
+	done chan struct{}
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { <-c.done })
+	return err
+}
+
+// stopAccepting closes the listener: serve returns, connections already
+// handed on stay open.
+func (r *router) stopAccepting() error {
+	r.quitOnce.Do(func() { close(r.quit) })
+	return r.ln.Close()
+}
+
 // Close closes the listener and both sub-listeners.
 func (r *router) Close() error {
-	err := r.ln.Close()
+	err := r.stopAccepting()
 	r.H1.Close()
 	r.H2.Close()
 	return err

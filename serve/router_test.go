@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -111,7 +112,7 @@ func TestRouterSniff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := newRouter(ln, 2*time.Second)
+	rt := newRouter(ln, 2*time.Second, 64, 2)
 	go rt.serve()
 	defer rt.Close()
 	for _, c := range []struct {
@@ -161,7 +162,7 @@ func TestRouterSniff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt2 := newRouter(ln2, 100*time.Millisecond)
+	rt2 := newRouter(ln2, 100*time.Millisecond, 64, 2)
 	go rt2.serve()
 	defer rt2.Close()
 	conn, err := net.Dial("tcp", ln2.Addr().String())
@@ -171,5 +172,69 @@ func TestRouterSniff(t *testing.T) {
 	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if _, err := conn.Read(make([]byte, 1)); err == nil || strings.Contains(err.Error(), "timeout") {
 		t.Errorf("silent client: read %v; want the router to close the connection", err)
+	}
+}
+
+// TestRouterBoundsConnections: with a cap of 2 connections a third is
+// not taken until one closes, and of HTTP/2 connections (cap 1) a second
+// is closed at once.
+func TestRouterBoundsConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := newRouter(ln, 5*time.Second, 2, 1)
+	go rt.serve()
+	defer rt.Close()
+	dial := func(first string) net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte(first))
+		return c
+	}
+	accept := func(l *subListener) net.Conn {
+		c, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := dial("GET / HTTP/1.1\r\n"), dial("GET / HTTP/1.1\r\n")
+	defer a.Close()
+	defer b.Close()
+	sa, sb := accept(rt.H1), accept(rt.H1)
+	third := dial("GET /3 HTTP/1.1\r\n")
+	defer third.Close()
+	got := make(chan net.Conn, 1)
+	go func() {
+		if c, err := rt.H1.Accept(); err == nil {
+			got <- c
+		}
+	}()
+	select {
+	case <-got:
+		t.Fatal("a third connection was taken with 2 open and a cap of 2")
+	case <-time.After(200 * time.Millisecond):
+	}
+	sa.Close()
+	s3 := <-got
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(s3, buf); err != nil || string(buf) != "GET /3" {
+		t.Errorf("third connection read %q, %v", buf, err)
+	}
+	s3.Close()
+	sb.Close()
+
+	h1 := dial(http2Preface)
+	defer h1.Close()
+	s1 := accept(rt.H2)
+	defer s1.Close()
+	h2 := dial(http2Preface)
+	defer h2.Close()
+	h2.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := h2.Read(make([]byte, 1)); err == nil || strings.Contains(err.Error(), "timeout") {
+		t.Errorf("second HTTP/2 connection over a cap of 1: read %v, want it closed", err)
 	}
 }

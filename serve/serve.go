@@ -25,6 +25,7 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/internal/argcheck"
+	"github.com/mlperf-go/inference/internal/sysmem"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -44,6 +45,16 @@ type Config struct {
 	Null bool
 	// Drain bounds how long a shutdown waits for requests in flight.
 	Drain time.Duration
+	// MaxBatch is the most samples one request may carry (0: as many as
+	// fit 64 MiB of the model's inputs, at most 32; see
+	// kserve.DefaultMaxBatch). It bounds every request body.
+	MaxBatch int
+	// MaxConns bounds the connections open at once (0: DefaultMaxConns);
+	// further ones wait in the listen backlog.
+	MaxConns int
+	// Notes, if set, gets one line stating the request limits once the
+	// model is added.
+	Notes io.Writer
 	// Completions, if set, serves the /v1/ paths (OpenAI completions of a
 	// decoder); the KServe paths stay for health and metadata.
 	Completions http.Handler
@@ -67,11 +78,24 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 		}
 	}
 	srv := kserve.NewServer(cfg.Name, version())
+	srv.MaxBatch = cfg.MaxBatch
 	if cfg.Null && sess != nil {
 		sess = &kserve.NullSession{In: sess.Inputs(), Out: sess.Outputs()}
 	}
 	if sess != nil {
-		srv.Add(name, sess, cfg.Slots)
+		if err := srv.Add(name, sess, cfg.Slots); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
+		if b, m := srv.MemoryBudget(), int64(sysmem.Budget()); b > m {
+			ln.Close()
+			return fmt.Errorf("serve: %w: the memory for requests in flight, %d × --slots %d × (largest request %s + largest answer) = %s, is over the %s this process may use (half of the machine's memory); lower --max-batch (now %d samples per request) or --slots",
+				backend.ErrTooLarge, kserve.MemoryFactor, max(cfg.Slots, 1), backend.FormatBytes(srv.RequestLimit(name)), backend.FormatBytes(b), backend.FormatBytes(m), srv.MaxBatchOf(name))
+		}
+		if cfg.Notes != nil {
+			fmt.Fprintf(cfg.Notes, "requests to %s: at most %d samples and %d bytes each (--max-batch); request bodies and answers in memory at once: at most %d bytes (%d × --slots %d × (largest request + largest answer))\n",
+				name, srv.MaxBatchOf(name), srv.RequestLimit(name), srv.MemoryBudget(), kserve.MemoryFactor, max(cfg.Slots, 1))
+		}
 	}
 	var h http.Handler = srv
 	if cfg.Completions != nil {
@@ -80,11 +104,15 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 		mux.Handle("/v1/", cfg.Completions)
 		h = mux
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: maxHeaderBytes}
 	gs := srv.NewGRPCServer()
 	// One port for both: the router hands HTTP/2 (gRPC) connections to gs
 	// and the rest to hs.
-	rt := newRouter(ln, 10*time.Second)
+	conns := cfg.MaxConns
+	if conns <= 0 {
+		conns = DefaultMaxConns
+	}
+	rt := newRouter(ln, 10*time.Second, conns, MaxGRPCConns)
 	errc := make(chan error, 3)
 	go func() { errc <- hs.Serve(rt.H1) }()
 	go func() { errc <- gs.Serve(rt.H2) }()
@@ -111,7 +139,7 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 	defer cancel()
 	// No new connections; then both servers drain at once, within d (each
 	// closes its own side of the router).
-	rt.ln.Close()
+	rt.stopAccepting()
 	var herr, gerr error
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -128,6 +156,21 @@ func Serve(ctx context.Context, cfg Config, name string, sess backend.Session, r
 	}
 	return nil
 }
+
+// DefaultMaxConns is how many connections a node keeps open at once
+// unless told otherwise: each idle one costs some 20 kB (a goroutine and
+// its buffers), so these cost about 20 MiB.
+const DefaultMaxConns = 1024
+
+// MaxGRPCConns is how many gRPC (HTTP/2) connections a node keeps open at
+// once: a LoadGen node's gRPC client multiplexes every call over one. With
+// kserve.Server.GRPCStreams calls per connection, this bounds the gRPC
+// messages in memory; a further one is closed at once.
+const MaxGRPCConns = 2
+
+// maxHeaderBytes bounds a REST request's header block (net/http's default
+// is 1 MiB per connection).
+const maxHeaderBytes = 64 << 10
 
 // Main is `mlperf serve <benchmark> [flags]`.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -148,6 +191,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "address to serve on (host:port), KServe v2 REST and gRPC both")
 	fs.StringVar(&cfg.Name, "name", "mlperf-serve", "this node's name in the server metadata")
 	fs.IntVar(&cfg.Slots, "slots", 1, "inferences run at once")
+	fs.IntVar(&cfg.MaxBatch, "max-batch", 0, fmt.Sprintf("most samples one request may carry; bounds every request body (0: as many as fit 64 MiB of inputs, at most %d)", kserve.DefaultMaxBatchCap))
+	fs.IntVar(&cfg.MaxConns, "max-conns", DefaultMaxConns, "most client connections open at once (more wait to be accepted)")
 	sut := fs.String("sut", "model", "model: run the model; null: answer at once with zero outputs of the model's contract")
 	drain := &argcheck.Duration{Name: "--drain", AllowZero: true, D: 10 * time.Second}
 	fs.Var(drain, "drain", "how long a shutdown waits for requests in flight (0: 10s)")
@@ -227,6 +272,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer sess.Close()
+	cfg.Notes = stdout
 	return Serve(ctx, cfg, b.Name, sess, func(addr string) {
 		fmt.Fprintf(stdout, "serving %s (%s) over KServe v2 REST at http://%s/v2/models/%s and KServe v2 gRPC at %s (same port)\n", b.Name, path, addr, b.Name, addr)
 	})

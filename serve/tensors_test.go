@@ -15,17 +15,18 @@ import (
 	_ "github.com/mlperf-go/inference/models/bert"
 	_ "github.com/mlperf-go/inference/models/retinanet"
 	_ "github.com/mlperf-go/inference/models/unet3d"
+	_ "github.com/mlperf-go/inference/models/yolo"
 	"github.com/mlperf-go/inference/serve"
 )
 
-// TestTensorBenchmarksOverKServeMatchLocal: bert, retinanet and unet3d
-// (resnet50 has its own two-node test) score the same through an `mlperf
+// TestTensorBenchmarksOverKServeMatchLocal: bert, retinanet, unet3d and
+// yolo (resnet50 has its own two-node test) score the same through an `mlperf
 // serve` node, over REST and over gRPC, as locally on the same synthetic
 // model and data.
 func TestTensorBenchmarksOverKServeMatchLocal(t *testing.T) {
 	orttest.Need(t)
 	t.Setenv("MLPERF_CACHE_DIR", filepath.Join(os.TempDir(), "mlperf-go-test-cache"))
-	for _, name := range []string{"bert", "retinanet", "unet3d"} {
+	for _, name := range []string{"bert", "retinanet", "unet3d", "yolo"} {
 		t.Run(name, func(t *testing.T) {
 			b, ok := spec.Lookup(name)
 			if !ok {
@@ -70,10 +71,11 @@ func TestTensorBenchmarksOverKServeMatchLocal(t *testing.T) {
 				if remote := run(benchmark.Options{Backend: "kserve", Protocol: p, Endpoints: []string{addr}}); remote != local {
 					t.Errorf("over %s: accuracy %q, locally %q", p, remote, local)
 				}
-				// unet3d's sliding window stays on this node: the run says
-				// it is not a conformant Network division run.
-				if warned := strings.Contains(lastErr, "not a conformant Network division run"); warned != (name == "unet3d") {
-					t.Errorf("over %s: non-conformance warning %v, want %v:\n%s", p, warned, name == "unet3d", lastErr)
+				// unet3d's sliding window and yolo's NMS stay on this node:
+				// the run says it is not a conformant Network division run.
+				want := name == "unet3d" || name == "yolo"
+				if warned := strings.Contains(lastErr, "not a conformant Network division run"); warned != want {
+					t.Errorf("over %s: non-conformance warning %v, want %v:\n%s", p, warned, want, lastErr)
 				}
 			}
 		})

@@ -284,3 +284,25 @@ func writeLog(t *testing.T, s string) string {
 	}
 	return p
 }
+
+// A log whose images have no ground truth at all scores -1 (pycocotools'
+// undefined, printed as mAP=-100.000% as the reference prints it), and
+// the result says plainly that nothing could be scored.
+func TestScoreOpenImagesUndefined(t *testing.T) {
+	gt := miniGroundTruth(t)
+	det := retinaRecords([7]float32{2, 0.1, 0.1, 0.5, 0.5, 0.9, 0})
+	r, err := ScoreOpenImages(writeLog(t, logOf(logEntry(0, 2, det))), gt, OpenImagesConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Undefined() || r.String() != "mAP=-100.000%" || !strings.Contains(r.UndefinedNote("mini.json"), "nothing could be scored: none of the 1 evaluated images has a ground-truth box of a category in mini.json") {
+		t.Errorf("undefined score: %s, %q", r, r.UndefinedNote("mini.json"))
+	}
+	r, err = ScoreOpenImages(writeLog(t, logOf(logEntry(0, 0, retinaRecords([7]float32{0, 0.1, 0.1, 0.5, 0.5, 0.9, 0})))), gt, OpenImagesConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Undefined() || r.UndefinedNote("mini.json") != "" {
+		t.Errorf("a defined score %s is said undefined", r)
+	}
+}

@@ -169,6 +169,20 @@ func (r *OpenImagesResult) MAP() float64 { return 100.0 * r.Eval.Stats[0] }
 // submission checker parses.
 func (r *OpenImagesResult) String() string { return fmt.Sprintf("mAP=%.3f%%", r.MAP()) }
 
+// Undefined reports whether nothing could be scored: no evaluated image
+// has a ground-truth box of any category, so pycocotools gives -1 (the
+// reference prints it as mAP=-100.000%, and so does String).
+func (r *OpenImagesResult) Undefined() bool { return r.Eval.Stats[0] == -1 }
+
+// UndefinedNote says plainly what an undefined score means, naming the
+// annotation file ann; "" when the score is defined.
+func (r *OpenImagesResult) UndefinedNote(ann string) string {
+	if !r.Undefined() {
+		return ""
+	}
+	return fmt.Sprintf("nothing could be scored: none of the %d evaluated images has a ground-truth box of a category in %s, so every AP is undefined; pycocotools reports -1 and the reference prints it as mAP=-100.000%%, which is not a score (check the annotation file with `mlperf dataset verify openimages`)", r.Images, ann)
+}
+
 // Pass reports whether the score meets target (percent).
 func (r *OpenImagesResult) Pass(target float64) bool { return r.MAP() >= target }
 

@@ -8,7 +8,7 @@
 //  3. .deps/onnxruntime/libonnxruntime.so.1 in the working directory or any
 //     parent, then beside the executable or in its parent directory (where
 //     `make setup` installs it);
-//  4. the per-user deps folder (UserDepsDir: $XDG_DATA_HOME/mlperf-go/deps,
+//  4. the per-user deps folder (deps.UserDir: $XDG_DATA_HOME/mlperf-go/deps,
 //     by default ~/.local/share/mlperf-go/deps, where `make setup` installs
 //     a copy), for a binary run from anywhere or installed with go install.
 //
@@ -85,12 +85,6 @@ func findLibrary(getenv func(string) string, cwd, exe string) (string, error) {
 	}
 	return p, nil
 }
-
-// UserDepsDir is the per-user deps folder searched after the project's
-// .deps folders (deps.UserDir): $XDG_DATA_HOME/mlperf-go/deps, or
-// ~/.local/share/mlperf-go/deps ("" when neither variable is set). `make
-// setup` installs there too, which makes the binary work from any folder.
-func UserDepsDir() string { return deps.UserDir() }
 
 func isFile(p string) bool {
 	st, err := os.Stat(p)

@@ -51,5 +51,8 @@ func COCO(o COCOOptions) (*spec.Score, error) {
 		fmt.Fprintln(warn, "warning: no detections at all (accuracy-openimages.py crashes here; the score is 0)")
 	}
 	fmt.Fprintf(warn, "%d images (%d with no detections), %d detections, %d repeated entries ignored\n", r.Images, r.NoResults, r.Detections, r.Dupes)
+	if note := r.UndefinedNote(o.Annotations); note != "" {
+		fmt.Fprintf(warn, "warning: %s\n", note)
+	}
 	return textLines(r.Eval.Summary() + r.String() + "\n"), nil
 }

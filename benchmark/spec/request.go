@@ -137,6 +137,14 @@ type Instance struct {
 	// Warmups is how many warm-up calls of --batch samples the framework
 	// makes before the run, if Model is a Warmer.
 	Warmups int
+	// SampleBytes is the memory one sample of --batch holds while it
+	// runs in a local engine, in bytes, where the model's inputs and
+	// outputs do not tell it (a decoder's cache at its longest sequence,
+	// an encoder's attention scores). 0, or a remote backend: the
+	// framework estimates it from the inputs and outputs of the sessions
+	// opened through the Engine. The framework refuses a --batch whose samples
+	// cannot fit in memory at once, before the run allocates them.
+	SampleBytes int64
 	// Done, when set, reports samples completed so far (progress line).
 	// With Model set and Done nil, the framework counts them itself.
 	Done func() int64

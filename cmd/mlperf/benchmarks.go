@@ -15,4 +15,5 @@ import (
 	_ "github.com/mlperf-go/inference/models/sdxl"
 	_ "github.com/mlperf-go/inference/models/unet3d"
 	_ "github.com/mlperf-go/inference/models/whisper"
+	_ "github.com/mlperf-go/inference/models/yolo"
 )

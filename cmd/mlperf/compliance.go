@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -73,17 +72,19 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 // The first runs the test and verifies it into DIR/TEST0X; verify checks
 // existing logs as run_verification.py; audit-config prints the file.
 func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	usage := func() error {
-		fmt.Fprintln(stderr, "usage: mlperf compliance test01|test04|test06 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance audit-config test01|test04|test06 <benchmark>")
-		return errors.New("compliance: missing arguments")
+	const synopsis = "usage: mlperf compliance test01|test04|test06 <benchmark> --results DIR [flags]\n       mlperf compliance verify test01|test04|test06 --results DIR --compliance DIR [--out DIR]\n       mlperf compliance audit-config test01|test04|test06 <benchmark>"
+	// usage prints the synopsis and says what is missing.
+	usage := func(format string, a ...any) error {
+		fmt.Fprintln(stderr, synopsis)
+		return usageError("compliance: "+format, a...)
 	}
 	if len(args) == 0 {
-		return usage()
+		return usage("want a test (test01, test04 or test06), verify or audit-config")
 	}
 	switch strings.ToLower(args[0]) {
 	case "audit-config":
 		if len(args) < 3 {
-			return usage()
+			return usage("audit-config wants a test and a benchmark: mlperf compliance audit-config test01 resnet50")
 		}
 		name := args[2]
 		if b, ok := spec.Lookup(name); ok {
@@ -97,7 +98,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return nil
 	case "verify":
 		if len(args) < 2 {
-			return usage()
+			return usage("verify wants a test: mlperf compliance verify test01 --results DIR --compliance DIR")
 		}
 		test := strings.ToUpper(args[1])
 		fs := flag.NewFlagSet("compliance verify", flag.ContinueOnError)
@@ -111,8 +112,11 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err := fs.Parse(args[2:]); err != nil {
 			return err
 		}
-		if *results == "" && test != "TEST06" || *comp == "" {
-			return usage()
+		if *results == "" && test != "TEST06" {
+			return usage("verify %s: --results DIR is required (the submission's scenario folder, with accuracy/ and performance/run_1/)", test)
+		}
+		if *comp == "" {
+			return usage("verify %s: --compliance DIR is required (the compliance run's log folder)", test)
 		}
 		if *out == "" {
 			*out = *results
@@ -127,7 +131,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return nil
 	case "test01", "test04", "test06":
 		if len(args) < 2 {
-			return usage()
+			return usage("%s wants a benchmark: mlperf compliance %s resnet50 --results DIR", args[0], args[0])
 		}
 		b, ok := spec.Lookup(args[1])
 		if !ok {
@@ -146,7 +150,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 		if *results == "" {
-			return usage()
+			return usage("%s %s: --results DIR is required: the submission's scenario folder holding accuracy/ and performance/run_1/ of earlier runs (e.g. results/SYSTEM/%s/Offline); TEST0X/ is made in it", args[0], b.Name, b.Name)
 		}
 		o, err := opts()
 		if err != nil {
@@ -163,7 +167,10 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		return nil
 	}
-	return usage()
+	if strings.HasPrefix(strings.ToLower(args[0]), "test") {
+		return usage("unknown compliance test %q: this suite runs test01, test04 and test06 (the tests the rounds' rules name for its benchmarks)", args[0])
+	}
+	return usage("unknown subcommand %q: want test01, test04, test06, verify or audit-config", args[0])
 }
 
 func passText(ok bool) string {

@@ -96,7 +96,8 @@ func TestRunFlagsParseAndValidate(t *testing.T) {
 		{"protocol without kserve", []string{"--protocol", "grpc"}, "--protocol grpc needs --backend kserve"},
 		{"protocol with openai", []string{"--backend", "openai", "--endpoint", "a:1", "--protocol", "grpc"}, "--protocol grpc needs --backend kserve"},
 		{"grpc protocol", []string{"--backend", "kserve", "--endpoint", "a:1", "--protocol", "grpc"}, ""},
-		{"empty api key variable", []string{"--backend", "kserve", "--endpoint", "a:1", "--api-key-env", "MLPERF_TEST_NO_SUCH_VARIABLE"}, "is empty"},
+		{"empty api key variable", []string{"--backend", "openai", "--endpoint", "a:1", "--api-key-env", "MLPERF_TEST_NO_SUCH_VARIABLE"}, "is empty"},
+		{"api key with kserve", []string{"--backend", "kserve", "--endpoint", "a:1", "--api-key-env", "HOME"}, "--api-key-env is sent only by --backend openai"},
 	} {
 		_, err := check(tc.args...)
 		if tc.err == "" {

@@ -3,16 +3,19 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mlperf-go/inference/internal/argcheck"
+	"github.com/mlperf-go/inference/internal/outlock"
 
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
@@ -90,6 +93,9 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *workers < 1 || *batch < 1 {
 		return usageError("--workers %d, --batch %d: the delay SUT needs at least one worker and batches of at least one sample", *workers, *batch)
 	}
+	if strings.TrimSpace(*out) == "" {
+		return usageError("--out is empty; name the folder for the LoadGen logs (default out/loadgen)")
+	}
 	s, err := loadgen.LoadConfigs(*model, sc, m, *mlperfConf, *userConf, *auditConf)
 	if err != nil {
 		return err
@@ -105,6 +111,30 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	default:
 		return usageError("unknown --sut %q; want null or delay", *sutKind)
 	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("loadgen: --out %s: %w", *out, err)
+	}
+	lock, err := outlock.Acquire(*out)
+	if err != nil {
+		return fmt.Errorf("loadgen: --out %s: %w", *out, err)
+	}
+	defer lock.Release()
+	// The CSV logs are flushed and closed after the run, each error
+	// named.
+	var csvs []func() error
+	defer func() {
+		for _, c := range csvs {
+			c()
+		}
+	}()
+	closeCSVs := func() error {
+		var errs []error
+		for _, c := range csvs {
+			errs = append(errs, c())
+		}
+		csvs = nil
+		return errors.Join(errs...)
+	}
 	var qsl loadgen.QSL = &loadgentest.MemQSL{Total: *total, Performance: *perf}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = *out
@@ -114,8 +144,7 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fmt.Errorf("--qsl-log: %w", err)
 		}
-		defer f.Close()
-		defer w.Flush()
+		csvs = append(csvs, csvCloser("--qsl-log", f, w))
 		qsl = &recordingQSL{QSL: qsl, w: w}
 	}
 	if *issueLog != "" {
@@ -123,8 +152,7 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return fmt.Errorf("--issue-log: %w", err)
 		}
-		defer f.Close()
-		defer w.Flush()
+		csvs = append(csvs, csvCloser("--issue-log", f, w))
 		var buf []byte
 		logs.OnIssue = func(q int, sched int64, samples []loadgen.Sample) {
 			for i, x := range samples {
@@ -145,11 +173,30 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	start := time.Now()
 	res, err := loadgen.Run(ctx, sut, qsl, s, logs)
+	if cerr := closeCSVs(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
 	printLoadgenResult(stdout, res, time.Since(start))
 	return nil
+}
+
+// csvCloser flushes and closes a CSV log once, naming it (by its flag
+// and file) in the error.
+func csvCloser(flag string, f *os.File, w *bufio.Writer) func() error {
+	done := false
+	return func() error {
+		if done {
+			return nil
+		}
+		done = true
+		if err := errors.Join(w.Flush(), f.Close()); err != nil {
+			return fmt.Errorf("%s: writing %s: %w (is the disk full?)", flag, f.Name(), err)
+		}
+		return nil
+	}
 }
 
 // printLoadgenResult prints a one-line result of a loadgen run.

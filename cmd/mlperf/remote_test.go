@@ -27,7 +27,14 @@ func startServeChild(t *testing.T, env []string, args ...string) string {
 // prefix (e.g. ip netns exec NS); it also returns the child.
 func startServeChildIn(t *testing.T, prefix, env []string, args ...string) (string, *exec.Cmd) {
 	t.Helper()
-	argv := append(append(slices.Clone(prefix), os.Args[0], "serve"), args...)
+	return startServeBinary(t, os.Args[0], prefix, env, args...)
+}
+
+// startServeBinary is startServeChildIn running bin (this test binary, or
+// a built mlperf) as the child.
+func startServeBinary(t *testing.T, bin string, prefix, env []string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	argv := append(append(slices.Clone(prefix), bin, "serve"), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append(os.Environ(), "MLPERF_TEST_CHILD=1"), env...)
 	out, err := cmd.StdoutPipe()

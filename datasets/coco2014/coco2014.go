@@ -192,6 +192,11 @@ func LoadLatents(path string) ([]float32, []int, error) {
 	if len(shape) != 4 || shape[0] != 1 {
 		return nil, nil, fmt.Errorf("coco2014: latents %s have shape %v; want (1, 4, 128, 128) as the reference's latents.npy", p, shape)
 	}
+	for i, v := range data {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return nil, nil, fmt.Errorf("coco2014: latents %s: value %d is %v: every image would come out NaN; the file is damaged: download it again with datasets/coco2014/download_dataset.sh or make a synthetic one (mlperf dataset synth coco2014)", p, i, v)
+		}
+	}
 	return data, shape, nil
 }
 

@@ -268,6 +268,37 @@ func (d *Dataset) IDs(k, s, e int) []byte {
 	return d.sparse[k][s*m*4 : e*m*4]
 }
 
+// CheckRows refuses rows [s, e) whose values the reference could not
+// use: a dense feature that is NaN or infinite (the model would predict
+// NaN there, and scikit-learn's roc_auc_score refuses NaN), a label other
+// than 0 or 1, or a sparse id outside its table (TableRows: the MLPerf
+// multi-hot hash sizes). The error names the file, the row and the
+// feature, and the fix.
+func (d *Dataset) CheckRows(s, e int) error {
+	fix := "the data set is damaged: download it again with datasets/criteo/download_dataset.sh and check it with 'mlperf dataset verify criteo'"
+	for r := s; r < e; r++ {
+		for f := range NumDense {
+			v := math.Float32frombits(binary.LittleEndian.Uint32(d.dense[4*(r*NumDense+f):]))
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("criteo: %s: row %d: dense feature %d is %v (the reference's model would predict NaN, and roc_auc_score refuses it); %s", filepath.Join(d.Dir, DenseFile), r, f, v, fix)
+			}
+		}
+		if l := int32(binary.LittleEndian.Uint32(d.labels[4*r:])); l != 0 && l != 1 {
+			return fmt.Errorf("criteo: %s: row %d: label %d, want 0 or 1; %s", filepath.Join(d.Dir, LabelsFile), r, l, fix)
+		}
+		for k := range NumSparse {
+			m := d.MultiHot[k]
+			ids := d.sparse[k][4*r*m : 4*(r+1)*m]
+			for j := range m {
+				if id := int32(binary.LittleEndian.Uint32(ids[4*j:])); id < 0 || int(id) >= TableRows[k] {
+					return fmt.Errorf("criteo: %s: row %d: sparse feature %d id %d is outside its table of %d rows (the MLPerf hash size); %s", filepath.Join(d.Dir, SparseFile), r, k, id, TableRows[k], fix)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // Touch reads one byte per page of rows [s, e) of every array, so that a
 // later use of those rows does not wait on the disk (the QSL's untimed
 // load). It returns a value derived from the bytes so the reads are kept.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/preprocess"
 )
 
 // rawCase copies testdata/raw/case_00001 into a temporary folder and lets
@@ -62,6 +64,10 @@ func TestBadRawInputs(t *testing.T) {
 		{"not gzip", true, func(b []byte) []byte { return []byte("hello") }, "imaging.nii.gz", nil},
 		{"zero spacing", false, func(b []byte) []byte { copy(b[84:88], []byte{0, 0, 0, 0}); return b }, "pixdim[2] = 0", ErrSpacing},
 		{"negative spacing", false, func(b []byte) []byte { b[83] = 0xC0; return b }, "pixdim[1]", ErrSpacing},
+		// The gzip trailer: CRC-32, then the length mod 2^32.
+		{"bad gzip CRC", true, func(b []byte) []byte { b[len(b)-8] ^= 0xff; return b }, "the CRC-32 or length at the end of the compressed stream does not match", preprocess.ErrNifti},
+		{"bad gzip length", true, func(b []byte) []byte { b[len(b)-3] ^= 0x01; return b }, "does not match the data (Python's gzip refuses it", preprocess.ErrNifti},
+		{"garbage after the gzip stream", true, func(b []byte) []byte { return append(b, "junk"...) }, "the end of the compressed stream is damaged", preprocess.ErrNifti},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := rawCase(t, tc.gz, tc.mutate)
@@ -81,6 +87,32 @@ func TestBadRawInputs(t *testing.T) {
 	_, err = PreprocessDir(filepath.Dir(dir), t.TempDir(), PreprocessOptions{Cases: []string{"case_00001", "case_00009"}})
 	if err == nil || !strings.Contains(err.Error(), "case_00009") || !strings.Contains(err.Error(), "download_dataset.sh") {
 		t.Errorf("PreprocessDir with a missing case: %v", err)
+	}
+}
+
+// NaN voxels are kept, as the reference keeps them, and noted in the log
+// with the file and what it means.
+func TestNaNVoxelsAreNoted(t *testing.T) {
+	dir := rawCase(t, false, func(b []byte) []byte {
+		for _, v := range []int{0, 17, 300} {
+			copy(b[352+4*v:], []byte{0x00, 0x00, 0xc0, 0x7f}) // float32 NaN
+		}
+		return b
+	})
+	var log bytes.Buffer
+	if _, err := PreprocessDir(filepath.Dir(dir), t.TempDir(), PreprocessOptions{Cases: []string{"case_00001"}, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "kits19: case_00001: note: 3 voxels of " + filepath.Join(dir, ImageFile) + " are NaN"; !strings.Contains(log.String(), want) {
+		t.Errorf("log %q lacks %q", log.String(), want)
+	}
+	clean := rawCase(t, false, func(b []byte) []byte { return b })
+	log.Reset()
+	if _, err := PreprocessDir(filepath.Dir(clean), t.TempDir(), PreprocessOptions{Cases: []string{"case_00001"}, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(log.String(), "NaN") {
+		t.Errorf("a case without NaN got a note: %q", log.String())
 	}
 }
 

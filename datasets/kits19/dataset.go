@@ -143,7 +143,7 @@ func PreprocessDir(rawDir, outDir string, o PreprocessOptions) (*Index, error) {
 				name := todo[next]
 				next++
 				mu.Unlock()
-				aux, err := preprocessOne(rawDir, outDir, name, !o.NoNifti, !o.NoImageNifti)
+				aux, nan, err := preprocessOne(rawDir, outDir, name, !o.NoNifti, !o.NoImageNifti)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -153,6 +153,10 @@ func PreprocessDir(rawDir, outDir string, o PreprocessOptions) (*Index, error) {
 					idx.Cases[name] = aux
 					if o.Log != nil {
 						fmt.Fprintf(o.Log, "kits19: %s: shape %v, zoom %.4f\n", name, aux.ImageShape, aux.ZoomFactor)
+					}
+					if nan > 0 && o.Log != nil {
+						fmt.Fprintf(o.Log, "kits19: %s: note: %d voxels of %s are NaN; the reference keeps them (its resampling, clipping and normalising carry NaN through), so the model's input is NaN there and that case's score is not meaningful: check the file\n",
+							name, nan, filepath.Join(rawDir, name, ImageFile))
 					}
 				}
 				mu.Unlock()
@@ -169,19 +173,22 @@ func PreprocessDir(rawDir, outDir string, o PreprocessOptions) (*Index, error) {
 	return idx, nil
 }
 
-func preprocessOne(rawDir, outDir, name string, nifti, image bool) (Aux, error) {
+// preprocessOne preprocesses one case and returns its Aux and the number
+// of NaN voxels of its raw image.
+func preprocessOne(rawDir, outDir, name string, nifti, image bool) (Aux, int, error) {
 	img, lbl, sp, aff, err := LoadRaw(filepath.Join(rawDir, name))
 	if err != nil {
-		return Aux{}, err
+		return Aux{}, 0, err
 	}
+	nan := countNaN(img.Data)
 	c, err := Preprocess(name, img, lbl, sp, aff)
 	if err != nil {
-		return Aux{}, err
+		return Aux{}, 0, err
 	}
 	if err := c.Save(outDir, nifti, image); err != nil {
-		return Aux{}, err
+		return Aux{}, 0, err
 	}
-	return c.Aux, nil
+	return c.Aux, nan, nil
 }
 
 // Write writes the index to dir/preprocessed_files.json.

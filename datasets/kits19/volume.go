@@ -47,7 +47,9 @@ func decodeVolume[T float32 | uint8](f io.Reader, size int64, path string, conv 
 	avail := size
 	br := bufio.NewReaderSize(f, 1<<16)
 	var r io.Reader = br
+	gz := false
 	if m, err := br.Peek(2); err == nil && m[0] == 0x1f && m[1] == 0x8b {
+		gz = true
 		avail = 1032*avail + 1<<16
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -148,7 +150,23 @@ func decodeVolume[T float32 | uint8](f io.Reader, size int64, path string, conv 
 			}
 		}
 	}
+	if gz {
+		if err := preprocess.GzipEnd(r); err != nil {
+			return nil, vol, fmt.Errorf("kits19: %s: %w; re-download the case", path, err)
+		}
+	}
 	return img, vol, nil
+}
+
+// countNaN counts the NaN voxels of a volume.
+func countNaN(v []float32) int {
+	n := 0
+	for _, x := range v {
+		if x != x {
+			n++
+		}
+	}
+	return n
 }
 
 // maxVoxels bounds what a header may ask readVolume to allocate.

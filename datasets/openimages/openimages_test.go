@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlperf-go/inference/datasets/cocojson"
 	"github.com/mlperf-go/inference/preprocess/libjpeg"
 )
 
@@ -140,5 +141,39 @@ func TestVerify(t *testing.T) {
 	s := r.String()
 	if r.OK(0) || len(r.Missing) != 1 || len(r.Undecodable) != 2 || r.ZipMD5 == "" || !strings.Contains(s, "download it again") || !strings.Contains(s, "decodes to") {
 		t.Errorf("damaged set: %s", s)
+	}
+}
+
+// The annotation-file faults pycocotools passes silently are named.
+func TestCheckAnnotationsNamesFaults(t *testing.T) {
+	gt := &cocojson.GroundTruth{
+		Images: []cocojson.Image{{ID: 1, FileName: "a.jpg"}, {ID: 1, FileName: "b.jpg"}, {ID: 2, FileName: "a.jpg"}},
+		Categories: []cocojson.Category{{ID: 0, Name: ClassNames[0]}, {ID: 5, Name: "Zebra"}, {ID: 300, Name: "Spaceship"},
+			{ID: 0, Name: ClassNames[0]}},
+		Annotations: []cocojson.Annotation{{ID: 1, ImageID: 1, CategoryID: 0}, {ID: 2, ImageID: 9, CategoryID: 0}, {ID: 3, ImageID: 2, CategoryID: 77}},
+	}
+	got := strings.Join(CheckAnnotations(gt), "\n")
+	for _, want := range []string{
+		"image id 1 is given to both a.jpg and b.jpg",
+		"file a.jpg is listed twice, as images 1 and 2",
+		`category 5 is "Zebra"; in the MLPerf set it is "Banana"`,
+		`category 300 ("Spaceship") is outside the 264 MLPerf OpenImages classes`,
+		"category id 0 is listed twice",
+		"1 annotations belong to no listed image",
+		"1 annotations have a category the file does not list",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems lack %q:\n%s", want, got)
+		}
+	}
+	none := &cocojson.GroundTruth{Images: []cocojson.Image{{ID: 1, FileName: "a.jpg"}}, Categories: []cocojson.Category{{ID: 300, Name: "x"}},
+		Annotations: []cocojson.Annotation{{ID: 1, ImageID: 1, CategoryID: 300}}}
+	if got := strings.Join(CheckAnnotations(none), "\n"); !strings.Contains(got, "no annotation is of an MLPerf OpenImages class: nothing can be scored") {
+		t.Errorf("no MLPerf class: %s", got)
+	}
+	good := &cocojson.GroundTruth{Images: []cocojson.Image{{ID: 1, FileName: "a.jpg"}}, Categories: []cocojson.Category{{ID: 3, Name: ClassNames[3]}},
+		Annotations: []cocojson.Annotation{{ID: 1, ImageID: 1, CategoryID: 3}}}
+	if p := CheckAnnotations(good); len(p) != 0 {
+		t.Errorf("a good file: %v", p)
 	}
 }

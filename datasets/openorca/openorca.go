@@ -114,7 +114,45 @@ func Open(path string) (*Dataset, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := d.checkPages(); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return d, nil
+}
+
+// checkPages reads every page of every column once: parquet-go checks
+// each page's CRC-32 where the file has one (this package's writer and
+// pyarrow's with write_page_checksum set it) and decodes it, so that a
+// damaged byte anywhere in the data is found when the file is opened,
+// not only in the columns a run happens to read.
+func (d *Dataset) checkPages() error {
+	for _, rg := range d.pf.RowGroups() {
+		for i, cc := range rg.ColumnChunks() {
+			err := func() error {
+				pages := cc.Pages()
+				defer pages.Close()
+				for {
+					p, err := pages.ReadPage()
+					if err == io.EOF {
+						return nil
+					}
+					if err != nil {
+						return err
+					}
+					parquet.Release(p)
+				}
+			}()
+			if err != nil {
+				name := "?"
+				if cols := d.pf.Schema().Columns(); i < len(cols) {
+					name = strings.Join(cols[i], ".")
+				}
+				return fmt.Errorf("%w: %s: column %s is damaged (%v); %s", ErrFormat, d.path, name, err, fixHint)
+			}
+		}
+	}
+	return nil
 }
 
 // checkFooter checks the parquet trailer (footer length, "PAR1") before

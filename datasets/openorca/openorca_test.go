@@ -356,3 +356,35 @@ func TestHugeFooterLengthIsRefusedCheaply(t *testing.T) {
 		t.Fatalf("refusing allocated %d MB", d>>20)
 	}
 }
+
+// A damaged byte in a column a run does not read (output, only scored in
+// accuracy mode) is found when the file is opened: every page's CRC-32 is
+// checked, and the error names the column.
+func TestOpenChecksEveryPage(t *testing.T) {
+	path, _ := writeSynth(t, SynthConfig{Samples: 9, Seed: 3})
+	d, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off, size int64
+	for i, c := range d.pf.Metadata().RowGroups[0].Columns {
+		if d.pf.Schema().Columns()[i][0] == ColOutput {
+			off, size = c.MetaData.DataPageOffset, c.MetaData.TotalCompressedSize
+		}
+	}
+	d.Close()
+	if size == 0 {
+		t.Fatal("no output column chunk")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off+size-3] ^= 0x20 // inside the last page's data
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "column output is damaged") || !strings.Contains(err.Error(), "crc32 checksum mismatch") {
+		t.Errorf("a flipped byte in the output column: %v", err)
+	}
+}

@@ -153,18 +153,21 @@ func Read(r io.Reader) (*Dataset, error) {
 	return ds, nil
 }
 
+// fixText says how to replace a damaged data set file.
+const fixText = "the file is damaged or not SQuAD v1.1: re-download it with datasets/squad/download_dataset.sh (or make a synthetic one with 'mlperf dataset synth squad')"
+
 func (ds *Dataset) validate() error {
 	for a, art := range ds.Data {
 		for p, par := range art.Paragraphs {
 			if par.Context == "" && len(par.QAs) > 0 {
-				return fmt.Errorf("squad: %w: data[%d].paragraphs[%d] has questions but no \"context\"", ErrFormat, a, p)
+				return fmt.Errorf("squad: %w: data[%d].paragraphs[%d] (article %q) has %d questions but an empty \"context\": there is no text to find their answers in; %s", ErrFormat, a, p, art.Title, len(par.QAs), fixText)
 			}
 			for q, qa := range par.QAs {
 				if qa.ID == "" {
-					return fmt.Errorf("squad: %w: data[%d].paragraphs[%d].qas[%d] has no \"id\"", ErrFormat, a, p, q)
+					return fmt.Errorf("squad: %w: data[%d].paragraphs[%d].qas[%d] has no \"id\" (the accuracy log is scored by question id); %s", ErrFormat, a, p, q, fixText)
 				}
 				if qa.Question == "" {
-					return fmt.Errorf("squad: %w: data[%d].paragraphs[%d].qas[%d] (id %q) has no \"question\"", ErrFormat, a, p, q, qa.ID)
+					return fmt.Errorf("squad: %w: data[%d].paragraphs[%d].qas[%d] (id %q) has an empty \"question\"; %s", ErrFormat, a, p, q, qa.ID, fixText)
 				}
 			}
 		}

@@ -200,8 +200,8 @@ func TestDownloadScript(t *testing.T) {
 // with the file's terms and the fix.
 func TestReadRefusesMissingFieldsClearly(t *testing.T) {
 	for name, c := range map[string]struct{ doc, want string }{
-		"no question": {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[{"id":"q1","answers":[]}]}]}]}`, `(id "q1") has no "question"`},
-		"no context":  {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"qas":[{"id":"q1","question":"why?","answers":[]}]}]}]}`, `no "context"`},
+		"no question": {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[{"id":"q1","answers":[]}]}]}]}`, `(id "q1") has an empty "question"; the file is damaged or not SQuAD v1.1: re-download it`},
+		"no context":  {`{"version":"1.1","data":[{"title":"t","paragraphs":[{"qas":[{"id":"q1","question":"why?","answers":[]}]}]}]}`, `data[0].paragraphs[0] (article "t") has 1 questions but an empty "context": there is no text to find their answers in; the file is damaged`},
 		"data array":  {`{"version":"1.1","data":{"title":"t"}}`, "data holds a JSON object where SQuAD has an array"},
 		"top array":   {`[1,2]`, "the top level holds a JSON array where SQuAD has an object"},
 	} {

@@ -79,6 +79,11 @@ type Queries struct {
 	SamplesPerQuery int      // samples in each query
 	Samples         []uint64 // flat; query q is Samples[q*spq:(q+1)*spq]
 	Scheduled       []int64  // per query: scheduled offset in ns from the first query
+	// Duration is LoadGen's generated_query_duration: the schedule's
+	// clock after its generation loop, one schedule step past the last
+	// query's time (every query generated advances it, in accuracy mode
+	// too; an Offline accuracy remainder query does not).
+	Duration int64
 }
 
 // Generate returns the queries of one IssueQueries call over the loaded set.
@@ -101,6 +106,19 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 	}
 	if setSize <= 0 {
 		return Queries{SamplesPerQuery: spq}, nil
+	}
+	// LoadGen generates, in accuracy mode and with performance_issue_unique,
+	// exactly the queries that cover the loaded set once (integer
+	// division; the loaded set includes MultiStream's padding), with no
+	// duration target; the effective min_query_count is not changed, so
+	// the issue loop may run out of them.
+	minQueryCount, horizon := p.MinQueryCount, p.TargetDurationNs
+	if p.Accuracy || p.IssueUnique {
+		qspq := spq
+		if p.Accuracy && p.Scenario == Offline {
+			qspq = setSize
+		}
+		minQueryCount, horizon = uint64(len(loaded)/qspq), 0
 	}
 	g := rng.New(p.SampleIndexSeed)
 	stride := 1
@@ -137,12 +155,12 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 	// again and again, so each permutation is a shuffle of the previous one
 	// (not of 0..L-1).
 	var equal []uint64
-	if L > 0 && p.MinQueryCount > 0 {
+	if L > 0 && minQueryCount > 0 {
 		cur := make([]uint64, L)
 		for i := range cur {
 			cur[i] = uint64(i)
 		}
-		for range (p.MinQueryCount + L - 1) / L {
+		for range (minQueryCount + L - 1) / L {
 			rng.Shuffle(cur, g)
 			if p.EqualIssue {
 				equal = append(equal, cur...)
@@ -150,6 +168,10 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 		}
 	}
 	q := Queries{SamplesPerQuery: spq}
+	// LoadGen's schedule step for the fixed-period scenarios:
+	// duration_cast<nanoseconds>(duration<double>(1.0 / qps)), which
+	// multiplies the double 1/qps by 1e9 and truncates.
+	period := int64(1 / p.TargetQPS * 1e9)
 	if p.Scenario == Offline {
 		if p.Accuracy {
 			q.SamplesPerQuery = len(loaded)
@@ -191,18 +213,26 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 			}
 		}
 		q.Scheduled = []int64{0}
-		return q, nil
-	}
-	if p.Accuracy {
-		for _, pos := range accOrder {
-			q.Samples = append(q.Samples, loaded[pos:pos+uint64(spq)]...)
-			q.Scheduled = append(q.Scheduled, 0)
-		}
+		q.Duration = period // one query generated (the remainder query adds no step)
 		return q, nil
 	}
 	sg := rng.New(p.ScheduleSeed)
-	horizon := p.TargetDurationNs
-	period := int64(1e9 / p.TargetQPS)
+	step := func() int64 {
+		if p.Scenario == Server {
+			return int64(sg.Exponential(p.TargetQPS) * 1e9)
+		}
+		return period
+	}
+	if p.Accuracy {
+		// The queries are issued at once (Scheduled 0), but LoadGen's
+		// generation loop still steps its schedule for each of them.
+		for _, pos := range accOrder {
+			q.Samples = append(q.Samples, loaded[pos:pos+uint64(spq)]...)
+			q.Scheduled = append(q.Scheduled, 0)
+			q.Duration += step()
+		}
+		return q, nil
+	}
 	if p.Scenario != Server {
 		horizon *= 2
 	}
@@ -213,7 +243,7 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 	if err := ctx.Err(); err != nil {
 		return Queries{}, err
 	}
-	if est := max(float64(p.MinQueryCount), float64(horizon)/1e9*p.TargetQPS*1.01+16); est < 1<<31 {
+	if est := max(float64(minQueryCount), float64(horizon)/1e9*p.TargetQPS*1.01+16); est < 1<<31 {
 		q.Samples = make([]uint64, 0, int(est)*spq)
 		q.Scheduled = make([]int64, 0, int(est))
 	}
@@ -224,7 +254,7 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 	// and, while the generation horizon is not reached, adds one more set
 	// each time the count is reached, so that every loaded sample is issued
 	// equally often.
-	minQueries := p.MinQueryCount
+	minQueries := minQueryCount
 	if p.EqualIssue && minQueries%L != 0 {
 		minQueries += L - minQueries%L
 	}
@@ -256,14 +286,11 @@ func GenerateContext(ctx context.Context, p Params, loaded []uint64) (Queries, e
 		}
 		q.Samples = append(q.Samples, loaded[start:start+uint64(spq)]...)
 		q.Scheduled = append(q.Scheduled, t)
-		if p.Scenario == Server {
-			t += int64(sg.Exponential(p.TargetQPS) * 1e9)
-		} else {
-			t += period
-		}
+		t += step()
 		if p.EqualIssue && n+1 >= minQueries && prev < horizon {
 			minQueries += L
 		}
 	}
+	q.Duration = t
 	return q, nil
 }

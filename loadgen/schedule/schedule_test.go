@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/mlperf-go/inference/loadgen/rng"
 )
 
 func readCSV(t *testing.T, name string) [][]string {
@@ -288,5 +290,78 @@ func TestEqualIssuePadsToTheLoadedSet(t *testing.T) {
 	b := Generate(ms, msLoaded).Samples
 	if len(b) != 2*9 || !slices.Equal(a, b[:len(a)]) {
 		t.Errorf("MultiStream equal issue: %v, want the plain order %v padded to 9 queries", b, a)
+	}
+}
+
+// TestDurationIsOneStepPastTheLastQuery: Queries.Duration is LoadGen's
+// generated_query_duration, the schedule clock after the generation
+// loop: the last query's time plus one more step (an exponential draw in
+// Server, the truncated period 1/qps·1e9 elsewhere), also in accuracy
+// mode, where the queries themselves are issued at once.
+func TestDurationIsOneStepPastTheLastQuery(t *testing.T) {
+	loaded := make([]uint64, 100)
+	for i := range loaded {
+		loaded[i] = uint64(i)
+	}
+	draws := func(qps float64, n int) (last, after int64) {
+		g := rng.New(16159082839903944936)
+		var tm int64
+		for i := range n {
+			if i == n-1 {
+				last = tm
+			}
+			tm += int64(g.Exponential(qps) * 1e9)
+		}
+		return last, tm
+	}
+	p := base(Server, 50)
+	p.TargetDurationNs, p.TargetQPS = 0, 1000
+	q := Generate(p, loaded)
+	last, after := draws(1000, 50)
+	if len(q.Scheduled) != 50 || q.Scheduled[49] != last || q.Duration != after {
+		t.Errorf("Server: %d queries, last at %d, duration %d; want 50, %d, %d", len(q.Scheduled), q.Scheduled[len(q.Scheduled)-1], q.Duration, last, after)
+	}
+	p.Accuracy = true
+	q = Generate(p, loaded)
+	if _, after := draws(1000, 100); len(q.Scheduled) != 100 || q.Duration != after {
+		t.Errorf("Server accuracy: %d queries, duration %d; want 100 and the sum of 100 draws %d", len(q.Scheduled), q.Duration, after)
+	}
+	// A SingleStream target latency of 13 ns: LoadGen's period is
+	// int64(1/qps·1e9) = 12 ns, where 1e9/qps would give 13.
+	p = base(SingleStream, 5)
+	p.TargetDurationNs, p.TargetQPS = 0, 1e9/13
+	if q := Generate(p, loaded); len(q.Scheduled) != 5 || q.Scheduled[4] != 48 || q.Duration != 60 {
+		t.Errorf("SingleStream: %d queries, last at %d, duration %d; want 5, 48, 60", len(q.Scheduled), q.Scheduled[len(q.Scheduled)-1], q.Duration)
+	}
+	p = base(Offline, 1)
+	p.SamplesPerQuery, p.TargetQPS = 500, 3
+	if q := Generate(p, loaded); q.Duration != 333333333 {
+		t.Errorf("Offline at 3 QPS: duration %d, want one period 333333333", q.Duration)
+	}
+}
+
+// TestIssueUniqueGeneratesOnePass: with performance_issue_unique LoadGen
+// generates exactly the queries of one pass over the loaded set (the
+// MultiStream set with its padding, divided by samples per query),
+// whatever min_query_count and the duration ask: fewer or more.
+func TestIssueUniqueGeneratesOnePass(t *testing.T) {
+	for _, c := range []struct {
+		sc        Scenario
+		spq, minq uint64
+		want      int
+	}{
+		{SingleStream, 1, 250, 400},
+		{SingleStream, 1, 1000, 400},
+		{Server, 1, 250, 400},
+		{Server, 1, 1000, 400},
+		{MultiStream, 4, 100, 100}, // (400 + 3) / 4
+	} {
+		p := base(c.sc, c.minq)
+		p.TotalSampleCount, p.PerformanceSampleCount, p.SamplesPerQuery = 400, 400, int(c.spq)
+		p.IssueUnique, p.TargetDurationNs = true, 60e9
+		q := Generate(p, LoadableSets(p)[0])
+		if n := len(q.Scheduled); n != c.want {
+			t.Errorf("%v spq %d min_query_count %d: %d queries, want %d", c.sc, c.spq, c.minq, n, c.want)
+		}
 	}
 }

@@ -91,6 +91,17 @@ var TinyArch = ArchConfig{
 	Vocab: VocabSize, Positions: 512, TypeVocab: 2, SeqLen: MaxSeqLength, Eps: 1e-12,
 }
 
+// SampleWorkingBytes is the memory one sequence takes in an engine
+// running the encoder, in bytes (float32): the attention scores and their
+// softmax (2 × Heads × SeqLen² values) and the feed-forward and hidden
+// activations of one layer at a time (2 × SeqLen × Intermediate + 6 ×
+// SeqLen × Hidden). An estimate: the attention scores make a batch of
+// BERT take far more than its inputs.
+func (c ArchConfig) SampleWorkingBytes() int64 {
+	s := c.SeqLen
+	return 4 * (2*c.Heads*s*s + 2*s*c.Intermediate + 6*s*c.Hidden)
+}
+
 // archFor returns the configuration of a size name ("full" or "tiny").
 func archFor(size string) (ArchConfig, error) {
 	switch size {

@@ -93,7 +93,12 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 		sess.Close()
 		return nil, fmt.Errorf("%w (model %s)", err, r.ModelDesc)
 	}
-	return &spec.Instance{Model: m, QSL: qsl, Warmups: 2, Describe: r.Describe(qsl.TotalSampleCount()), Close: sess.Close}, nil
+	// A model file is taken as BERT-large, the synthetic one as its size.
+	arch := fullArch
+	if a, err := archFor(r.SyntheticSize); err == nil {
+		arch = a
+	}
+	return &spec.Instance{Model: m, QSL: qsl, Warmups: 2, SampleBytes: arch.SampleWorkingBytes(), Describe: r.Describe(qsl.TotalSampleCount()), Close: sess.Close}, nil
 }
 
 // Score is accuracy-squad.py: the logged logits of every feature go

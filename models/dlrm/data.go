@@ -113,6 +113,9 @@ func (q *qsl) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error 
 			return ctx.Err()
 		}
 		s, e := q.trace.Rows(int(i))
+		if err := q.ds.CheckRows(s, e); err != nil {
+			return fmt.Errorf("dlrm: sample %d: %w", i, err)
+		}
 		x ^= q.ds.Touch(s, e)
 	}
 	q.sink.Add(uint32(x))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/cnndm"
 	"github.com/mlperf-go/inference/llm/sample"
@@ -119,9 +120,15 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 	}
 	fmt.Fprintf(r.Stderr, "gptj: %d records from %s; model %s: %d layers, %d heads of %d, vocabulary %d\n",
 		len(data.Records), path, r.ModelPath, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab)
+	// A sample holds its beams' caches, at most MaxPositions long.
+	positions := int64(dims.MaxPositions)
+	if positions <= 0 {
+		positions = Configs[sizeFull].MaxPositions
+	}
 	return &spec.Instance{
-		Model: m,
-		QSL:   qsl,
+		Model:       m,
+		QSL:         qsl,
+		SampleBytes: beams * dims.BytesPerToken(backend.Float32) * positions,
 		Describe: fmt.Sprintf("gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens",
 			r.Scenario, r.Mode, r.Model, r.Backend, r.Batch, r.Workers, beams, MinNewTokens, MaxNewTokens),
 		Close: sess.Close,

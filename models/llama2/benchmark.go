@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mlperf-go/inference/accuracy"
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/harness"
@@ -151,9 +152,12 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}
 	closers = append(closers, bench.Close)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
-		Done: func() int64 { n, _ := bench.Done(); return n },
+		SUT: bench,
+		QSL: qsl,
+		// A sequence's cache at its longest: the longest prompt of the
+		// data set and every new token.
+		SampleBytes: dims.BytesPerToken(backend.Float32) * int64(openorca.MaxTokens+maxNew),
+		Done:        func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw: staticBatches(m, qsl, gen),

@@ -68,19 +68,6 @@ func preprocessInto(dst []float32, path string) error {
 	return nil
 }
 
-// preprocessJPEG is Preprocess on JPEG bytes already in memory.
-func preprocessJPEG(data []byte) ([]float32, error) {
-	img, err := preprocess.Decode(data, preprocess.RGB)
-	if err != nil {
-		return nil, fmt.Errorf("resnet50: %w", err)
-	}
-	out := make([]float32, SampleLen)
-	if err := preprocessImage(out, img); err != nil {
-		return nil, fmt.Errorf("resnet50: %w", err)
-	}
-	return out, nil
-}
-
 // preprocessImage runs the steps after decoding on an RGB image (what
 // cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB) returns): resize,
 // crop, mean subtraction and CHW layout into dst (SampleLen values).

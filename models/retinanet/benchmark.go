@@ -131,6 +131,9 @@ func scoreDataset(logPath string, ds *openimages.Dataset, stderr io.Writer) (*sp
 		fmt.Fprintln(stderr, "retinanet: warning: no detections at all (accuracy-openimages.py crashes here; the score is 0)")
 	}
 	fmt.Fprintf(stderr, "retinanet: %d images (%d with no detections), %d detections, %d repeated entries ignored\n", r.Images, r.NoResults, r.Detections, r.Dupes)
+	if note := r.UndefinedNote(ds.Annotations); note != "" {
+		fmt.Fprintf(stderr, "retinanet: warning: %s\n", note)
+	}
 	text := r.Eval.Summary() + r.String() + "\n"
 	return &spec.Score{Lines: []string{r.String()}, Text: text}, nil
 }

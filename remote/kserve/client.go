@@ -1,8 +1,8 @@
 package kserve
 
 import (
-	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/internal/redact"
 )
 
 // Config says which remote model a Session runs.
@@ -42,39 +43,50 @@ type Session struct {
 	cfg   Config
 	base  string // http://host:port
 	infer string // the model's infer URL
-	// inferURL is infer parsed; each request copies it.
+	// inferURL is infer parsed; each request copies it (Config.Client
+	// only).
 	inferURL *url.URL
 	client   *http.Client
-	meta     ModelMeta
-	inputs   []backend.Info
-	outputs  []backend.Info
+	// rest sends the inference requests (nil when Config.Client is set:
+	// then client does).
+	rest *restTransport
+	// auth is the Authorization header of an endpoint with userinfo.
+	auth    string
+	meta    ModelMeta
+	inputs  []backend.Info
+	outputs []backend.Info
+	// dynamicBatch: the inputs' leading dimension is the batch, and so is
+	// a dynamic leading output dimension (else that is a count, e.g. of
+	// detections, bounded by MaxDynamicDim).
+	dynamicBatch bool
 }
 
 // Dial checks that the server is ready and reads the model's metadata.
+// An endpoint with userinfo (http://user:pass@host:port) authenticates
+// with HTTP basic authentication; messages show it with the password
+// masked.
 func Dial(ctx context.Context, cfg Config) (*Session, error) {
-	base, err := baseURL(cfg.Endpoint)
+	u, err := endpointURL(cfg.Endpoint)
 	if err != nil {
 		return nil, err
 	}
+	base := u.Scheme + "://" + u.Host + strings.TrimRight(u.Path, "/")
 	if cfg.Model == "" {
 		return nil, errors.New("kserve: no model name given (the server's name of the model, e.g. resnet50)")
 	}
+	n := cfg.MaxConns
+	if n <= 0 {
+		n = 256
+	}
 	client := cfg.Client
 	if client == nil {
-		n := cfg.MaxConns
-		if n <= 0 {
-			n = 256
-		}
 		client = &http.Client{Transport: &http.Transport{
 			Proxy:               nil,
 			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:        n,
-			MaxIdleConnsPerHost: n,
-			MaxConnsPerHost:     n,
+			MaxIdleConns:        4,
+			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
-			// Tensors do not compress: no Accept-Encoding: gzip, which
-			// Triton would honour at a CPU cost on both ends.
-			DisableCompression: true,
+			DisableCompression:  true,
 		}}
 	}
 	model := base + "/v2/models/" + url.PathEscape(cfg.Model)
@@ -82,8 +94,15 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 		model += "/versions/" + url.PathEscape(cfg.Version)
 	}
 	s := &Session{cfg: cfg, base: base, infer: model + "/infer", client: client}
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		s.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+	}
 	if s.inferURL, err = url.Parse(s.infer); err != nil {
 		return nil, fmt.Errorf("kserve: model %q at %s: %w", cfg.Model, base, err)
+	}
+	if cfg.Client == nil {
+		s.rest = newRESTTransport(u.Scheme, u.Host, s.inferURL.EscapedPath(), n, s.auth)
 	}
 	if err := s.getJSON(ctx, model, &s.meta); err != nil {
 		return nil, err
@@ -94,16 +113,35 @@ func Dial(ctx context.Context, cfg Config) (*Session, error) {
 	if s.outputs, err = metaInfo(s.meta.Outputs); err != nil {
 		return nil, fmt.Errorf("%w (model %s at %s)", err, cfg.Model, base)
 	}
+	if err := CheckContract(fmt.Sprintf("model %s at %s", cfg.Model, base), s.inputs, s.outputs); err != nil {
+		return nil, err
+	}
+	s.dynamicBatch = len(s.inputs[0].Shape) > 0 && s.inputs[0].Shape[0] < 0
 	return s, nil
 }
 
-// baseURL turns "host:port" or a URL into "scheme://host:port".
+// ErrModelNotServed marks a server that does not serve the model asked
+// for (HTTP 404 on its metadata).
+var ErrModelNotServed = errors.New("the server does not serve that model")
+
+// baseURL turns "host:port" or a URL into "scheme://host:port[/path]",
+// without userinfo.
 func baseURL(endpoint string) (string, error) {
+	u, err := endpointURL(endpoint)
+	if err != nil {
+		return "", err
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimRight(u.Path, "/"), nil
+}
+
+// endpointURL parses "host:port" or an http(s) URL; the errors quote the
+// endpoint with any password masked.
+func endpointURL(endpoint string) (*url.URL, error) {
 	if endpoint == "" {
-		return "", errors.New("kserve: no endpoint given (--endpoint host:port)")
+		return nil, errors.New("kserve: no endpoint given (--endpoint host:port)")
 	}
 	if err := oneEndpoint(endpoint); err != nil {
-		return "", err
+		return nil, err
 	}
 	full := endpoint
 	if !strings.Contains(full, "://") {
@@ -111,9 +149,9 @@ func baseURL(endpoint string) (string, error) {
 	}
 	u, err := url.Parse(full)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", fmt.Errorf("kserve: endpoint %q is not host:port or an http(s) URL", endpoint)
+		return nil, fmt.Errorf("kserve: endpoint %q is not host:port or an http(s) URL", redact.URL(endpoint))
 	}
-	return u.Scheme + "://" + u.Host + strings.TrimRight(u.Path, "/"), nil
+	return u, nil
 }
 
 // getJSON GETs url into v, turning HTTP and decoding errors into errors
@@ -123,6 +161,9 @@ func (s *Session) getJSON(ctx context.Context, u string, v any) error {
 	if err != nil {
 		return fmt.Errorf("kserve: %w", err)
 	}
+	if s.auth != "" {
+		req.Header.Set("Authorization", s.auth)
+	}
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("kserve: %s: %w (is the server running?)", u, err)
@@ -131,6 +172,9 @@ func (s *Session) getJSON(ctx context.Context, u string, v any) error {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
 		return fmt.Errorf("kserve: %s: %w", u, err)
+	}
+	if resp.StatusCode == http.StatusNotFound && v == any(&s.meta) {
+		return fmt.Errorf("kserve: %s: HTTP %d: %s: %w", u, resp.StatusCode, errorText(body), ErrModelNotServed)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("kserve: %s: HTTP %d: %s", u, resp.StatusCode, errorText(body))
@@ -181,83 +225,66 @@ func (s *Session) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tenso
 // RunTimed is Run that also returns the server-side timings the server
 // reported (zero when it reports none).
 func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, Timings, error) {
-	js, payloads, err := s.encodeRequest(in)
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		clear(sc.payloads[:cap(sc.payloads)]) // no hold on the caller's tensors
+		scratchPool.Put(sc)
+	}()
+	js, payloads, err := s.encodeRequest(sc, in)
 	if err != nil {
 		return nil, Timings{}, err
-	}
-	jsonLen := len(js)
-	// Large tensors go to the connection as they are, not copied into one
-	// body first; a small body is one buffer (one write).
-	size := int64(len(js))
-	for _, p := range payloads {
-		size += int64(len(p))
-	}
-	if size <= 64<<10 {
-		one := js
-		if int64(cap(js)) < size {
-			one = make([]byte, 0, size)
-			one = append(one, js...)
-		}
-		for _, p := range payloads {
-			one = append(one, p...)
-		}
-		js, payloads = one, nil
-	}
-	newBody := func() io.Reader {
-		if len(payloads) == 0 {
-			// net/http sends a *bytes.Reader body with the header in one
-			// write.
-			return bytes.NewReader(js)
-		}
-		rs := make([]io.Reader, 0, 1+len(payloads))
-		rs = append(rs, bytes.NewReader(js))
-		for _, p := range payloads {
-			rs = append(rs, bytes.NewReader(p))
-		}
-		return io.MultiReader(rs...)
 	}
 	if s.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
 	}
-	// The request is built from the URL parsed once at Dial: what
-	// http.NewRequestWithContext makes, without parsing it again.
-	u := *s.inferURL
-	hreq := (&http.Request{
-		Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{
-			"Content-Type": {"application/octet-stream"},
-			HeaderLength:   {strconv.Itoa(jsonLen)},
-		},
-		Body:          io.NopCloser(newBody()),
-		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(newBody()), nil },
-		ContentLength: size,
-		Host:          strings.TrimSuffix(u.Host, ":"), // as NewRequest drops an empty port
-	}).WithContext(ctx)
-	resp, err := s.client.Do(hreq)
+	batch := outputBatch(s.dynamicBatch, in)
+	limit := func(binary bool) int64 { return answerLimit(s.outputs, batch, binary) }
+	if s.rest == nil {
+		return s.runHTTP(ctx, js, payloads, limit, batch)
+	}
+	a, err := s.rest.roundTrip(ctx, js, payloads, limit)
 	if err != nil {
-		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: %w", s.base, err)
+		return nil, Timings{}, s.inferError(err, batch)
 	}
-	defer resp.Body.Close()
-	// The answer is read into a pooled buffer: the tensors are copied out
-	// of it before it goes back.
-	buf, err := readAnswer(resp.Body, resp.ContentLength)
-	defer answerPool.Put(buf)
-	rb := *buf
-	if err != nil {
-		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: reading the answer: %w", s.base, err)
+	defer s.rest.done(&a)
+	return s.decodeAnswer(a.status, a.jsonLen, a.body)
+}
+
+// inferError names the node and, for an answer over its bound, what
+// bounds it.
+func (s *Session) inferError(err error, batch int64) error {
+	if errors.Is(err, errAnswerTooLarge) {
+		return fmt.Errorf("kserve: infer on %s: %w; model %s's outputs (%s) for a batch of %d take at most that, with %d bytes for the JSON header: the server does not answer with the model it describes",
+			s.base, err, s.meta.Name, infoList(s.outputs), batch, HeaderMargin)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: HTTP %d: %s", s.base, resp.StatusCode, errorText(rb))
+	return fmt.Errorf("kserve: infer on %s: %w", s.base, err)
+}
+
+// outputBatch is the size a dynamic leading output dimension may take for
+// the request in: the request's batch where the inputs' leading dimension
+// is dynamic, else MaxDynamicDim (a count such as detections).
+func outputBatch(dynamicBatch bool, in []backend.Tensor) int64 {
+	if !dynamicBatch {
+		return MaxDynamicDim
 	}
-	hl := int64(-1)
-	if h := resp.Header.Get(HeaderLength); h != "" {
-		if hl, err = strconv.ParseInt(h, 10, 64); err != nil || hl < 0 {
-			return nil, Timings{}, fmt.Errorf("kserve: infer on %s: bad %s %q", s.base, HeaderLength, h)
+	b := int64(1)
+	for _, t := range in {
+		if len(t.Shape) > 0 {
+			b = max(b, t.Shape[0])
 		}
 	}
-	js, bin, err := splitBody(rb, hl)
+	return b
+}
+
+// decodeAnswer turns an answer's status, JSON length (-1: none) and body
+// into tensors; the tensors are copies, so body may be reused after.
+func (s *Session) decodeAnswer(status int, jsonLen int64, body []byte) ([]backend.Tensor, Timings, error) {
+	if status != http.StatusOK {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: HTTP %d: %s", s.base, status, errorText(body))
+	}
+	js, bin, err := splitBody(body, jsonLen)
 	if err != nil {
 		return nil, Timings{}, err
 	}
@@ -279,31 +306,78 @@ func (s *Session) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.
 	return out, timingsOf(ir.Parameters), nil
 }
 
-// answerPool holds answer body buffers (*[]byte) of the client.
-var answerPool sync.Pool
-
-// readAnswer reads an answer body of n bytes (n < 0: unknown) into a
-// buffer from answerPool; the caller puts it back.
-func readAnswer(r io.Reader, n int64) (*[]byte, error) {
-	if n < 0 || n >= 1<<31 {
-		b, err := io.ReadAll(r)
-		return &b, err
+// runHTTP is one inference request through Config.Client (net/http), the
+// body a net.Buffers (written without a copy where the transport can),
+// the answer read up to its bound.
+func (s *Session) runHTTP(ctx context.Context, js []byte, payloads [][]byte, limit func(bool) int64, batch int64) ([]backend.Tensor, Timings, error) {
+	size := int64(len(js))
+	for _, p := range payloads {
+		size += int64(len(p))
 	}
-	p, _ := answerPool.Get().(*[]byte)
-	if p == nil || int64(cap(*p)) < n {
-		b := make([]byte, n)
-		p = &b
+	newBody := func() io.ReadCloser {
+		b := append(net.Buffers{js}, payloads...)
+		return io.NopCloser(&b)
 	}
-	*p = (*p)[:n]
-	_, err := io.ReadFull(r, *p)
-	return p, err
+	u := *s.inferURL
+	hreq := (&http.Request{
+		Method: http.MethodPost, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{
+			"Content-Type": {"application/octet-stream"},
+			HeaderLength:   {strconv.Itoa(len(js))},
+		},
+		Body:          newBody(),
+		GetBody:       func() (io.ReadCloser, error) { return newBody(), nil },
+		ContentLength: size,
+		Host:          strings.TrimSuffix(u.Host, ":"), // as NewRequest drops an empty port
+	}).WithContext(ctx)
+	if s.auth != "" {
+		hreq.Header.Set("Authorization", s.auth)
+	}
+	resp, err := s.client.Do(hreq)
+	if err != nil {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: %w", s.base, err)
+	}
+	defer resp.Body.Close()
+	jsonLen := int64(-1)
+	if h := resp.Header.Get(HeaderLength); h != "" {
+		if jsonLen, err = strconv.ParseInt(h, 10, 64); err != nil || jsonLen < 0 {
+			return nil, Timings{}, fmt.Errorf("kserve: infer on %s: bad %s %q", s.base, HeaderLength, h)
+		}
+	}
+	max := int64(64 << 10)
+	if resp.StatusCode == http.StatusOK {
+		max = limit(jsonLen >= 0)
+	}
+	if resp.ContentLength > max && resp.StatusCode == http.StatusOK {
+		return nil, Timings{}, s.inferError(fmt.Errorf("%w: it claims %d bytes, over the %d this request's answer can take", errAnswerTooLarge, resp.ContentLength, max), batch)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, Timings{}, fmt.Errorf("kserve: infer on %s: reading the answer: %w", s.base, err)
+	}
+	if int64(len(body)) > max {
+		if resp.StatusCode == http.StatusOK {
+			return nil, Timings{}, s.inferError(fmt.Errorf("%w: it runs past the %d bytes this request's answer can take", errAnswerTooLarge, max), batch)
+		}
+		body = body[:max]
+	}
+	return s.decodeAnswer(resp.StatusCode, jsonLen, body)
 }
 
-// encodeRequest returns an inference request's JSON header, with room
-// after it for small payloads, and the tensors' payloads.
-func (s *Session) encodeRequest(in []backend.Tensor) ([]byte, [][]byte, error) {
-	js, payloads, ok, err := appendRequest(make([]byte, 0, 512), in, s.outputs, make([][]byte, 0, len(in)))
+// scratch is the reusable space of one request's encoding.
+type scratch struct {
+	js       []byte
+	payloads [][]byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{js: make([]byte, 0, 512)} }}
+
+// encodeRequest returns an inference request's JSON header, written into
+// sc, and the tensors' payloads (their own memory, not copied).
+func (s *Session) encodeRequest(sc *scratch, in []backend.Tensor) ([]byte, [][]byte, error) {
+	js, payloads, ok, err := appendRequest(sc.js[:0], in, s.outputs, sc.payloads[:0])
 	if ok || err != nil {
+		sc.js, sc.payloads = js, payloads[:0]
 		return js, payloads, err
 	}
 	meta, payloads, err := encodeTensors(in)
@@ -324,6 +398,9 @@ func (s *Session) encodeRequest(in []backend.Tensor) ([]byte, [][]byte, error) {
 // Close implements backend.Session: it closes idle connections.
 func (s *Session) Close() error {
 	s.client.CloseIdleConnections()
+	if s.rest != nil {
+		s.rest.closeIdle()
+	}
 	return nil
 }
 

@@ -65,3 +65,29 @@ func (m *served) execute(ctx context.Context, in []backend.Tensor) ([]backend.Te
 	}
 	return out, tm, nil
 }
+
+// check refuses request tensors that do not fit m's inputs (checkInputs).
+func (m *served) check(in []backend.Tensor) error {
+	return checkInputs(m.meta.Name, m.inputs, in, m.maxBatch)
+}
+
+// checkDeclared is check on the tensors a request declares (name,
+// datatype, shape), before their data is decoded; a datatype the
+// protocol does not know is left to the decoder's error.
+func (m *served) checkDeclared(n int, at func(i int) (name, datatype string, shape []int64)) error {
+	ts := make([]backend.Tensor, n)
+	for i := range ts {
+		name, dt, shape := at(i)
+		d, err := ParseDatatype(dt)
+		if err != nil {
+			return nil
+		}
+		ts[i] = backend.Tensor{Name: name, DType: d, Shape: shape}
+	}
+	return m.check(ts)
+}
+
+// limitText says what m's request limit is made of, for messages.
+func (m *served) limitText() string {
+	return fmt.Sprintf("a JSON header of up to %d bytes and the inputs of up to %d samples, this node's --max-batch", HeaderMargin, m.maxBatch)
+}

@@ -42,8 +42,8 @@ func TestLookupNamesTheServedModels(t *testing.T) {
 	if _, err := s.lookup("resnet50", ""); err == nil || !strings.Contains(err.Error(), "this node serves no tensor model") {
 		t.Fatalf("empty server: %v", err)
 	}
-	s.Add("retinanet", &NullSession{}, 1)
-	s.Add("bert", &NullSession{}, 1)
+	s.Add("retinanet", double{}, 1)
+	s.Add("bert", double{}, 1)
 	if _, err := s.lookup("resnet50", ""); err == nil || !strings.Contains(err.Error(), `model "resnet50" is not served here (this node serves bert, retinanet)`) {
 		t.Fatalf("other models: %v", err)
 	}

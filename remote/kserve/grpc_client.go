@@ -9,10 +9,13 @@ import (
 	"strings"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/experimental"
+	"google.golang.org/grpc/status"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/internal/redact"
 	"github.com/mlperf-go/inference/remote/kserve/pb"
 )
 
@@ -47,6 +50,8 @@ type GRPCNode struct {
 	inputs   []backend.Info
 	outputs  []backend.Info
 	requests []*pb.ModelInferRequest_InferRequestedOutputTensor
+	// dynamicBatch: see Session.dynamicBatch.
+	dynamicBatch bool
 }
 
 // grpcTarget turns "host:port", "grpc://host:port" or "http://host:port"
@@ -64,17 +69,20 @@ func grpcTarget(endpoint string) (string, error) {
 		full = "grpc://" + full
 	}
 	u, err := url.Parse(full)
+	shown := redact.URL(endpoint)
 	switch {
 	case err != nil || u.Host == "":
-		return "", fmt.Errorf("kserve: endpoint %q is not host:port for gRPC (e.g. 127.0.0.1:8000, where mlperf serve listens)", endpoint)
+		return "", fmt.Errorf("kserve: endpoint %q is not host:port for gRPC (e.g. 127.0.0.1:8000, where mlperf serve listens)", shown)
 	case u.Scheme == "https" || u.Scheme == "grpcs":
-		return "", fmt.Errorf("kserve: endpoint %q: gRPC here is plaintext HTTP/2, without TLS; give host:port (put a TLS-terminating proxy in front of a TLS server)", endpoint)
+		return "", fmt.Errorf("kserve: endpoint %q: gRPC here is plaintext HTTP/2, without TLS; give host:port (put a TLS-terminating proxy in front of a TLS server)", shown)
 	case u.Scheme != "grpc" && u.Scheme != "http":
-		return "", fmt.Errorf("kserve: endpoint %q: unknown scheme %q; give host:port for gRPC", endpoint, u.Scheme)
+		return "", fmt.Errorf("kserve: endpoint %q: unknown scheme %q; give host:port for gRPC", shown, u.Scheme)
+	case u.User != nil:
+		return "", fmt.Errorf("kserve: endpoint %q: gRPC here sends no credentials, so the user name and password would be ignored; give host:port (or use the REST protocol, which sends them as basic authentication)", shown)
 	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "":
-		return "", fmt.Errorf("kserve: endpoint %q: gRPC takes host:port with no path; give %s", endpoint, u.Host)
+		return "", fmt.Errorf("kserve: endpoint %q: gRPC takes host:port with no path; give %s", shown, u.Host)
 	case u.Port() == "":
-		return "", fmt.Errorf("kserve: endpoint %q has no port; give host:port (mlperf serve listens on port 8000 unless told otherwise)", endpoint)
+		return "", fmt.Errorf("kserve: endpoint %q has no port; give host:port (mlperf serve listens on port 8000 unless told otherwise)", shown)
 	}
 	return u.Host, nil
 }
@@ -82,7 +90,7 @@ func grpcTarget(endpoint string) (string, error) {
 // oneEndpoint refuses a list where one endpoint is wanted.
 func oneEndpoint(endpoint string) error {
 	if strings.ContainsAny(endpoint, ", ") {
-		return fmt.Errorf("kserve: endpoint %q holds a comma or a space: give one host:port per --endpoint, and repeat the flag for several nodes", endpoint)
+		return fmt.Errorf("kserve: endpoint %q holds a comma or a space: give one host:port per --endpoint, and repeat the flag for several nodes", redact.URL(endpoint))
 	}
 	return nil
 }
@@ -141,6 +149,9 @@ func (n *GRPCNode) check(ctx context.Context) error {
 		return fmt.Errorf("kserve: the gRPC server at %s is not ready (starting, or draining before a shutdown)", n.target)
 	}
 	md, err := n.client.ModelMetadata(ctx, &pb.ModelMetadataRequest{Name: n.cfg.Model, Version: n.cfg.Version})
+	if status.Code(err) == codes.NotFound {
+		return fmt.Errorf("kserve: gRPC ModelMetadata of %s on %s: %w: %w", n.cfg.Model, n.target, err, ErrModelNotServed)
+	}
 	if err != nil {
 		return fmt.Errorf("kserve: gRPC ModelMetadata of %s on %s: %w", n.cfg.Model, n.target, err)
 	}
@@ -151,6 +162,10 @@ func (n *GRPCNode) check(ctx context.Context) error {
 	if n.outputs, err = metaInfo(n.meta.Outputs); err != nil {
 		return fmt.Errorf("%w (model %s at %s)", err, n.cfg.Model, n.target)
 	}
+	if err := CheckContract(fmt.Sprintf("model %s at %s", n.cfg.Model, n.target), n.inputs, n.outputs); err != nil {
+		return err
+	}
+	n.dynamicBatch = len(n.inputs[0].Shape) > 0 && n.inputs[0].Shape[0] < 0
 	n.requests = make([]*pb.ModelInferRequest_InferRequestedOutputTensor, len(n.outputs))
 	for i, o := range n.outputs {
 		n.requests[i] = &pb.ModelInferRequest_InferRequestedOutputTensor{Name: o.Name}
@@ -207,8 +222,16 @@ func (n *GRPCNode) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend
 		ctx, cancel = context.WithTimeout(ctx, n.cfg.Timeout)
 		defer cancel()
 	}
-	resp, err := n.client.ModelInfer(ctx, req)
+	// The answer may be as large as the model's outputs for this batch
+	// (twice that for typed contents' varints), and no larger.
+	batch := outputBatch(n.dynamicBatch, in)
+	limit := min(2*answerLimit(n.outputs, batch, true), MaxTensorBytes)
+	resp, err := n.client.ModelInfer(ctx, req, grpc.MaxCallRecvMsgSize(int(limit)))
 	if err != nil {
+		if status.Code(err) == codes.ResourceExhausted && strings.Contains(err.Error(), "larger than max") {
+			return nil, Timings{}, fmt.Errorf("kserve: gRPC infer on %s: %w; model %s's outputs (%s) for a batch of %d take at most %d bytes: the server does not answer with the model it describes",
+				n.target, err, n.meta.Name, infoList(n.outputs), batch, limit)
+		}
 		return nil, Timings{}, fmt.Errorf("kserve: gRPC infer on %s: %w", n.target, err)
 	}
 	out, err := decodePB(resp.GetOutputs(), resp.GetRawOutputContents())

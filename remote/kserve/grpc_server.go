@@ -17,15 +17,19 @@ import (
 // Open Inference Protocol's gRPC API (service inference.GRPCInferenceService,
 // as Triton and KServe serve it), with the same execution slots, queueing
 // and timings as the REST API: both share s. opts are added to the
-// server's options; messages up to s.MaxBody bytes are accepted (0: 1
-// GiB). The caller serves it (grpc.Server.Serve) and stops it with
-// ShutdownGRPC.
+// server's options. Add the models first: a message may be as large as
+// the largest model's RequestLimit, and a connection carries at most
+// GRPCStreams() calls at once. The caller serves it (grpc.Server.Serve)
+// and stops it with ShutdownGRPC.
 func (s *Server) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
-	limit := s.MaxBody
-	if limit <= 0 || limit > 1<<31-1 {
-		limit = 1 << 30
+	limit := int64(HeaderMargin)
+	s.mu.RLock()
+	for _, m := range s.models {
+		limit = max(limit, m.maxBody)
 	}
+	s.mu.RUnlock()
 	gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(int(limit)),
+		grpc.MaxConcurrentStreams(uint32(s.GRPCStreams())),
 		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow),
 		grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer),
 		experimental.BufferPool(grpcBuffers), grpc.ForceServerCodecV2(grpcCodec{}),
@@ -33,6 +37,21 @@ func (s *Server) NewGRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 	}, opts...)...)
 	pb.RegisterGRPCInferenceServiceServer(gs, grpcService{s: s})
 	return gs
+}
+
+// GRPCStreams is the most calls one gRPC connection carries at once: the
+// execution slots of every model plus one, so that one request's message
+// arrives while the slots run (grpc-go reads a whole message before the
+// handler runs, so this, times the connections, bounds the messages in
+// memory; a client queues its further calls).
+func (s *Server) GRPCStreams() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	n := 1
+	for _, m := range s.models {
+		n += m.slots
+	}
+	return n
 }
 
 // ShutdownGRPC marks s not ready and stops gs gracefully: RPCs in flight
@@ -108,7 +127,13 @@ func (g grpcService) ModelInfer(ctx context.Context, r *pb.ModelInferRequest) (*
 	if err != nil {
 		return nil, status.Error(codes.NotFound, err.Error())
 	}
-	in, err := decodePB(r.GetInputs(), r.GetRawInputContents())
+	ins := r.GetInputs()
+	if err := m.checkDeclared(len(ins), func(i int) (string, string, []int64) {
+		return ins[i].GetName(), ins[i].GetDatatype(), ins[i].GetShape()
+	}); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	in, err := decodePB(ins, r.GetRawInputContents())
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}

@@ -122,7 +122,11 @@ func TestGRPCRoundTripEveryDType(t *testing.T) {
 // TestGRPCTypedContents: a peer that sends typed contents instead of raw
 // bytes is understood.
 func TestGRPCTypedContents(t *testing.T) {
-	info, _ := allTypes()
+	info := []backend.Info{
+		{Name: "f32", DType: backend.Float32, Shape: []int64{2}},
+		{Name: "u8", DType: backend.Uint8, Shape: []int64{2}},
+		{Name: "i64", DType: backend.Int64, Shape: []int64{1}},
+	}
 	s := NewServer("n", "1")
 	s.Add("echo", echo{info: info}, 1)
 	addr, _ := serveGRPC(t, s)
@@ -147,7 +151,9 @@ func TestGRPCTypedContents(t *testing.T) {
 		t.Errorf("typed contents came back as %+v", out)
 	}
 	_, err = n.client.ModelInfer(context.Background(), &pb.ModelInferRequest{ModelName: "echo", Inputs: []*pb.ModelInferRequest_InferInputTensor{
+		{Name: "f32", Datatype: "FP32", Shape: []int64{2}, Contents: &pb.InferTensorContents{Fp32Contents: []float32{1, 2}}},
 		{Name: "u8", Datatype: "UINT8", Shape: []int64{2}, Contents: &pb.InferTensorContents{UintContents: []uint32{3, 256}}},
+		{Name: "i64", Datatype: "INT64", Shape: []int64{1}, Contents: &pb.InferTensorContents{Int64Contents: []int64{-9}}},
 	}})
 	if err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("UINT8 256: %v", err)
@@ -235,7 +241,7 @@ func TestGRPCMalformedAnswers(t *testing.T) {
 		{"short data", out("y", "FP32", []int64{2}, make([]byte, 7)), "7 bytes for shape [2]"},
 		{"no data", out("y", "FP32", []int64{2}), "has no data"},
 		{"two raw entries for one tensor", out("y", "FP32", []int64{2}, make([]byte, 8), nil), "2 raw contents for 1 tensors"},
-		{"unknown datatype", out("y", "BF16", []int64{2}, make([]byte, 4)), `unsupported datatype "BF16"`},
+		{"unknown datatype", out("y", "BF16", []int64{2}, make([]byte, 4)), `datatype "BF16" is not one`},
 		{"another output", out("z", "FP32", []int64{2}, make([]byte, 8)), "lacks output y"},
 		{"an error status", func(context.Context, *pb.ModelInferRequest) (*pb.ModelInferResponse, error) {
 			return nil, errors.New("the GPU caught fire")
@@ -255,7 +261,7 @@ func TestGRPCMalformedAnswers(t *testing.T) {
 	// Metadata this client cannot use is refused at dial time.
 	bad := &pb.ModelMetadataResponse{Name: "m", Inputs: []*pb.ModelMetadataResponse_TensorMetadata{{Name: "s", Datatype: "BYTES", Shape: []int64{1}}}}
 	addr := serveFake(t, fake{meta: bad})
-	if _, err := DialGRPC(ctx, Config{Endpoint: addr, Model: "m"}); err == nil || !strings.Contains(err.Error(), `unsupported datatype "BYTES"`) || !strings.Contains(err.Error(), addr) {
+	if _, err := DialGRPC(ctx, Config{Endpoint: addr, Model: "m"}); err == nil || !strings.Contains(err.Error(), `datatype "BYTES" is not one this suite's Open Inference Protocol client and server carry`) || !strings.Contains(err.Error(), addr) {
 		t.Errorf("BYTES input: %v", err)
 	}
 }
@@ -266,16 +272,21 @@ func TestGRPCFaultsFailTheRequest(t *testing.T) {
 
 	// The model fails: the error says so and names the node.
 	s := NewServer("n", "1")
-	s.Add("double", double{}, 1)
+	s.Add("double", broken{}, 1)
 	addr, _ := serveGRPC(t, s)
 	n, err := DialGRPC(ctx, Config{Endpoint: addr, Model: "double"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer n.Close()
-	_, err = n.Run(ctx, []backend.Tensor{{Name: "q", DType: backend.Int64, Shape: []int64{1}, Data: []int64{1}}})
-	if err == nil || !strings.Contains(err.Error(), "inference failed: want float32 x") || !strings.Contains(err.Error(), addr) {
+	_, err = n.Run(ctx, x)
+	if err == nil || !strings.Contains(err.Error(), "inference failed: engine out of memory") || !strings.Contains(err.Error(), addr) {
 		t.Errorf("failed inference: %v", err)
+	}
+	// A tensor the model does not take is refused before it runs.
+	_, err = n.Run(ctx, []backend.Tensor{{Name: "q", DType: backend.Int64, Shape: []int64{1}, Data: []int64{1}}})
+	if err == nil || !strings.Contains(err.Error(), "InvalidArgument") || !strings.Contains(err.Error(), `model double has no input "q" (its inputs: x FP32 [N,3])`) {
+		t.Errorf("wrong input: %v", err)
 	}
 
 	// A stalled server: the request ends at the deadline.

@@ -154,10 +154,28 @@ func TestErrorsNameTheCause(t *testing.T) {
 	if _, err := sess.Run(ctx, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{2, 3}, Data: []float32{1}}}); err == nil {
 		t.Error("a tensor with too few elements was sent")
 	}
-	// Wrong input name: the server's model fails and the client reports HTTP 500 with the reason.
-	if _, err := sess.Run(ctx, []backend.Tensor{{Name: "z", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}); err == nil || !strings.Contains(err.Error(), "HTTP 500") || !strings.Contains(err.Error(), "want float32 x") {
+	// Wrong input name: the server refuses it before the model runs, and
+	// the client reports HTTP 400 with the reason.
+	if _, err := sess.Run(ctx, []backend.Tensor{{Name: "z", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}); err == nil || !strings.Contains(err.Error(), "HTTP 400") || !strings.Contains(err.Error(), `model double has no input "z" (its inputs: x FP32 [N,3])`) {
+		t.Errorf("wrong input: %v", err)
+	}
+	// A model that fails: HTTP 500 with the engine's reason.
+	_, bs := serve(t, broken{})
+	bad, err := Dial(ctx, Config{Endpoint: bs.URL, Model: "double"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	if _, err := bad.Run(ctx, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}); err == nil || !strings.Contains(err.Error(), "HTTP 500") || !strings.Contains(err.Error(), "inference failed: engine out of memory") {
 		t.Errorf("failing model: %v", err)
 	}
+}
+
+// broken is double's contract over an engine that fails every run.
+type broken struct{ double }
+
+func (broken) Run(context.Context, []backend.Tensor) ([]backend.Tensor, error) {
+	return nil, errors.New("engine out of memory")
 }
 
 func TestMalformedAnswersAndStalls(t *testing.T) {

@@ -114,7 +114,7 @@ func ParseDatatype(s string) (backend.DType, error) {
 			return d, nil
 		}
 	}
-	return 0, fmt.Errorf("kserve: unsupported datatype %q (want FP32, FP16, INT64, INT32, UINT8 or BOOL)", s)
+	return 0, fmt.Errorf("kserve: datatype %q is not one this suite's Open Inference Protocol client and server carry (FP32, FP16, INT64, INT32, UINT8, BOOL): serve a model whose inputs and outputs use those", s)
 }
 
 func metaInfo(ts []TensorMeta) ([]backend.Info, error) {

@@ -3,13 +3,17 @@ package kserve
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/mlperf-go/inference/backend"
 )
@@ -39,24 +43,57 @@ func timingsOf(p map[string]any) Timings {
 }
 
 // Server serves backend.Sessions over the Open Inference Protocol REST
-// API. Add models before serving; ServeHTTP is safe for concurrent use.
+// API. Set the fields and add models before serving; ServeHTTP is safe
+// for concurrent use.
+//
+// Every request is bounded by what its model accepts (see RequestLimit):
+// a larger Content-Length is answered 413 before a byte of the body is
+// read, and a body that runs past it is cut off the same way. The memory
+// that request bodies and answers take at once is bounded too (see
+// MemoryBudget): a request waits for its share before its body is read.
 type Server struct {
 	// Name and Version are reported by GET /v2.
 	Name, Version string
-	// MaxBody bounds a request body in bytes (0: 1 GiB).
-	MaxBody int64
+	// MaxBatch is the most samples one request may carry in a dynamic
+	// leading dimension (0: DefaultMaxBatch of each model's inputs).
+	MaxBatch int
+	// BudgetWait bounds how long a request waits for its share of the
+	// memory budget before it is answered 503 (0: 30 s).
+	BudgetWait time.Duration
+	// BodyWait is how long a request's body has to arrive once its share
+	// is taken, plus a second per MiB (0: 10 s); a slower one is answered
+	// 408.
+	BodyWait time.Duration
 
 	mu     sync.RWMutex
 	models map[string]*served
 	ready  atomic.Bool
 	mux    *http.ServeMux
+
+	budgetOnce sync.Once
+	budget     *semaphore.Weighted
+	budgetSize int64
 }
 
 type served struct {
-	sess backend.Session
-	meta ModelMeta
-	slot chan struct{} // execution slots (cap = concurrent Runs)
+	sess  backend.Session
+	meta  ModelMeta
+	slot  chan struct{} // execution slots (cap = concurrent Runs)
+	slots int
+	// inputs is the contract requests are checked against.
+	inputs []backend.Info
+	// maxBatch bounds a dynamic leading input dimension; maxBody a request
+	// body; maxAnswer an answer (outputs at maxBatch), in bytes.
+	maxBatch           int64
+	maxBody, maxAnswer int64
 }
+
+// MemoryFactor is how many full-size requests and answers per execution
+// slot the memory budget holds: a request in memory takes about twice its
+// body (the body, then the tensors decoded from it) and its answer twice
+// (the outputs, then their encoding), so 4 lets each slot run one request
+// while the next one's body arrives.
+const MemoryFactor = 4
 
 // NewServer returns a ready server without models.
 func NewServer(name, version string) *Server {
@@ -78,19 +115,90 @@ func NewServer(name, version string) *Server {
 }
 
 // Add serves sess under name with up to slots concurrent Runs (< 1: 1).
-// Requests beyond that wait; the wait is reported as queue time.
-func (s *Server) Add(name string, sess backend.Session, slots int) {
+// Requests beyond that wait; the wait is reported as queue time. A
+// contract no request could use (CheckContract) is refused. Add every
+// model before serving: the memory budget is sized from them all at the
+// first request.
+func (s *Server) Add(name string, sess backend.Session, slots int) error {
 	if slots < 1 {
 		slots = 1
+	}
+	in, out := sess.Inputs(), sess.Outputs()
+	if err := CheckContract("model "+name, in, out); err != nil {
+		return err
+	}
+	mb := int64(s.MaxBatch)
+	if mb < 1 {
+		mb = int64(DefaultMaxBatch(in))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.models[name] = &served{
-		sess: sess,
-		meta: ModelMeta{Name: name, Versions: []string{"1"}, Platform: "mlperf-go", Inputs: infoMeta(sess.Inputs()), Outputs: infoMeta(sess.Outputs())},
-		slot: make(chan struct{}, slots),
+		sess:      sess,
+		meta:      ModelMeta{Name: name, Versions: []string{"1"}, Platform: "mlperf-go", Inputs: infoMeta(in), Outputs: infoMeta(out)},
+		slot:      make(chan struct{}, slots),
+		slots:     slots,
+		inputs:    in,
+		maxBatch:  mb,
+		maxBody:   min(TensorBytes(in, mb)+HeaderMargin, MaxTensorBytes),
+		maxAnswer: answerLimit(out, mb, true),
 	}
+	return nil
 }
+
+// RequestLimit is the largest request body model name accepts, in bytes:
+// its inputs at the batch limit plus HeaderMargin; 0 if it is not
+// served.
+func (s *Server) RequestLimit(name string) int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if m := s.models[name]; m != nil {
+		return m.maxBody
+	}
+	return 0
+}
+
+// MaxBatchOf is the most samples one request to model name may carry; 0
+// if it is not served.
+func (s *Server) MaxBatchOf(name string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if m := s.models[name]; m != nil {
+		return int(m.maxBatch)
+	}
+	return 0
+}
+
+// MemoryBudget is the most bytes of request bodies and answers the server
+// holds at once: MemoryFactor × the sum over models of slots × (largest
+// request + largest answer).
+func (s *Server) MemoryBudget() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	total := int64(0)
+	for _, m := range s.models {
+		total += satMul(MemoryFactor*int64(m.slots), m.maxBody+m.maxAnswer)
+	}
+	return total
+}
+
+// reserve takes n bytes of the memory budget, waiting up to BudgetWait
+// (and no longer than ctx); the caller releases them.
+func (s *Server) reserve(ctx context.Context, n int64) error {
+	s.budgetOnce.Do(func() {
+		s.budgetSize = max(s.MemoryBudget(), 1)
+		s.budget = semaphore.NewWeighted(s.budgetSize)
+	})
+	wait := s.BudgetWait
+	if wait <= 0 {
+		wait = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	return s.budget.Acquire(ctx, min(n, s.budgetSize))
+}
+
+func (s *Server) release(n int64) { s.budget.Release(min(n, s.budgetSize)) }
 
 // SetReady marks the server ready or not (GET /v2/health/ready answers 503
 // while not ready, e.g. while draining before a shutdown).
@@ -148,23 +256,61 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t0 := time.Now()
-	max := s.MaxBody
-	if max <= 0 {
-		max = 1 << 30
-	}
-	if r.ContentLength > max {
-		writeError(w, http.StatusRequestEntityTooLarge, "the request's %d bytes exceed the server's limit of %d", r.ContentLength, max)
+	limit := m.maxBody
+	if r.ContentLength > limit {
+		// Closing the connection after the answer spares reading (or
+		// waiting for) a body that is not wanted.
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestEntityTooLarge, "the request's %d bytes exceed the %d that model %s accepts (%s); send at most %d samples per request",
+			r.ContentLength, limit, m.meta.Name, m.limitText(), m.maxBatch)
 		return
 	}
-	buf, err := readPooled(http.MaxBytesReader(w, r.Body, max), r.ContentLength)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "reading the request: %v", err)
+	// The body and the answer take their share of the memory budget
+	// before a byte is read: a peer's claims cannot make the node
+	// allocate more than the budget.
+	n := r.ContentLength
+	if n < 0 {
+		n = limit
+	}
+	share := 2 * (n + m.maxAnswer)
+	if err := s.reserve(r.Context(), share); err != nil {
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusServiceUnavailable, "the node is busy: requests in flight hold its memory budget of %d bytes; retry later", s.budgetSize)
 		return
 	}
+	defer s.release(share)
+	// A body that trickles in would hold its share indefinitely: it has
+	// BodyWait plus a second per MiB.
+	rc := http.NewResponseController(w)
+	within := s.BodyWait
+	if within <= 0 {
+		within = 10 * time.Second
+	}
+	within += time.Duration(n>>20) * time.Second
+	rc.SetReadDeadline(time.Now().Add(within))
+	buf, err := readPooled(http.MaxBytesReader(w, r.Body, limit), r.ContentLength, limit)
 	// The tensors are copied out of the body: it goes back to the pool
-	// once they are decoded.
-	body := *buf
+	// when the handler ends.
 	defer bodyPool.Put(buf)
+	if err != nil {
+		// The connection closes after the answer: net/http does not wait
+		// for the rest of a body that failed.
+		w.Header().Set("Connection", "close")
+		rc.SetReadDeadline(time.Now())
+		var ne net.Error
+		switch {
+		case errors.As(err, new(*http.MaxBytesError)):
+			writeError(w, http.StatusRequestEntityTooLarge, "the request's body runs past the %d bytes that model %s accepts (%s); send at most %d samples per request",
+				limit, m.meta.Name, m.limitText(), m.maxBatch)
+		case errors.As(err, &ne) && ne.Timeout():
+			writeError(w, http.StatusRequestTimeout, "the request's body did not arrive within %v", within)
+		default:
+			writeError(w, http.StatusBadRequest, "reading the request: %v", err)
+		}
+		return
+	}
+	rc.SetReadDeadline(time.Time{})
+	body := *buf
 	hl := int64(-1)
 	if h := r.Header.Get(HeaderLength); h != "" {
 		if hl, err = strconv.ParseInt(h, 10, 64); err != nil || hl < 0 {
@@ -180,6 +326,12 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 	var req InferRequest
 	if err := unmarshalRequest(js, &req); err != nil {
 		writeError(w, http.StatusBadRequest, "the request is not Open Inference Protocol JSON: %v", err)
+		return
+	}
+	if err := m.checkDeclared(len(req.Inputs), func(i int) (string, string, []int64) {
+		return req.Inputs[i].Name, req.Inputs[i].Datatype, req.Inputs[i].Shape
+	}); err != nil {
+		writeError(w, http.StatusBadRequest, "%v", err)
 		return
 	}
 	in, err := decodeTensors(req.Inputs, bin)
@@ -227,20 +379,36 @@ func (s *Server) infer(w http.ResponseWriter, r *http.Request) {
 // 600 kB, and a fresh buffer per request costs more than the copy.
 var bodyPool sync.Pool
 
-// readPooled reads a body of n bytes (n < 0: unknown) into a pooled
-// buffer; the caller puts it back.
-func readPooled(r io.Reader, n int64) (*[]byte, error) {
-	if n < 0 || n >= 1<<31 {
-		b, err := io.ReadAll(r)
-		return &b, err
+// readPooled reads a body of n bytes (n < 0: unknown, at most limit)
+// into a pooled buffer; the caller puts it back. A body of unknown length
+// is read into a buffer of limit bytes, never grown: r must fail a read
+// past limit (http.MaxBytesReader).
+func readPooled(r io.Reader, n, limit int64) (*[]byte, error) {
+	size := n
+	if n < 0 {
+		size = limit
 	}
 	p, _ := bodyPool.Get().(*[]byte)
-	if p == nil || int64(cap(*p)) < n {
-		b := make([]byte, n)
+	if p == nil || int64(cap(*p)) < size {
+		b := make([]byte, size)
 		p = &b
 	}
-	*p = (*p)[:n]
-	_, err := io.ReadFull(r, *p)
+	*p = (*p)[:size]
+	k, err := io.ReadFull(r, *p)
+	if n >= 0 {
+		return p, err
+	}
+	switch err {
+	case io.EOF, io.ErrUnexpectedEOF: // the body ended before the limit
+		*p = (*p)[:k]
+		return p, nil
+	case nil: // the buffer is full: the body must end here
+		var one [1]byte
+		if _, err := io.ReadFull(r, one[:]); err != io.EOF {
+			return p, err
+		}
+		return p, nil
+	}
 	return p, err
 }
 

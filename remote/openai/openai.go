@@ -24,6 +24,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -37,6 +38,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mlperf-go/inference/internal/redact"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -72,12 +74,22 @@ type Config struct {
 
 // SUT is a loadgen SUT over an OpenAI-compatible server. IssueQuery never
 // blocks: samples are queued and MaxInFlight workers send them. Close
-// stops the workers; samples still queued fail with ErrClosed.
+// stops the workers and cancels the requests in flight; samples still
+// queued fail with ErrClosed.
+//
+// Every stream is bounded whatever the server sends: a line of at most
+// MaxLine bytes, a text of at most MaxTokens × MaxTokenBytes, at most
+// MaxTokens server token ids, and at most MaxTokens × 4 + 4096 lines.
 type SUT struct {
 	cfg    Config
 	url    string
 	base   string
 	client *http.Client
+	// auth is the Authorization header value ("" for none).
+	auth string
+	// ctx ends every request in flight when the SUT is closed.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -99,8 +111,19 @@ type job struct {
 	c   loadgen.Completer
 }
 
-// ErrClosed fails samples still queued when the SUT is closed.
+// ErrClosed fails samples still queued (or in flight) when the SUT is
+// closed.
 var ErrClosed = errors.New("openai: SUT closed")
+
+// Stream bounds.
+const (
+	// MaxLine is the longest line of a stream, in bytes: one event of a
+	// completion chunk is a few hundred.
+	MaxLine = 256 << 10
+	// MaxTokenBytes is the most text one generated token may carry, in
+	// bytes (the longest token of the suite's vocabularies is under 64).
+	MaxTokenBytes = 256
+)
 
 // CheckEndpoint reports whether endpoint is a server's base URL (host:port
 // or an http(s) URL) without contacting it, so that a command can refuse
@@ -108,8 +131,9 @@ var ErrClosed = errors.New("openai: SUT closed")
 // one ending in an API path (/v1/completions) is refused: the client adds
 // it.
 func CheckEndpoint(endpoint string) error {
+	shown := redact.URL(endpoint)
 	if strings.ContainsAny(endpoint, ", ") {
-		return fmt.Errorf("openai: endpoint %q holds a comma or a space: give one server's URL (put a load balancer in front of several)", endpoint)
+		return fmt.Errorf("openai: endpoint %q holds a comma or a space: give one server's URL (put a load balancer in front of several)", shown)
 	}
 	ep := endpoint
 	if !strings.Contains(ep, "://") {
@@ -117,14 +141,14 @@ func CheckEndpoint(endpoint string) error {
 	}
 	u, err := url.Parse(ep)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return fmt.Errorf("openai: endpoint %q is not host:port or an http(s) URL", endpoint)
+		return fmt.Errorf("openai: endpoint %q is not host:port or an http(s) URL", shown)
 	}
 	p := strings.TrimRight(u.Path, "/")
 	for _, api := range []string{"/v1/completions", "/v1/chat/completions", "/v1/models"} {
 		if strings.HasSuffix(p, api) {
 			base := *u
 			base.Path = strings.TrimSuffix(p, api)
-			return fmt.Errorf("openai: endpoint %q ends in the API path %s; give the server's base URL %s (the client adds /v1/completions)", endpoint, api, base.String())
+			return fmt.Errorf("openai: endpoint %q ends in the API path %s; give the server's base URL %s (the client adds /v1/completions)", shown, api, base.Redacted())
 		}
 	}
 	return nil
@@ -164,6 +188,14 @@ func New(cfg Config) (*SUT, error) {
 		}}
 	}
 	s := &SUT{cfg: cfg, base: base, url: base + "/v1/completions", client: client}
+	switch {
+	case cfg.APIKey != "":
+		s.auth = "Bearer " + cfg.APIKey
+	case u.User != nil:
+		pw, _ := u.User.Password()
+		s.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+	}
+	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.cond = sync.NewCond(&s.mu)
 	for range cfg.MaxInFlight {
 		s.wg.Add(1)
@@ -183,18 +215,27 @@ func (s *SUT) Check(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("openai: %w", err)
 	}
-	s.auth(req)
+	s.setAuth(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("openai: the server at %s does not answer: %w", s.base, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("openai: %s/v1/models: HTTP %d: %s", s.base, resp.StatusCode, strings.TrimSpace(string(msg)))
+		return fmt.Errorf("openai: %s/v1/models: HTTP %d: %s", s.base, resp.StatusCode, s.errorText(resp.Body))
 	}
 	return nil
 }
+
+// errorText is the start of an error answer's body, trimmed, with the
+// API key masked (a server may echo it).
+func (s *SUT) errorText(body io.Reader) string {
+	msg, _ := io.ReadAll(io.LimitReader(body, 512))
+	return s.redact(strings.TrimSpace(string(msg)))
+}
+
+// redact masks the API key in text from the server.
+func (s *SUT) redact(text string) string { return redact.Secret(text, s.cfg.APIKey) }
 
 // Name asks the server for its models (one network round trip) and
 // returns a description of the endpoint for the logs.
@@ -205,10 +246,10 @@ func (s *SUT) Name() string {
 	if err != nil {
 		return "OpenAI-compatible server at " + s.base
 	}
-	s.auth(req)
+	s.setAuth(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Sprintf("OpenAI-compatible server at %s (unreachable: %v)", s.base, err)
+		return fmt.Sprintf("OpenAI-compatible server at %s (unreachable: %v)", s.base, s.redact(err.Error()))
 	}
 	defer resp.Body.Close()
 	var m struct {
@@ -221,12 +262,12 @@ func (s *SUT) Name() string {
 	for _, d := range m.Data {
 		ids = append(ids, d.ID)
 	}
-	return fmt.Sprintf("OpenAI-compatible server at %s serving %s (model %s)", s.base, strings.Join(ids, ","), s.cfg.Model)
+	return fmt.Sprintf("OpenAI-compatible server at %s serving %s (model %s)", s.base, s.redact(strings.Join(ids, ",")), s.cfg.Model)
 }
 
-func (s *SUT) auth(r *http.Request) {
-	if s.cfg.APIKey != "" {
-		r.Header.Set("Authorization", "Bearer "+s.cfg.APIKey)
+func (s *SUT) setAuth(r *http.Request) {
+	if s.auth != "" {
+		r.Header.Set("Authorization", s.auth)
 	}
 }
 
@@ -251,14 +292,17 @@ func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadge
 	}
 }
 
-// Close stops the workers after their requests in flight end and fails
-// the samples still queued.
+// Close fails the samples still queued, cancels the requests in flight
+// (their samples fail with ErrClosed) and returns once the workers have
+// stopped: after a run, a server that holds its streams open does not
+// hold the process.
 func (s *SUT) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	q := s.queue
 	s.queue = nil
 	s.mu.Unlock()
+	s.cancel(ErrClosed)
 	s.cond.Broadcast()
 	for _, j := range q {
 		j.c.Complete(loadgen.Response{ID: j.s.ID, Err: ErrClosed})
@@ -338,11 +382,16 @@ func (s *SUT) complete(j job) ([]int32, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
-	ctx := j.ctx
+	// The request ends with the sample's context, the SUT's (Close) or
+	// the timeout, whichever comes first.
+	ctx, cancel := context.WithCancelCause(s.ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(j.ctx, func() { cancel(context.Cause(j.ctx)) })
+	defer stop()
 	if s.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.Timeout)
-		defer cancel()
+		var c context.CancelFunc
+		ctx, c = context.WithTimeout(ctx, s.cfg.Timeout)
+		defer c()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
 	if err != nil {
@@ -350,24 +399,53 @@ func (s *SUT) complete(j job) ([]int32, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
-	s.auth(req)
+	s.setAuth(req)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("openai: %s: %w", s.url, err)
+		return nil, s.requestError(ctx, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("openai: %s: HTTP %d: %s", s.url, resp.StatusCode, strings.TrimSpace(string(msg)))
+		return nil, fmt.Errorf("openai: %s: HTTP %d: %s", s.url, resp.StatusCode, s.errorText(resp.Body))
 	}
+	ids, err := s.readStream(resp.Body, j)
+	if err != nil && ctx.Err() != nil {
+		return nil, s.requestError(ctx, err)
+	}
+	return ids, err
+}
+
+// requestError says why a request ended: the SUT closed, the timeout, or
+// the network error itself (with the API key masked).
+func (s *SUT) requestError(ctx context.Context, err error) error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrClosed):
+		return fmt.Errorf("%w: the request to %s was still in flight", ErrClosed, s.url)
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Errorf("openai: %s: no complete answer within the request timeout of %v", s.url, s.cfg.Timeout)
+	}
+	return fmt.Errorf("openai: %s: %s", s.url, s.redact(err.Error()))
+}
+
+// readStream reads a completion stream (server-sent events) to its
+// [DONE], reporting the first token to j's completer, and returns the
+// generated ids. Whatever the server sends, it holds at most MaxLine
+// bytes of a line, MaxTokens × MaxTokenBytes of text and MaxTokens ids,
+// and reads at most MaxTokens × 4 + 4096 lines.
+func (s *SUT) readStream(body io.Reader, j job) ([]int32, error) {
+	maxText := s.cfg.MaxTokens*MaxTokenBytes + 4096
+	maxLines := 4*s.cfg.MaxTokens + 4096
 	var text strings.Builder
 	var ids []int32    // with Chunk: the chunks' ids so far
 	var server []int32 // the server's own ids, where its chunks carry them
 	withIDs, withoutIDs := false, false
 	first, done := false, false
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 4<<10), MaxLine)
+	for lines := 1; sc.Scan(); lines++ {
+		if lines > maxLines {
+			return nil, fmt.Errorf("openai: %s: the stream runs past %d lines without [DONE] (max_tokens %d takes one event each): the server does not end it", s.url, maxLines, s.cfg.MaxTokens)
+		}
 		line := sc.Bytes()
 		data, ok := bytes.CutPrefix(line, []byte("data:"))
 		if !ok {
@@ -380,16 +458,22 @@ func (s *SUT) complete(j job) ([]int32, error) {
 		}
 		var ch chunk
 		if err := json.Unmarshal(data, &ch); err != nil {
-			return nil, fmt.Errorf("openai: %s: a streamed event is not a completion chunk: %q", s.url, truncate(data))
+			return nil, fmt.Errorf("openai: %s: a streamed event is not a completion chunk: %q", s.url, s.redact(truncate(data)))
 		}
 		if ch.Error != nil {
-			return nil, fmt.Errorf("openai: %s: server error mid-stream: %s", s.url, ch.Error.Message)
+			return nil, fmt.Errorf("openai: %s: server error mid-stream: %s", s.url, s.redact(ch.Error.Message))
 		}
 		for _, c := range ch.Choices {
+			if text.Len()+len(c.Text) > maxText {
+				return nil, fmt.Errorf("openai: %s: the stream's text runs past %d bytes, more than max_tokens %d tokens of at most %d bytes each", s.url, maxText, s.cfg.MaxTokens, MaxTokenBytes)
+			}
 			text.WriteString(c.Text)
 			switch {
 			case len(c.TokenIDs) > 0:
 				withIDs = true
+				if len(server)+len(c.TokenIDs) > s.cfg.MaxTokens {
+					return nil, fmt.Errorf("openai: %s: the stream gives more than max_tokens %d token ids", s.url, s.cfg.MaxTokens)
+				}
 				server = append(server, c.TokenIDs...)
 			case c.Text != "":
 				withoutIDs = true
@@ -418,6 +502,9 @@ func (s *SUT) complete(j job) ([]int32, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("openai: %s: a streamed line runs past %d bytes (an event is a few hundred): the server does not send completion chunks", s.url, MaxLine)
+		}
 		return nil, fmt.Errorf("openai: %s: the stream broke: %w", s.url, err)
 	}
 	if !done {

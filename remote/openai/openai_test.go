@@ -170,7 +170,7 @@ func TestServerFaultsFailSamplesAsData(t *testing.T) {
 	start := time.Now()
 	s.IssueQuery(context.Background(), samples, rec)
 	rec.wait(t)
-	for i, want := range []string{"HTTP 500", "not a completion chunk", "without [DONE]", "deadline exceeded", ""} {
+	for i, want := range []string{"HTTP 500", "not a completion chunk", "without [DONE]", "no complete answer within the request timeout of 300ms", ""} {
 		err := rec.done[loadgen.ResponseID(i)].Err
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("sample %d: err %v, want %q", i, err, want)

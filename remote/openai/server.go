@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,11 +35,28 @@ type Usage struct {
 // (https://platform.openai.com/docs/api-reference/completions): the part
 // of it a greedy benchmark needs. Requests asking for sampling
 // (temperature > 0) are refused: the server decodes greedily only.
+//
+// Every request is bounded: a body of at most MaxRequestBody bytes (a
+// larger Content-Length is answered 413 before reading) and max_tokens of
+// at most MaxTokens.
 type Handler struct {
+	// MaxTokens is the most max_tokens a request may ask for (0:
+	// DefaultMaxTokensCap): a generator keeps room for that many tokens
+	// per request.
+	MaxTokens int
+
 	model string
 	gen   Generator
 	seq   atomic.Uint64
 }
+
+// MaxRequestBody bounds a completion request's body, in bytes: a prompt
+// of the suite's decoders (at most 4096 tokens) is tens of kB.
+const MaxRequestBody = 1 << 20
+
+// DefaultMaxTokensCap is Handler.MaxTokens when unset: Llama 2's context
+// length.
+const DefaultMaxTokensCap = 4096
 
 // NewHandler serves gen as model.
 func NewHandler(model string, gen Generator) *Handler { return &Handler{model: model, gen: gen} }
@@ -99,8 +117,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) complete(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > MaxRequestBody {
+		w.Header().Set("Connection", "close")
+		apiError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request's %d bytes exceed this server's limit of %d", r.ContentLength, MaxRequestBody))
+		return
+	}
 	var req completionRequest
-	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&req); err != nil {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxRequestBody)).Decode(&req); err != nil {
+		if errors.As(err, new(*http.MaxBytesError)) {
+			apiError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request's body runs past this server's limit of %d bytes", MaxRequestBody))
+			return
+		}
 		apiError(w, http.StatusBadRequest, "the body is not a completion request: "+err.Error())
 		return
 	}
@@ -121,8 +148,12 @@ func (h *Handler) complete(w http.ResponseWriter, r *http.Request) {
 	if req.MaxTokens != nil {
 		maxTokens = *req.MaxTokens
 	}
-	if maxTokens < 1 {
-		apiError(w, http.StatusBadRequest, fmt.Sprintf("max_tokens %d: want at least 1", maxTokens))
+	limit := h.MaxTokens
+	if limit <= 0 {
+		limit = DefaultMaxTokensCap
+	}
+	if maxTokens < 1 || maxTokens > limit {
+		apiError(w, http.StatusBadRequest, fmt.Sprintf("max_tokens %d: want 1 to %d", maxTokens, limit))
 		return
 	}
 	if req.Temperature != nil && *req.Temperature != 0 {

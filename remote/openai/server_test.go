@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -112,7 +113,10 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 		{`{"model":"other","prompt":"x"}`, 404, `model "other" is not served here`},
 		{`{"model":"rev","prompt":"x","temperature":0.7}`, 400, "greedily only"},
 		{`{"model":"rev","prompt":[1,2,3]}`, 400, "prompt must be a string"},
-		{`{"model":"rev","prompt":"x","max_tokens":0}`, 400, "max_tokens 0"},
+		{`{"model":"rev","prompt":"x","max_tokens":0}`, 400, "max_tokens 0: want 1 to 4096"},
+		{`{"model":"rev","prompt":"x","max_tokens":4097}`, 400, "max_tokens 4097: want 1 to 4096"},
+		{`{"model":"rev","prompt":"x","max_tokens":2000000000}`, 400, "max_tokens 2000000000"},
+		{`{"model":"rev","prompt":"` + strings.Repeat("x ", MaxRequestBody/2) + `"}`, 413, "exceed this server's limit of 1048576"},
 		{`{"model":`, 400, "not a completion request"},
 	} {
 		code, m := post(tc.body)
@@ -121,7 +125,28 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 			t.Errorf("%s: %d %v, want %d %q", tc.body, code, m, tc.code, tc.msg)
 		}
 	}
-	resp, err := http.Get(hs.URL + "/v1/models")
+	// A body without Content-Length that runs past the limit.
+	pr, pw := io.Pipe()
+	go func() {
+		io.WriteString(pw, `{"model":"rev","prompt":"`)
+		for range 2 * MaxRequestBody / 4096 {
+			if _, err := pw.Write(bytes.Repeat([]byte("x"), 4096)); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	req, _ := http.NewRequest(http.MethodPost, hs.URL+"/v1/completions", pr)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	pr.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a streamed 2 MiB body: %d", resp.StatusCode)
+	}
+	resp, err = http.Get(hs.URL + "/v1/models")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -361,8 +361,8 @@ func cases() []badCase {
 		}}
 	}
 	cs = append(cs,
-		sq("question missing", `{"version":"1.1","data":[{"paragraphs":[{"context":"c","qas":[{"id":"1","answers":[]}]}]}]}`, `no "question"`),
-		sq("context missing", `{"version":"1.1","data":[{"paragraphs":[{"qas":[{"id":"1","question":"q","answers":[]}]}]}]}`, `no "context"`),
+		sq("question missing", `{"version":"1.1","data":[{"paragraphs":[{"context":"c","qas":[{"id":"1","answers":[]}]}]}]}`, `empty "question"`),
+		sq("context missing", `{"version":"1.1","data":[{"paragraphs":[{"qas":[{"id":"1","question":"q","answers":[]}]}]}]}`, `empty "context"`),
 		sq("id missing", `{"version":"1.1","data":[{"paragraphs":[{"context":"c","qas":[{"question":"q"}]}]}]}`, `no "id"`),
 		sq("version 2.0", `{"version":"2.0","data":[]}`, "version"),
 		sq("no version", `{"data":[]}`, "version"),
@@ -469,11 +469,11 @@ func cases() []badCase {
 		badCase{name: "backend: 100000 threads", want: "CPUs", run: func(*testing.T) error { return backend.CheckThreads("--threads", 100000) }},
 		badCase{name: "backend: -1 threads", want: "negative", run: func(*testing.T) error { return backend.CheckThreads("--threads", -1) }},
 		badCase{name: "backend: batch 100000 of ResNet50", want: "at most", run: func(*testing.T) error {
-			_, err := backend.CheckBatchMemory("--batch", 100000, 600<<10*100)
+			_, err := backend.CheckBatchMemory("--batch 100000", 100000, 600<<10*100)
 			return err
 		}},
 		badCase{name: "backend: batch 0", want: "at least one", run: func(*testing.T) error {
-			_, err := backend.CheckBatchMemory("--batch", 0, 1)
+			_, err := backend.CheckBatchMemory("--batch 0", 0, 1)
 			return err
 		}},
 	)
@@ -687,7 +687,7 @@ func cases() []badCase {
 // TestBadInputTable runs every case and requires zero panics, zero hangs
 // and zero silent acceptances.
 func TestBadInputTable(t *testing.T) {
-	cs := append(cases(), hardeningCases()...)
+	cs := append(append(cases(), hardeningCases()...), round3Cases()...)
 	if len(cs) < 100 {
 		t.Fatalf("only %d cases; the table must hold at least 100", len(cs))
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/internal/argcheck"
@@ -135,7 +136,7 @@ func hardeningCases() []badCase {
 		}),
 		badCase{name: "run remote: endpoint serving another model", want: "this node serves retinanet", run: func(t *testing.T) error {
 			srv := kserve.NewServer("node", "v")
-			srv.Add("retinanet", &kserve.NullSession{}, 1)
+			srv.Add("retinanet", &kserve.NullSession{In: []backend.Info{{Name: "images", DType: backend.Float32, Shape: []int64{1, 3, 800, 800}}}}, 1)
 			hs := httptest.NewServer(srv)
 			defer hs.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package boundedread
+
+const nonBlock = 0
