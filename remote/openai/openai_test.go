@@ -322,3 +322,78 @@ func TestServerTokenIDsWinOverTheTokenizer(t *testing.T) {
 		t.Errorf("a stream mixing chunks with and without token_ids: %v", r.Err)
 	}
 }
+
+// gatedRecorder is a recorder that also signals its first FirstToken.
+type gatedRecorder struct {
+	*recorder
+	once  sync.Once
+	first chan struct{}
+}
+
+func (g *gatedRecorder) FirstToken(id loadgen.ResponseID, data []byte) {
+	g.recorder.FirstToken(id, data)
+	g.once.Do(func() { close(g.first) })
+}
+
+// TestFirstTokenIsReportedWhileTheStreamIsOpen: the server sends one token
+// and then holds the stream until the test has seen FirstToken, so a client
+// that reported the first token only at the end of the stream never gets
+// there (the test's minute-long guard fails it; no timing is asserted).
+// An empty completion is an error, not a zero-token success.
+func TestFirstTokenIsReportedWhileTheStreamIsOpen(t *testing.T) {
+	gate := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
+			return
+		}
+		var req request
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if req.Prompt == "empty" {
+			io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"abc \",\"index\":0,\"finish_reason\":null}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"de\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer hs.Close()
+	defer close(gate)
+	prompts := []string{"gated", "empty"}
+	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (string, error) { return prompts[i], nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := &gatedRecorder{recorder: newRecorder(1), first: make(chan struct{})}
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 1, Index: 0}}, rec)
+	select {
+	case <-rec.first:
+	case <-time.After(time.Minute):
+		t.Fatal("no first token while the server held the stream open after it")
+	}
+	rec.mu.Lock()
+	f, done := rec.recorder.first[1], len(rec.done)
+	rec.mu.Unlock()
+	if len(f) != 4 || binary.LittleEndian.Uint32(f) != 3 || done != 0 {
+		t.Fatalf("first token %v (want id 3, \"abc\"), %d completions before the stream ended", f, done)
+	}
+	gate <- struct{}{}
+	rec.wait(t)
+	if r := rec.done[1]; r.Err != nil || r.Tokens != 2 {
+		t.Fatalf("completion %+v, want 2 tokens", r)
+	}
+	empty := newRecorder(1)
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 2, Index: 1}}, empty)
+	empty.wait(t)
+	if r := empty.done[2]; r.Err == nil || !strings.Contains(r.Err.Error(), "empty completion") || len(empty.first) != 0 {
+		t.Fatalf("empty completion: %+v, first tokens %v", r, empty.first)
+	}
+}
