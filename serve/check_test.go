@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,9 @@ func TestCheckConfig(t *testing.T) {
 		{func(c *Config) { c.Listen = "8000" }, "write :8000 or 127.0.0.1:8000"},
 		{func(c *Config) { c.Listen = ":99999" }, "port 99999 is outside 0 to 65535"},
 		{func(c *Config) { c.Listen = ":-1" }, "port -1 is outside"},
+		{func(c *Config) { c.Listen = ":65535" }, ""},
+		{func(c *Config) { c.Listen = ":65536" }, "port 65536 is outside 0 to 65535"},
+		{func(c *Config) { c.Listen = "bad host:80" }, "the host has a space"},
 		{func(c *Config) { c.Listen = "127.0.0.1:nosuchservice" }, "nor a known service name"},
 		{func(c *Config) { c.Listen = "http://127.0.0.1:8000" }, "without the http:// scheme"},
 		{func(c *Config) { c.Listen = "grpc://127.0.0.1:8000" }, "without the grpc:// scheme"},
@@ -37,12 +41,17 @@ func TestCheckConfig(t *testing.T) {
 		{func(c *Config) { c.Slots = -1 }, "--slots -1: want at least 1"},
 		{func(c *Config) { c.Drain = -time.Second }, "--drain -1s: a duration cannot be negative"},
 		{func(c *Config) { c.Slots = 100000 }, "--slots 100000: more inferences at once than this machine can run"},
+		{func(c *Config) { c.Slots = backend.MaxThreads() }, ""},
+		{func(c *Config) { c.Slots = backend.MaxThreads() + 1 }, "more inferences at once than this machine can run"},
+		{func(c *Config) { c.Drain = 0 }, ""},
 		{func(c *Config) { c.Name = " " }, "--name is empty"},
 		{func(c *Config) { c.MaxBatch = 1 }, ""},
+		{func(c *Config) { c.MaxBatch = 0 }, ""},
 		{func(c *Config) { c.MaxBatch = -1 }, "--max-batch -1: want at least 1 sample per request"},
 		{func(c *Config) { c.MaxConns = 1 << 16 }, ""},
 		{func(c *Config) { c.MaxConns = 1<<16 + 1 }, "--max-conns 65537: want 1 to 65536"},
 		{func(c *Config) { c.MaxConns = -1 }, "--max-conns -1"},
+		{func(c *Config) { c.MaxConns = 0 }, ""},
 	} {
 		cfg := good
 		c.mut(&cfg)
@@ -88,5 +97,27 @@ func TestServeRefusesABudgetOverTheMachine(t *testing.T) {
 	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0", Slots: 64, MaxBatch: 16}, "m", big, func(string) { t.Error("served") })
 	if !errors.Is(err, backend.ErrTooLarge) || !strings.Contains(err.Error(), "lower --max-batch (now 16 samples per request) or --slots") {
 		t.Errorf("64 slots of 16 × 64 MiB: %v", err)
+	}
+}
+
+// versionOf: a module version wins; a development build gives the first 12
+// digits of its VCS revision, and "devel" without one (or with a shorter one).
+func TestVersionOf(t *testing.T) {
+	rev := func(v string) []debug.BuildSetting { return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: v}} }
+	for _, c := range []struct {
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{nil, false, "devel"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: rev("0123456789abcdef")}, true, "v1.2.3"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev("0123456789abcdef")}, true, "0123456789ab"},
+		{&debug.BuildInfo{Settings: rev("0123456789ab")}, true, "0123456789ab"},
+		{&debug.BuildInfo{Settings: rev("0123456789a")}, true, "devel"},
+		{&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "0123456789abcdef"}}}, true, "devel"},
+	} {
+		if got := versionOf(c.bi, c.ok); got != c.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
+		}
 	}
 }
