@@ -103,7 +103,9 @@ func TestServeRefusesABudgetOverTheMachine(t *testing.T) {
 // versionOf: a module version wins; a development build gives the first 12
 // digits of its VCS revision, and "devel" without one (or with a shorter one).
 func TestVersionOf(t *testing.T) {
-	rev := func(v string) []debug.BuildSetting { return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: v}} }
+	rev := func(v string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: v}}
+	}
 	for _, c := range []struct {
 		bi   *debug.BuildInfo
 		ok   bool
