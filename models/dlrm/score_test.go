@@ -7,6 +7,7 @@ import (
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,59 @@ func TestScoreRefusesRowCountsThatDisagreeWithTheLog(t *testing.T) {
 		if want := fmt.Sprintf(c.want, preds, preds+c.delta); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("sample 7 with %+d rows: %v, want %q", c.delta, err, want)
 		}
+	}
+}
+
+// TestReadDay23Labels: the first field of the first n lines, through a
+// line longer than the reader's 1 MiB buffer and a last line without a
+// newline; a label that is not an integer names its line; fewer lines than
+// n give what there is.
+func TestReadDay23Labels(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", 3<<20)
+	p := filepath.Join(dir, "day23.tsv")
+	os.WriteFile(p, []byte("1\ta\n0\t"+long+"\n1\tb\n0"), 0o644)
+	for _, c := range []struct {
+		n    int
+		want []float32
+	}{{2, []float32{1, 0}}, {3, []float32{1, 0, 1}}, {4, []float32{1, 0, 1, 0}}, {9, []float32{1, 0, 1, 0}}} {
+		got, err := readDay23Labels(p, c.n)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("first %d labels: %v, %v; want %v", c.n, got, err, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.tsv")
+	os.WriteFile(bad, []byte("1\ta\nyes\tb\n"), 0o644)
+	if _, err := readDay23Labels(bad, 2); err == nil || !strings.Contains(err.Error(), `line 2: label "yes" is not an integer`) {
+		t.Errorf("non-integer label: %v", err)
+	}
+	if _, err := readDay23Labels(filepath.Join(dir, "none.tsv"), 1); err == nil || !strings.Contains(err.Error(), "--day-23-file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestScoreWarnsOfATraceLongerThanTheLog: one trace sample more than the
+// log has is the reference's warning (on a nil Stderr, nothing), and the
+// score is the same.
+func TestScoreWarnsOfATraceLongerThanTheLog(t *testing.T) {
+	b, _ := os.ReadFile("testdata/trace_preds.txt")
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var s, e, n int
+	fmt.Sscanf(lines[len(lines)-1], "%d, %d, %d", &s, &e, &n)
+	tr := filepath.Join(t.TempDir(), "trace.txt")
+	os.WriteFile(tr, []byte(strings.Join(lines, "\n")+fmt.Sprintf("\n%d, %d, 1\n", e, e+1)), 0o644)
+	extra := spec.Extra{optDay23File: "testdata/day_23_head.tsv", optAggregateTrace: tr}
+	var warn bytes.Buffer
+	sc, err := driver{}.Score(context.Background(), &spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: extra, Stderr: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("Warning: number of samples in trace file (%d) does not match number of samples (%d) in loadgen accuracy log!\n", len(lines)+1, len(lines))
+	if warn.String() != want {
+		t.Errorf("stderr %q, want %q", warn.String(), want)
+	}
+	quiet, err := driver{}.Score(context.Background(), &spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: extra})
+	if err != nil || !slices.Equal(quiet.Lines, sc.Lines) {
+		t.Errorf("nil Stderr: %+v, %v; want %v", quiet, err, sc.Lines)
 	}
 }
