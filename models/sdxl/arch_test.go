@@ -1,8 +1,12 @@
 package sdxl
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +70,39 @@ func TestCLIPParameterCounts(t *testing.T) {
 	} {
 		if g := float64(x.got); g < x.want || g > x.want*1.0002 {
 			t.Errorf("%s: %d parameters, want %.0f (+0.02%%)", name, x.got, x.want)
+		}
+	}
+}
+
+// TestFIDInceptionShapesMatchTorchvision: every weight and batch-norm
+// buffer of the synthetic FID Inception has the name and shape of
+// torchvision's inception_v3 up to pool3 (testdata/inception_shapes.py),
+// and there are no others.
+func TestFIDInceptionShapesMatchTorchvision(t *testing.T) {
+	b, err := os.ReadFile("testdata/inception_shapes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]int64
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]int64{}
+	for _, in := range syntheticFIDInception(1).Initializers() {
+		if strings.HasPrefix(in.Name, "Conv2d_") || strings.HasPrefix(in.Name, "Mixed_") {
+			got[in.Name] = in.Dims
+		}
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		for k, w := range want {
+			if g, ok := got[k]; !ok || !slices.Equal(g, w) {
+				t.Errorf("%s: shape %v, torchvision %v", k, g, w)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: not in torchvision's model", k)
+			}
 		}
 	}
 }

@@ -3,8 +3,10 @@ package sdxl
 import (
 	"bytes"
 	"encoding/binary"
+	"image/png"
 	"math"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -160,6 +162,57 @@ func TestScoreLineMeetsCheckerWindows(t *testing.T) {
 		_, pass, err := accuracy.CheckText(checkerID, line)
 		if err != nil || pass != c.pass {
 			t.Errorf("%s: pass %v, %v; want %v", line, pass, err, c.pass)
+		}
+	}
+}
+
+// TestSavePNGRoundTrips: the review image decodes to the same RGB bytes,
+// opaque.
+func TestSavePNGRoundTrips(t *testing.T) {
+	const side = 3
+	hwc := make([]byte, side*side*3)
+	for i := range hwc {
+		hwc[i] = byte(i * 9)
+	}
+	p := filepath.Join(t.TempDir(), "r.png")
+	if err := savePNG(p, hwc, side); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != side || b.Dy() != side {
+		t.Fatalf("size %v", b)
+	}
+	for y := range side {
+		for x := range side {
+			r, g, b, a := img.At(x, y).RGBA()
+			i := (y*side + x) * 3
+			if byte(r>>8) != hwc[i] || byte(g>>8) != hwc[i+1] || byte(b>>8) != hwc[i+2] || a != 0xffff {
+				t.Errorf("pixel (%d, %d) = %d %d %d %d, want %v opaque", x, y, r>>8, g>>8, b>>8, a>>8, hwc[i:i+3])
+			}
+		}
+	}
+	if err := savePNG(filepath.Join(p, "x.png"), hwc, side); err == nil {
+		t.Error("a PNG under a file: no error")
+	}
+}
+
+// clip8 rounds PIL's fixed point to a byte, clamping to 0 and 255.
+func TestClip8(t *testing.T) {
+	one := int64(1) << pilPrecision
+	for _, c := range []struct {
+		v    int64
+		want byte
+	}{{-1, 0}, {-one, 0}, {0, 0}, {one, 1}, {255 * one, 255}, {255*one + one - 1, 255}, {256 * one, 255}, {1 << 40, 255}} {
+		if got := clip8(c.v); got != c.want {
+			t.Errorf("clip8(%d) = %d, want %d", c.v, got, c.want)
 		}
 	}
 }
