@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"slices"
 	"strings"
 	"testing"
@@ -268,5 +269,62 @@ func TestNpyViewRefusesHeadersAndHugeShapes(t *testing.T) {
 	}
 	if _, _, err := npyView(ok[:len(ok)-1], "ok.npy", "<f4"); err == nil || !strings.Contains(err.Error(), "needs 24 data bytes, the file holds 23") {
 		t.Errorf("one byte short: %v", err)
+	}
+}
+
+// TestTablesAsTheReference: the table sizes are the reference's
+// num_embeddings_per_feature (mlcommons/inference
+// recommendation/dlrm_v2/pytorch/python/main.py) and the multi-hot sizes
+// its make_fake_criteo.sh's --num-multihot-features, in feature order.
+func TestTablesAsTheReference(t *testing.T) {
+	rows := [NumSparse]int{40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000, 3067956, 405282, 10, 2209, 11938, 155, 4, 976, 14, 40000000, 40000000, 40000000, 590152, 12973, 108, 36}
+	hot := "3,2,1,2,6,1,1,1,1,7,3,8,1,6,9,5,1,1,1,12,100,27,10,3,1,1"
+	if TableRows != rows {
+		t.Errorf("TableRows %v,\nreference %v", TableRows, rows)
+	}
+	var got []string
+	for _, m := range MultiHot {
+		got = append(got, strconv.Itoa(m))
+	}
+	if s := strings.Join(got, ","); s != hot {
+		t.Errorf("MultiHot %s, reference %s", s, hot)
+	}
+	if ValidationRows != (DayRows+1)/2 {
+		t.Errorf("ValidationRows %d, want ceil(%d/2)", ValidationRows, DayRows)
+	}
+}
+
+// TestSynthWritesRowsIdsInRangeAndTheDefaultSize: Synth of one row writes
+// one row; 0 rows means SynthRows; every id is inside its table.
+func TestSynthWritesRowsIdsInRangeAndTheDefaultSize(t *testing.T) {
+	for _, c := range []struct{ rows, want int }{{1, 1}, {2, 2}} {
+		ds, err := Open(synth(t, c.rows), Options{WholeDay: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.FileRows != c.want {
+			t.Errorf("Synth of %d rows wrote %d", c.rows, ds.FileRows)
+		}
+		for k := range NumSparse {
+			ids := ds.IDs(k, 0, ds.FileRows)
+			for i := 0; i+4 <= len(ids); i += 4 {
+				if id := int32(binary.LittleEndian.Uint32(ids[i:])); id < 0 || int(id) >= TableRows[k] {
+					t.Errorf("feature %d: id %d outside [0, %d)", k, id, TableRows[k])
+				}
+			}
+		}
+		ds.Close()
+	}
+	dir := t.TempDir()
+	if err := Synth(dir, SynthConfig{Rows: 0, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Open(dir, Options{WholeDay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if ds.FileRows != SynthRows {
+		t.Errorf("Synth of 0 rows wrote %d, want SynthRows %d", ds.FileRows, SynthRows)
 	}
 }

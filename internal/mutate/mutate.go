@@ -14,7 +14,8 @@
 //	const          an integer literal k becomes k+1; a float f becomes 2f
 //	               (0 becomes 1); not in values returned beside a non-nil
 //	               error, which no caller reads; octal literals (file
-//	               modes) are listed but not judged (see SkipFileMode)
+//	               modes) are listed but not judged (see SkipFileMode),
+//	               as are mutants of make's capacity (SkipCapacity)
 //	arith          + and -, * and / swapped
 //
 // gremlins (github.com/go-gremlins/gremlins), the maintained Go mutation
@@ -63,6 +64,10 @@ type Mutant struct {
 // effect depends on the umask of whoever runs the program, so that a test
 // of it is either fragile or a copy of the literal.
 const SkipFileMode = "file mode (octal literal): the mode a file gets depends on the umask"
+
+// SkipCapacity is the Skip of a mutant in the capacity argument of make:
+// it changes only how much is allocated up front, which append makes up.
+const SkipCapacity = "capacity of make: only the allocation changes"
 
 // Key names the mutant independently of line numbers, so that a note about
 // it (an equivalent mutant's argument) survives edits elsewhere in the file.
@@ -152,6 +157,7 @@ type finder struct {
 	results []*ast.FieldList // result lists of the enclosing function literals, innermost last
 	seen    map[string]int
 	out     []Mutant
+	skip    string // Skip given to the mutants found now
 }
 
 func (v *finder) off(p token.Pos) int { return v.tf.Offset(p) }
@@ -159,7 +165,7 @@ func (v *finder) off(p token.Pos) int { return v.tf.Offset(p) }
 func (v *finder) add(op string, start, end token.Pos, repl string) {
 	s, e := v.off(start), v.off(end)
 	m := Mutant{File: v.name, Line: v.tf.Line(start), Func: v.fn, Op: op,
-		Old: string(v.src[s:e]), New: repl, Start: s, End: e}
+		Old: string(v.src[s:e]), New: repl, Start: s, End: e, Skip: v.skip}
 	k := m.File + "\x00" + m.Func + "\x00" + op + "\x00" + short(m.Old) + "\x00" + short(repl)
 	v.seen[k]++
 	m.Nth = v.seen[k]
@@ -209,6 +215,13 @@ func (v *finder) visit(n ast.Node) bool {
 	case *ast.CallExpr:
 		// Arguments of error constructors and loggers are messages, not behaviour.
 		if isMessageCall(x) {
+			return false
+		}
+		if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "make" && len(x.Args) == 3 && v.skip == "" {
+			ast.Inspect(x.Args[1], v.visit)
+			v.skip = SkipCapacity
+			ast.Inspect(x.Args[2], v.visit)
+			v.skip = ""
 			return false
 		}
 	}

@@ -138,6 +138,21 @@ func TestFileModesAreListedNotJudged(t *testing.T) {
 	}
 }
 
+func TestMakeCapacityIsListedNotJudged(t *testing.T) {
+	ms, err := Find("p/m.go", []byte("package p\nfunc f(n int) []byte { return make([]byte, n+1, n*4) }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Old+"→"+m.New+":"+m.Skip)
+	}
+	want := []string{"+→-:", "1→2:", "*→/:" + SkipCapacity, "4→5:" + SkipCapacity}
+	if !slices.Equal(got, want) {
+		t.Errorf("mutants %q, want %q", got, want)
+	}
+}
+
 func TestKeyNamesFuncOperatorAndOccurrence(t *testing.T) {
 	src := "package p\nfunc g(a, b int) bool { return a < b || a < b }\n"
 	ms, err := Find("p/g.go", []byte(src))
