@@ -234,6 +234,8 @@ func runPackage(ctx context.Context, o options, p pkgInfo, equiv map[string]stri
 		switch arg, ok := equiv[m.Key()]; {
 		case ok:
 			r.status, r.by = stEquivalent, arg
+		case m.Skip != "":
+			r.status, r.by = stNotJudged, m.Skip
 		case only != nil && !only.MatchString(m.Key()):
 			r.status = stSkipped
 		case !cov.covers(m.File, m.Line):
@@ -245,7 +247,7 @@ func runPackage(ctx context.Context, o options, p pkgInfo, equiv map[string]stri
 			}
 		}
 		results = append(results, r)
-		if r.status != stSkipped {
+		if r.status != stSkipped && r.status != stNotJudged {
 			fmt.Fprintf(w, "[%d/%d] %s:%d %s %s → %s: %s %s\n", i+1, len(chosen), m.File, m.Line, m.Op, short(m.Old), short(m.New), r.status, r.by)
 		}
 	}

@@ -11,8 +11,9 @@ import (
 
 // TestRunJudgesEveryKindOfMutant runs the tool on testdata/mod, a module
 // whose package has mutants that are killed, one that survives (Scale is
-// tested only on 0), two in code no test runs and three listed as
-// equivalent, and checks the counts and the report.
+// tested only on 0), two in code no test runs, three listed as equivalent
+// and a file mode that is listed but not judged, and checks the counts and
+// the report.
 func TestRunJudgesEveryKindOfMutant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a test binary per mutant")
@@ -35,6 +36,7 @@ func TestRunJudgesEveryKindOfMutant(t *testing.T) {
 		"| calc/calc.go:9 Clamp | boundary | `>` → `>=` | v = hi returns hi either way. |",
 		"| calc/calc.go:6 Clamp | branch-skip | `v < 0` → `(v < 0) && false` | killed by TestClamp |",
 		"- command: `go run ./cmd/mutate ./calc`",
+		"| calc/calc.go:22 - | const | `0o644` → `421` | file mode (octal literal): the mode a file gets depends on the umask |",
 	} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("report lacks %q:\n%s", want, rep)
@@ -45,7 +47,7 @@ func TestRunJudgesEveryKindOfMutant(t *testing.T) {
 	if err := writeTable(&tab, out); err != nil {
 		t.Fatal(err)
 	}
-	if want := "| calc | – | 5/8 = 62 % | 3 | 11 |\n| **all** | **–** | **5/8 = 62 %** | | |\n"; !strings.HasSuffix(tab.String(), want) {
+	if want := "| calc | – | 5/8 = 62 % | 3 | 12 |\n| **all** | **–** | **5/8 = 62 %** | | |\n"; !strings.HasSuffix(tab.String(), want) {
 		t.Errorf("table:\n%s\nwant it to end in:\n%s", tab.String(), want)
 	}
 	// The working tree is never written.

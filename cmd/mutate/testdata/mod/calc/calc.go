@@ -17,3 +17,6 @@ func Scale(v, k int) int { return v * k }
 
 // unused is reached by no test.
 func unused(a int) bool { return a == 3 }
+
+// Mode is a file mode: listed, not judged.
+const Mode = 0o644
