@@ -339,8 +339,13 @@ func TestCopyIntoReportsAsTheScript(t *testing.T) {
 	copyInto(&w, filepath.Join(dir, "none.txt"), dir)
 	missingDir := filepath.Join(dir, "nodir")
 	copyInto(&w, src, missingDir)
+	folder := filepath.Join(dir, "folder") // opens, but cannot be read as a file
+	os.Mkdir(folder, 0o755)
+	os.Mkdir(filepath.Join(dir, "into"), 0o755)
+	copyInto(&w, folder, filepath.Join(dir, "into"))
 	want := "Exception occured trying to copy " + filepath.Join(dir, "none.txt") + " to " + dir + "\n" +
-		"Exception occured trying to copy " + src + " to " + missingDir + "\n"
+		"Exception occured trying to copy " + src + " to " + missingDir + "\n" +
+		"Exception occured trying to copy " + folder + " to " + filepath.Join(dir, "into") + "\n"
 	if w.String() != want {
 		t.Errorf("printed %q, want %q", w.String(), want)
 	}
