@@ -3,6 +3,7 @@ package kits19
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -208,5 +209,58 @@ func TestVerifyPicklesAgainstTheirMD5s(t *testing.T) {
 		if !strings.HasPrefix(k, "case_") || !strings.HasSuffix(k, ".pkl") || len(v) != 32 {
 			t.Errorf("checksum entry %q: %q", k, v)
 		}
+	}
+}
+
+// niftiHeader is a bare 348-byte NIfTI-1 header in byte order bo with the
+// given dim[0], shape and spacing (pixdim[1..]).
+func niftiHeader(bo binary.ByteOrder, ndim int, shape []int16, spacing []float32) []byte {
+	h := make([]byte, 348)
+	bo.PutUint32(h[0:], 348)
+	bo.PutUint16(h[40:], uint16(ndim))
+	for i, d := range shape {
+		bo.PutUint16(h[42+2*i:], uint16(d))
+	}
+	for i, s := range spacing {
+		bo.PutUint32(h[80+4*i:], math.Float32bits(s))
+	}
+	return h
+}
+
+// TestReadHeaderBothByteOrders: a big-endian header reads as a
+// little-endian one; dim[0] from 1 to 7 is read, 0 and 8 are refused, as is
+// a file whose sizeof_hdr is 348 in neither order or that is shorter than
+// a header.
+func TestReadHeaderBothByteOrders(t *testing.T) {
+	dir := t.TempDir()
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		p := filepath.Join(dir, bo.String()+".nii")
+		os.WriteFile(p, niftiHeader(bo, 3, []int16{4, 5, 6}, []float32{0.5, 0.75, 2.5}), 0o644)
+		h, err := ReadHeader(p)
+		if err != nil || !slices.Equal(h.Shape, []int{4, 5, 6}) || !slices.Equal(h.Spacing, []float64{0.5, 0.75, 2.5}) {
+			t.Errorf("%s: %+v, %v", bo, h, err)
+		}
+	}
+	for _, c := range []struct {
+		ndim int
+		ok   bool
+	}{{0, false}, {1, true}, {7, true}, {8, false}} {
+		p := filepath.Join(dir, "dims.nii")
+		os.WriteFile(p, niftiHeader(binary.LittleEndian, c.ndim, []int16{2, 2, 2, 2, 2, 2, 2}, nil), 0o644)
+		h, err := ReadHeader(p)
+		if (err == nil) != c.ok || (c.ok && len(h.Shape) != c.ndim) {
+			t.Errorf("dim[0] %d: %+v, %v", c.ndim, h, err)
+		}
+	}
+	bad := niftiHeader(binary.LittleEndian, 3, nil, nil)
+	binary.LittleEndian.PutUint32(bad, 349)
+	p := filepath.Join(dir, "bad.nii")
+	os.WriteFile(p, bad, 0o644)
+	if _, err := ReadHeader(p); err == nil || !strings.Contains(err.Error(), "sizeof_hdr is not 348") {
+		t.Errorf("sizeof_hdr 349: %v", err)
+	}
+	os.WriteFile(p, bad[:347], 0o644)
+	if _, err := ReadHeader(p); err == nil || !strings.Contains(err.Error(), "short NIfTI header") {
+		t.Errorf("347 bytes: %v", err)
 	}
 }
