@@ -264,3 +264,33 @@ func TestReadHeaderBothByteOrders(t *testing.T) {
 		t.Errorf("347 bytes: %v", err)
 	}
 }
+
+// TestCropPadAtTheHalfStride follows the reference's
+// adjust_shape_for_sliding_window (mlcommons/inference
+// vision/medical_imaging/3d-unet-kits19/preprocess.py) on axes whose size
+// mod 64 is 31 (cropped: 159 → 128 from voxel 15), 32 and 33 (padded: 160
+// → 192 with 16 before, 161 → 192 with 15 before), and an axis under the
+// ROI (64 → 128, 32 before); the other axes, 128, stay as they are.
+func TestCropPadAtTheHalfStride(t *testing.T) {
+	for _, c := range []struct {
+		size, want, before, lo int
+	}{{159, 128, 0, 15}, {160, 192, 16, 0}, {161, 192, 15, 0}, {64, 128, 32, 0}, {192, 192, 0, 0}} {
+		shape := [3]int{c.size, 128, 128}
+		v := Volume[uint8]{Shape: shape, Data: make([]uint8, c.size*128*128)}
+		for i := range v.Data {
+			v.Data[i] = uint8(i/(128*128)%250 + 1) // the index along axis 0, plus 1
+		}
+		r := cropPad(v, 0)
+		if r.Shape[0] != c.want {
+			t.Errorf("axis of %d: %d after cropPad, want %d", c.size, r.Shape[0], c.want)
+			continue
+		}
+		if r.Shape[1] != 128 || r.Shape[2] != 128 {
+			t.Errorf("axes of 128: %v, want 128", r.Shape)
+		}
+		at := func(i int) uint8 { return r.Data[(i*128+7)*128+9] }
+		if at(c.before) != uint8(c.lo+1) || (c.before > 0 && at(c.before-1) != 0) {
+			t.Errorf("axis of %d: voxel %d holds %d (before it %d), want source voxel %d after %d pads", c.size, c.before, at(c.before), at(max(c.before-1, 0)), c.lo, c.before)
+		}
+	}
+}
