@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -326,5 +327,81 @@ func TestSynthWritesRowsIdsInRangeAndTheDefaultSize(t *testing.T) {
 	defer ds.Close()
 	if ds.FileRows != SynthRows {
 		t.Errorf("Synth of 0 rows wrote %d, want SynthRows %d", ds.FileRows, SynthRows)
+	}
+}
+
+// TestCheckRowsBounds: a label of 2, a sparse id equal to its table's size
+// or negative, and a NaN or infinite dense feature are refused naming the
+// row; the largest id and rows before the bad one pass.
+func TestCheckRowsBounds(t *testing.T) {
+	le := binary.LittleEndian
+	check := func(dir string, s, e int) error {
+		t.Helper()
+		ds, err := Open(dir, Options{WholeDay: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ds.Close()
+		return ds.CheckRows(s, e)
+	}
+	if err := check(synth(t, 11), 0, 11); err != nil {
+		t.Fatalf("synthetic rows: %v", err)
+	}
+	// Labels: row 3 is 2.
+	dir := synth(t, 11)
+	lab := make([]byte, 11*4)
+	le.PutUint32(lab[3*4:], 2)
+	os.WriteFile(filepath.Join(dir, LabelsFile), append(preprocess.NpyHeaderBytes("<i4", []int{11, 1}), lab...), 0o644)
+	if err := check(dir, 0, 11); err == nil || !strings.Contains(err.Error(), "row 3: label 2, want 0 or 1") {
+		t.Errorf("label 2: %v", err)
+	}
+	if err := check(dir, 0, 3); err != nil {
+		t.Errorf("rows 0..2 before the bad label: %v", err)
+	}
+	// Feature 5's table has 3 rows: ids 2 pass, 3 and -1 do not.
+	for _, c := range []struct {
+		id   int32
+		want string
+	}{{2, ""}, {3, "row 4: sparse feature 5 id 3 is outside its table of 3 rows"}, {-1, "row 4: sparse feature 5 id -1"}} {
+		dir := synth(t, 11)
+		var m [][]byte
+		for k := range NumSparse {
+			ids := make([]byte, 11*MultiHot[k]*4)
+			if k == 5 {
+				le.PutUint32(ids[4*MultiHot[k]*4:], uint32(c.id))
+			}
+			m = append(m, append(preprocess.NpyHeaderBytes("<i4", []int{11, MultiHot[k]}), ids...))
+		}
+		if err := WriteNpz(filepath.Join(dir, SparseFile), m); err != nil {
+			t.Fatal(err)
+		}
+		err := check(dir, 0, 11)
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
+			t.Errorf("id %d: %v, want %q", c.id, err, c.want)
+		}
+	}
+	// Dense: NaN, then +Inf, at row 1 feature 4.
+	for _, v := range []float32{float32(math.NaN()), float32(math.Inf(1))} {
+		dir := synth(t, 11)
+		dense := make([]byte, 11*NumDense*4)
+		le.PutUint32(dense[4*(1*NumDense+4):], math.Float32bits(v))
+		os.WriteFile(filepath.Join(dir, DenseFile), append(preprocess.NpyHeaderBytes("<f4", []int{11, NumDense}), dense...), 0o644)
+		if err := check(dir, 0, 11); err == nil || !strings.Contains(err.Error(), "row 1: dense feature 4 is") {
+			t.Errorf("dense %v: %v", v, err)
+		}
+	}
+}
+
+// TestCloseTwice: closing a data set twice is harmless.
+func TestCloseTwice(t *testing.T) {
+	ds, err := Open(synth(t, 11), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
 	}
 }

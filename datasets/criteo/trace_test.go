@@ -153,3 +153,35 @@ func TestTraceBoundsAndErrors(t *testing.T) {
 		t.Errorf("ReadQuantile = %v, %v; want [3 5] (the first line only)", q, err)
 	}
 }
+
+// TestReadTraceRefuses: a line without three fields, a size that is not a
+// non-negative integer, a line past the scanner's limit and a missing file
+// are errors naming the file (and the line).
+func TestReadTraceRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ text, want string }{
+		"short":    {"0, 1, 1\n1, 2\n", "line 2"},
+		"word":     {"0, 1, x\n", `line 1: size "x"`},
+		"negative": {"0, 1, -1\n", `line 1: size "-1"`},
+		"long":     {"0, 1, " + strings.Repeat("1", 70000) + "\n", "token too long"},
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.text), 0o644)
+		if _, err := ReadTrace(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if _, err := ReadTrace(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "aggregation trace") {
+		t.Errorf("missing: %v", err)
+	}
+	tr, _ := FixedTrace(5, 2)
+	if err := WriteTrace(filepath.Join(dir, "short", "t.txt"), tr); err == nil {
+		t.Error("WriteTrace under a file: no error")
+	}
+	if _, err := FileMD5(filepath.Join(dir, "none")); err == nil {
+		t.Error("FileMD5 of a missing file: no error")
+	}
+	if _, err := FileMD5(dir); err == nil {
+		t.Error("FileMD5 of a folder: no error")
+	}
+}
