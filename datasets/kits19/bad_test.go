@@ -294,3 +294,28 @@ func TestCropPadAtTheHalfStride(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckZoomBounds: a volume of 1 voxel per axis zooms; an axis of 0, a
+// voxel count that does not match the shape, and an empty result do not.
+func TestCheckZoomBounds(t *testing.T) {
+	for _, c := range []struct {
+		in, out [3]int
+		n       int
+		want    string
+	}{
+		{[3]int{1, 1, 1}, [3]int{1, 1, 1}, 1, ""},
+		{[3]int{2, 3, 4}, [3]int{5, 1, 7}, 24, ""},
+		{[3]int{2, 3, 4}, [3]int{5, 6, 7}, 23, "zoom of a [2 3 4] volume holding 23 voxels"},
+		{[3]int{0, 3, 4}, [3]int{5, 6, 7}, 0, "zoom of a [0 3 4] volume"},
+		{[3]int{2, 0, 4}, [3]int{5, 6, 7}, 0, "zoom of a [2 0 4] volume"},
+		{[3]int{2, 3, 0}, [3]int{5, 6, 7}, 0, "zoom of a [2 3 0] volume"},
+		{[3]int{2, 3, 4}, [3]int{0, 6, 7}, 24, "gives an empty volume [0 6 7]"},
+		{[3]int{2, 3, 4}, [3]int{5, 0, 7}, 24, "gives an empty volume"},
+		{[3]int{2, 3, 4}, [3]int{5, 6, 0}, 24, "gives an empty volume"},
+	} {
+		err := checkZoom(c.in, c.out, c.n)
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
+			t.Errorf("checkZoom(%v, %v, %d) = %v, want %q", c.in, c.out, c.n, err, c.want)
+		}
+	}
+}
