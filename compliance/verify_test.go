@@ -2,6 +2,7 @@ package compliance
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -226,6 +227,18 @@ func TestFallbackWritesBaselineAndComplianceScores(t *testing.T) {
 	p, _ := os.ReadFile(filepath.Join(c, "TEST01/accuracy/compliance_accuracy.txt"))
 	if string(b) != "accuracy=100.000%, good=59, total=59\n" || string(p) != "accuracy=0.000%, good=0, total=61\n" {
 		t.Fatalf("baseline %q, compliance %q", b, p)
+	}
+	// A scorer's error names the log; a score file that cannot be written
+	// is an error.
+	boom := errors.New("scorer broke")
+	if err := Fallback(filepath.Join(c, "TEST01"), filepath.Join(c, "results/accuracy/mlperf_log_accuracy.json"), func(string) ([]string, error) { return nil, boom }); !errors.Is(err, boom) || !strings.Contains(err.Error(), "scoring mlperf_log_accuracy_baseline.json") {
+		t.Errorf("scorer error: %v", err)
+	}
+	out := filepath.Join(c, "TEST01/accuracy/compliance_accuracy.txt")
+	os.Remove(out)
+	os.Mkdir(out, 0o755)
+	if err := Fallback(filepath.Join(c, "TEST01"), filepath.Join(c, "results/accuracy/mlperf_log_accuracy.json"), score); err == nil || !strings.Contains(err.Error(), "compliance_accuracy.txt") {
+		t.Errorf("score file that is a folder: %v", err)
 	}
 }
 
