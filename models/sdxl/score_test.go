@@ -3,14 +3,17 @@ package sdxl
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/fid"
+	"github.com/mlperf-go/inference/benchmark/spec"
 )
 
 func pattern(h, w int) []byte {
@@ -213,6 +216,24 @@ func TestClip8(t *testing.T) {
 	}{{-1, 0}, {-one, 0}, {0, 0}, {one, 1}, {255 * one, 255}, {255*one + one - 1, 255}, {256 * one, 255}, {1 << 40, 255}} {
 		if got := clip8(c.v); got != c.want {
 			t.Errorf("clip8(%d) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
+
+// intOpt: absent or empty gives the default; 0 and positive numbers are
+// taken; a negative number or a word is a usage error naming the option.
+func TestIntOpt(t *testing.T) {
+	for _, c := range []struct {
+		x    spec.Extra
+		want int
+		err  bool
+	}{
+		{nil, 7, false}, {spec.Extra{"steps": ""}, 7, false}, {spec.Extra{"steps": "0"}, 0, false},
+		{spec.Extra{"steps": "3"}, 3, false}, {spec.Extra{"steps": "-1"}, 0, true}, {spec.Extra{"steps": "x"}, 0, true},
+	} {
+		n, err := intOpt(c.x, "steps", 7)
+		if n != c.want || (err != nil) != c.err || (err != nil && (!errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "--steps"))) {
+			t.Errorf("intOpt(%v) = %d, %v; want %d, error %v", c.x, n, err, c.want, c.err)
 		}
 	}
 }
