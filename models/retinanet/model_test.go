@@ -1,16 +1,21 @@
 package retinanet
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/backendtest"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -170,5 +175,36 @@ func TestDetectRefusesOutputsThatDisagree(t *testing.T) {
 	}
 	if _, err := New(nil, nil); err == nil {
 		t.Error("New(nil): no error")
+	}
+}
+
+// TestScoreWarnsOfNoDetections: a log whose every response is empty scores
+// mAP 0 and says so on stderr (accuracy-openimages.py crashes there); a nil
+// Stderr is allowed.
+func TestScoreWarnsOfNoDetections(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	var log strings.Builder
+	log.WriteString("[\n")
+	for i := range synthSamples {
+		if i > 0 {
+			log.WriteString(",\n")
+		}
+		fmt.Fprintf(&log, `{ "seq_id" : %d, "qsl_idx" : %d, "data" : "" }`, i, i)
+	}
+	log.WriteString("\n]\n")
+	path := filepath.Join(t.TempDir(), "mlperf_log_accuracy.json")
+	os.WriteFile(path, []byte(log.String()), 0o644)
+	var stderr bytes.Buffer
+	req := &spec.ScoreRequest{Log: path, Data: "synthetic", CacheDir: t.TempDir(), Stderr: &stderr}
+	sc, err := descriptor.Driver.Score(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Lines) != 1 || !strings.Contains(sc.Lines[0], "mAP=0.000%") || !strings.Contains(stderr.String(), "retinanet: warning: no detections at all") {
+		t.Errorf("score %v, stderr %q", sc.Lines, stderr.String())
+	}
+	req.Stderr = nil
+	if _, err := descriptor.Driver.Score(context.Background(), req); err != nil {
+		t.Errorf("nil Stderr: %v", err)
 	}
 }
