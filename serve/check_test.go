@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"runtime/debug"
 	"strings"
@@ -84,17 +86,31 @@ func TestServePortInUse(t *testing.T) {
 // to it would be empty.
 func TestServeRefusesZeroDimensionModel(t *testing.T) {
 	zero := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 0, 224}}}}
-	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0"}, "m", zero, func(string) { t.Error("a zero-dimension model was served") })
+	err := serveRefused(t, Config{Listen: "127.0.0.1:0"}, zero)
 	if err == nil || !strings.Contains(err.Error(), `input "x" has shape [N,0,224]: a dimension of 0 makes every input empty`) {
 		t.Errorf("zero dimension: %v", err)
 	}
+}
+
+// serveRefused runs Serve on a model it should refuse before listening. If
+// it serves instead, the test fails and the server is stopped at once, so
+// that a missing check fails this test rather than hanging go test.
+func serveRefused(t *testing.T, cfg Config, sess backend.Session) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Drain = time.Millisecond
+	return Serve(ctx, cfg, "m", sess, func(addr string) {
+		t.Errorf("the model was served at %s", addr)
+		cancel()
+	})
 }
 
 // A request memory budget over half the machine's memory is refused
 // before serving, with the arithmetic and the flags to lower.
 func TestServeRefusesABudgetOverTheMachine(t *testing.T) {
 	big := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 1 << 24}}}, Out: []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1}}}}
-	err := Serve(context.Background(), Config{Listen: "127.0.0.1:0", Slots: 64, MaxBatch: 16}, "m", big, func(string) { t.Error("served") })
+	err := serveRefused(t, Config{Listen: "127.0.0.1:0", Slots: 64, MaxBatch: 16}, big)
 	if !errors.Is(err, backend.ErrTooLarge) || !strings.Contains(err.Error(), "lower --max-batch (now 16 samples per request) or --slots") {
 		t.Errorf("64 slots of 16 × 64 MiB: %v", err)
 	}
@@ -120,6 +136,27 @@ func TestVersionOf(t *testing.T) {
 	} {
 		if got := versionOf(c.bi, c.ok); got != c.want {
 			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want)
+		}
+	}
+}
+
+// TestServeNotesTheRequestBounds: the note on the request bounds names
+// --slots as Serve uses it (0 counts as 1) and the budget it multiplies
+// out; serving stops when the test has read the address.
+func TestServeNotesTheRequestBounds(t *testing.T) {
+	small := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 4}}}, Out: []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1}}}}
+	for _, c := range []struct{ slots, used int }{{0, 1}, {3, 3}} {
+		var notes bytes.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		served := false
+		err := Serve(ctx, Config{Listen: "127.0.0.1:0", Slots: c.slots, MaxBatch: 2, Drain: time.Millisecond, Notes: &notes}, "m", small, func(string) { served = true; cancel() })
+		cancel()
+		if err != nil || !served {
+			t.Fatalf("slots %d: served %v, %v", c.slots, served, err)
+		}
+		want := fmt.Sprintf("(%d × --slots %d × (largest request + largest answer))", kserve.MemoryFactor, c.used)
+		if !strings.HasPrefix(notes.String(), "requests to m: at most 2 samples and ") || !strings.Contains(notes.String(), want) {
+			t.Errorf("slots %d: notes %q, want %q", c.slots, notes.String(), want)
 		}
 	}
 }
