@@ -7,7 +7,9 @@
 // killed when a test fails or the deadline passes, survives when every test
 // passes, and is not viable when it does not compile. Mutants in code that no
 // test runs survive without being run. Mutants listed in the equivalents file
-// (key, tab, argument) are not run and are reported with their argument.
+// (key, tab, argument) are not run and are reported with their argument; an
+// argument that starts "untestable: " lists the mutant as not judged
+// instead (a timeout's length, say, which a test could see only by timing).
 //
 // The report of a package is written as Markdown to -out/<pkg path with / as
 // ->.md with the date, the commit and the command line.
@@ -232,6 +234,8 @@ func runPackage(ctx context.Context, o options, p pkgInfo, equiv map[string]stri
 		}
 		r := result{m: m}
 		switch arg, ok := equiv[m.Key()]; {
+		case ok && strings.HasPrefix(arg, "untestable: "):
+			r.status, r.by = stNotJudged, strings.TrimPrefix(arg, "untestable: ")
 		case ok:
 			r.status, r.by = stEquivalent, arg
 		case m.Skip != "":
