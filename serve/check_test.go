@@ -111,7 +111,7 @@ func serveRefused(t *testing.T, cfg Config, sess backend.Session) error {
 func TestServeRefusesABudgetOverTheMachine(t *testing.T) {
 	big := &kserve.NullSession{In: []backend.Info{{Name: "x", DType: backend.Float32, Shape: []int64{-1, 1 << 24}}}, Out: []backend.Info{{Name: "y", DType: backend.Float32, Shape: []int64{-1}}}}
 	err := serveRefused(t, Config{Listen: "127.0.0.1:0", Slots: 64, MaxBatch: 16}, big)
-	if !errors.Is(err, backend.ErrTooLarge) || !strings.Contains(err.Error(), "lower --max-batch (now 16 samples per request) or --slots") {
+	if !errors.Is(err, backend.ErrTooLarge) || !strings.Contains(err.Error(), "lower --max-batch (now 16 samples per request) or --slots") || !strings.Contains(err.Error(), " × --slots 64 × ") {
 		t.Errorf("64 slots of 16 × 64 MiB: %v", err)
 	}
 }
