@@ -272,3 +272,77 @@ func TestOpenNpyCacheFaults(t *testing.T) {
 		t.Errorf("unstampable folder: %v", err)
 	}
 }
+
+// TestSourceFingerprint: the SHA-256 of the index file's bytes, then NUL,
+// base name, NUL, size for each file (goldens: the same bytes through
+// sha256sum); no index hashes the files alone; a missing index or file is
+// an error.
+func TestSourceFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "idx.txt")
+	os.WriteFile(index, []byte("idx\n"), 0o644)
+	a, b := filepath.Join(dir, "a.jpg"), filepath.Join(dir, "b.jpg")
+	os.WriteFile(a, []byte("abc"), 0o644)
+	os.WriteFile(b, nil, 0o644)
+	for _, c := range []struct {
+		index string
+		files []string
+		want  string
+	}{
+		// (printf 'idx\n'; printf '\0a.jpg\0%s\0b.jpg\0%s' 3 0) | sha256sum
+		{index, []string{a, b}, "0471605b6598217df2bd8447b470c9b8d7ba56f9fa515ba3327cc4f1644f140d"},
+		// printf '\0a.jpg\0%s' 3 | sha256sum
+		{"", []string{a}, "299e98fdcc083e01a97c82402fed83432831bdcbd0dbf3a971f2605b37999893"},
+	} {
+		got, err := SourceFingerprint(c.index, c.files)
+		if err != nil || got != c.want {
+			t.Errorf("SourceFingerprint(%q, %v) = %s, %v; want %s", c.index, c.files, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		index string
+		files []string
+	}{{filepath.Join(dir, "none.txt"), nil}, {"", []string{filepath.Join(dir, "none.jpg")}}, {dir, nil}} {
+		if _, err := SourceFingerprint(c.index, c.files); err == nil || !strings.HasPrefix(err.Error(), "harness: fingerprinting the data set: ") {
+			t.Errorf("SourceFingerprint(%q, %v): %v", c.index, c.files, err)
+		}
+	}
+}
+
+// TestParseStamp: lines without a colon and comments are skipped; a stamp
+// needs a preprocessing line and a source.
+func TestParseStamp(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want CacheStamp
+		ok   bool
+	}{
+		{"preprocessing: p v1\nsource: abc\nsource-file: val_map.txt\n", CacheStamp{Preprocessing: "p v1", Source: "abc", SourceName: "val_map.txt"}, true},
+		{"preprocessing\nsource: abc\n", CacheStamp{Source: "abc"}, false},
+		{"# preprocessing: p\nsource: abc\n", CacheStamp{Source: "abc"}, false},
+		{"preprocessing: p\n", CacheStamp{Preprocessing: "p"}, false},
+	} {
+		got, ok := parseStamp([]byte(c.text))
+		if got != c.want || ok != c.ok {
+			t.Errorf("parseStamp(%q) = %+v, %v; want %+v, %v", c.text, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestSpotCheckOfOne: Check 1 recomputes one cached sample, not the
+// default two.
+func TestSpotCheckOfOne(t *testing.T) {
+	dir := t.TempDir()
+	writeSample(t, dir, "a.jpg", []float32{0, 1, 5, 9})
+	writeSample(t, dir, "b.jpg", []float32{10, 11, 15, 19})
+	f := &cacheFixture{}
+	var warn bytes.Buffer
+	c := f.config(dir, &warn)
+	c.Check = 1
+	if _, err := OpenNpyCache(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if f.computed != 1 {
+		t.Fatalf("Check 1 computed %d samples", f.computed)
+	}
+}

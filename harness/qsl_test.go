@@ -200,6 +200,12 @@ func TestQSLBoundsOnBothSides(t *testing.T) {
 	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{3}); err == nil || !strings.Contains(err.Error(), "load sample 3 of a 3-sample QSL") {
 		t.Fatalf("index = Total: err %v", err)
 	}
+	// Nothing to load is no work, even under a cancelled context.
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := q.LoadSamples(dead, []loadgen.SampleIndex{2}); err != nil {
+		t.Fatalf("loading a loaded sample under a cancelled context: %v", err)
+	}
 	// Unloading an index past the end is ignored, and the last one unloads.
 	if err := q.UnloadSamples(ctx, []loadgen.SampleIndex{3, 2}); err != nil {
 		t.Fatal(err)

@@ -533,6 +533,18 @@ func TestPoolSplitsABatchMixingContexts(t *testing.T) {
 	if !errors.Is(got[in[5].ID].Err, context.Canceled) {
 		t.Errorf("sample of the cancelled query: err %v, want context.Canceled", got[in[5].ID].Err)
 	}
+	// The same context, two completers: two runs, each answered to its own.
+	m.gate = make(chan struct{})
+	more := samples(9)[6:]
+	rec1, rec2 := loadgentest.NewRecorder(), loadgentest.NewRecorder()
+	p.IssueQuery(a, more[:1], rec1)
+	within(t, "the blocking batch reaching the model", func() { <-m.started })
+	p.IssueQuery(b, more[1:2], rec1)
+	p.IssueQuery(b, more[2:], rec2)
+	close(m.gate)
+	checkEcho(t, waitFor(t, rec2, 1), more[2:])
+	g1 := waitFor(t, rec1, 2)
+	checkEcho(t, map[loadgen.ResponseID]loadgen.Response{more[1].ID: g1[more[1].ID]}, more[1:2])
 }
 
 // TestPoolRecordLagsSubtractsTheQueueTime: a sample queued at 30 ns and
