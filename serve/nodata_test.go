@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
-		"io"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
