@@ -130,6 +130,10 @@ func TestTraceBoundsAndErrors(t *testing.T) {
 			t.Errorf("QuantileTrace(%d, %v): %v, want %q", c.rows, c.q, err, c.want)
 		}
 	}
+	// One row is a trace of one sample.
+	if tr, err := QuantileTrace(1, []int{5}, 1); err != nil || !slices.Equal(tr.Offsets, []int{0, 1}) {
+		t.Errorf("QuantileTrace(1, [5]) = %v, %v", tr, err)
+	}
 	// One row, quantile of ones: one sample per row.
 	if tr, err := QuantileTrace(3, []int{1}, 1); err != nil || !slices.Equal(tr.Offsets, []int{0, 1, 2, 3}) {
 		t.Errorf("QuantileTrace(3, [1]) = %v, %v", tr, err)
@@ -178,10 +182,23 @@ func TestReadTraceRefuses(t *testing.T) {
 	if err := WriteTrace(filepath.Join(dir, "short", "t.txt"), tr); err == nil {
 		t.Error("WriteTrace under a file: no error")
 	}
-	if _, err := FileMD5(filepath.Join(dir, "none")); err == nil {
-		t.Error("FileMD5 of a missing file: no error")
+	if _, err := FileMD5(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "none: no such file") {
+		t.Errorf("FileMD5 of a missing file: %v", err)
 	}
 	if _, err := FileMD5(dir); err == nil {
 		t.Error("FileMD5 of a folder: no error")
+	}
+}
+
+// TestWriteTraceText: the file is "start, end, size" lines in decimal, as
+// the reference's trace file.
+func TestWriteTraceText(t *testing.T) {
+	tr := &Trace{Offsets: []int{0, 12, 130, 131}}
+	p := filepath.Join(t.TempDir(), "trace.txt")
+	if err := WriteTrace(p, tr); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "0, 12, 12\n12, 130, 118\n130, 131, 1\n" {
+		t.Errorf("trace file %q", b)
 	}
 }
