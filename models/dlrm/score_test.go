@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/preprocess"
 )
 
 // TestScoreMatchesReferenceScript scores the logs of testdata (written by
@@ -163,5 +164,41 @@ func TestScoreWarnsOfATraceLongerThanTheLog(t *testing.T) {
 	quiet, err := driver{}.Score(context.Background(), &spec.ScoreRequest{Log: "testdata/log_preds.json", Extra: extra})
 	if err != nil || !slices.Equal(quiet.Lines, sc.Lines) {
 		t.Errorf("nil Stderr: %+v, %v; want %v", quiet, err, sc.Lines)
+	}
+}
+
+// TestTableWriterCountsValues: a 2×3 table takes exactly 6 values, read
+// back as written; one too many is refused, one missing fails Close; a
+// table in a missing folder cannot be created.
+func TestTableWriterCountsValues(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.npy")
+	w, err := createTable(p, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]float32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]float32{5, 6, 7}); err == nil || !strings.Contains(err.Error(), "1 values past the table's end") {
+		t.Errorf("7th value: %v", err)
+	}
+	if err := w.Write([]float32{5, 6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	shape, v, err := preprocess.LoadNpy(p)
+	if err != nil || !slices.Equal(shape, []int{2, 3}) || !slices.Equal(v, []float32{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("table read back: %v %v %v", shape, v, err)
+	}
+	short, _ := createTable(filepath.Join(dir, "s.npy"), 2, 3)
+	short.Write([]float32{1, 2, 3, 4, 5})
+	if err := short.Close(); err == nil || !strings.Contains(err.Error(), "1 values missing") {
+		t.Errorf("5 of 6 values: %v", err)
+	}
+	if _, err := createTable(filepath.Join(dir, "none", "t.npy"), 1, 1); err == nil {
+		t.Error("a table in a missing folder: no error")
 	}
 }
