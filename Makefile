@@ -13,9 +13,14 @@ export MLPERF_DEPS ?= $(DEPS)
 setup:
 	@bash scripts/setup.sh "$(DEPS)"
 
+# REVISION is the source's git revision (+modified with uncommitted
+# changes), stamped into the binary for `mlperf version` where the Go
+# toolchain does not stamp it (a git worktree, GOFLAGS=-buildvcs=false).
+REVISION := $(shell r=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || r="$$r+modified"; echo "$$r"; })
+
 ## build: the mlperf binary in bin/
 build:
-	$(GO) build -o $(BIN) ./cmd/mlperf
+	$(GO) build -buildvcs=auto -ldflags "-X main.revision=$(REVISION)" -o $(BIN) ./cmd/mlperf
 
 ## test: set-up, vet, and every test with the race detector; prints each
 ## skipped test with its reason and the skip count (full log: out/test.log)

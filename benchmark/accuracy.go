@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -37,7 +38,7 @@ func Score(ctx context.Context, b *spec.Benchmark, req *spec.ScoreRequest) (*spe
 // data set, --count and Extra), as Run does; the compliance tests score
 // their baseline logs with it.
 func ScoreRun(ctx context.Context, b *spec.Benchmark, o Options, log string, stderr io.Writer) (*spec.Score, error) {
-	req := &spec.ScoreRequest{Log: log, Data: o.Data, Count: o.Count, Extra: o.Extra, Stderr: stderr}
+	req := &spec.ScoreRequest{Log: log, Data: o.Data, Count: o.Count, ModelName: o.ModelName, Extra: o.Extra, Stderr: stderr}
 	if size, ok, err := SyntheticSize(b, o.Model); err == nil && ok {
 		req.SyntheticSize = size
 	}
@@ -126,6 +127,8 @@ type AccuracyRequest struct {
 	// Data is the data set the run used; Count its --count.
 	Data  string
 	Count int
+	// ModelName is the run's --model-name ("": not given).
+	ModelName string
 	// DType overrides the response element type ("": the reference's).
 	DType string
 	// Extra holds the values of the benchmark's Options.
@@ -155,8 +158,11 @@ func Accuracy(ctx context.Context, b *spec.Benchmark, req *AccuracyRequest, stdo
 	if req.HashLog != "" && req.Out == "" {
 		return nil, fmt.Errorf("%s: --hash needs --out", b.Name)
 	}
+	if req.ModelName != "" && !slices.Contains(b.ConfNames, req.ModelName) {
+		return nil, spec.UsageError("%s: --model-name %q: want one of %s", b.Name, req.ModelName, strings.Join(b.ConfNames, ", "))
+	}
 	size, synthetic, _ := SyntheticSize(b, req.Model)
-	sc, err := Score(ctx, b, &spec.ScoreRequest{Log: log, Data: req.Data, Count: req.Count, DType: req.DType, Extra: req.Extra, SyntheticSize: size, Stderr: req.Stderr})
+	sc, err := Score(ctx, b, &spec.ScoreRequest{Log: log, Data: req.Data, Count: req.Count, ModelName: req.ModelName, DType: req.DType, Extra: req.Extra, SyntheticSize: size, Stderr: req.Stderr})
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,10 @@ type Options struct {
 	// without any completion (loadgen.Settings.CompletionTimeout; 0: the
 	// scenario's default).
 	CompletionTimeout time.Duration
+	// Seeds, when set, are a submission round's mlperf.conf seeds, which
+	// replace the embedded mlperf.conf's (check.Rounds[R].Seeds for
+	// --round R).
+	Seeds *loadgen.Seeds
 	// Extra holds the values of the benchmark's Options.
 	Extra spec.Extra
 	// Endpoints are the remote servers of --backend kserve / openai

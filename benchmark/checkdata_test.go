@@ -49,7 +49,7 @@ func TestRunNotesALongRunUpFront(t *testing.T) {
 		if !errors.Is(err, loadgen.ErrInterrupted) {
 			t.Fatalf("--qps %g: %v, want interrupted", c.qps, err)
 		}
-		got := strings.Contains(stderr.String(), "echo: note: Server at 0.0001 QPS needs min_query_count 100 queries → about 11.6 days")
+		got := strings.Contains(stderr.String(), "Server at 0.0001 QPS needs min_query_count 100 queries → about 11.6 days")
 		if got != c.note {
 			t.Errorf("--qps %g: note shown %v, want %v:\n%s", c.qps, got, c.note, stderr.String())
 		}

@@ -214,8 +214,14 @@ func (e *engine) dialKServe() (backend.Session, error) {
 		return n
 	}
 	fmt.Fprintf(s.stderr, "%s: %s\n", s.b.Name, name)
+	eps := p.Endpoints()
+	s.stats.server.endpoints = make([]endpointStats, len(eps))
+	for i, e := range eps {
+		s.stats.server.endpoints[i].name = e
+	}
 	// The harness calls Run; this makes it RunTimed, so that the detail
-	// log and stderr get the server-side timings of each request.
+	// log and stderr get the server-side timings of each request, and
+	// each endpoint's requests, errors and round trips.
 	return withServerTimings(p, &s.stats.server), nil
 }
 

@@ -189,3 +189,27 @@ func TestSideRate(t *testing.T) {
 		}
 	}
 }
+
+// A run whose settings outlast --duration says so before it starts (here
+// resnet50's Offline min_query_count of 24576 samples against a 100 ms
+// --duration); with --min-queries bounding it, no note.
+func TestRunNotesSettingsThatOutlastDuration(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.PerformanceOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: t.TempDir(), Duration: 100 * time.Millisecond}
+	var stderr bytes.Buffer
+	if _, err := Run(context.Background(), b, o, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if s := stderr.String(); !strings.Contains(s, "echo: note: --duration 100 ms is a minimum: this Offline run issues 24576 samples") || !strings.Contains(s, "--min-queries") {
+		t.Errorf("no note before a 24576-sample run:\n%s", s)
+	}
+	o.MinQueries, o.Out = 10, t.TempDir()
+	stderr.Reset()
+	if _, err := Run(context.Background(), b, o, io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "note:") {
+		t.Errorf("a note for a run --min-queries bounds:\n%s", stderr.String())
+	}
+}

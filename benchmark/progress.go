@@ -75,6 +75,40 @@ func (p *Progress) Update(done, total int) {
 		}
 	}
 	line += fmt.Sprintf(", %.1f/s, %.0fs", rate, el)
+	p.emit(line)
+}
+
+// Show prints line as the progress line (rewritten in place on a
+// terminal), at most every interval unless force is set.
+func (p *Progress) Show(line string, force bool) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if !force && now.Sub(p.last) < p.interval {
+		return
+	}
+	p.last = now
+	p.emit(line)
+}
+
+// Note prints line on a line of its own, even in CI: a warning or a note
+// that must not be lost among progress lines. On a terminal the progress
+// line is redrawn below it at the next update.
+func (p *Progress) Note(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.printed {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.printed = false
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// emit writes line; p.mu is held.
+func (p *Progress) emit(line string) {
 	if p.tty {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

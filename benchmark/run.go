@@ -16,6 +16,7 @@ import (
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/internal/boundedread"
+	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/internal/outlock"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -23,13 +24,17 @@ import (
 // SyntheticNote is printed under a score from a synthetic model.
 const SyntheticNote = "(synthetic weights: accuracy not meaningful)"
 
-// Settings builds the loadgen settings of a run: the embedded mlperf.conf,
-// then o.UserConf and o.AuditConf as LoadGen reads them, then the
-// conveniences Duration, MinQueries and QPS.
+// Settings builds the loadgen settings of a run: the embedded mlperf.conf
+// (with the round's seeds when o.Seeds is set), then o.UserConf and
+// o.AuditConf as LoadGen reads them, then the conveniences Duration,
+// MinQueries and QPS.
 func Settings(o *Options) (loadgen.Settings, error) {
 	s, err := loadgen.LoadConfigs(o.ModelName, o.Scenario, o.Mode, "", o.UserConf, o.AuditConf)
 	if err != nil {
 		return s, err
+	}
+	if o.Seeds != nil {
+		s.SetSeeds(*o.Seeds)
 	}
 	if o.Duration > 0 {
 		s.MinDurationMs = uint64(o.Duration / time.Millisecond)
@@ -106,7 +111,7 @@ func ResolveModel(b *spec.Benchmark, model, cacheDir string, stderr io.Writer) (
 	}
 	if !ok {
 		if _, err := os.Stat(model); err != nil {
-			return "", "", fmt.Errorf("%s: model file %s not found (download it with models/%s/download_model.sh, or use --model synthetic)", b.Name, model, b.Name)
+			return "", "", fmt.Errorf("%s: model file %s not found (download it with %s/download_model.sh, or use --model synthetic)", b.Name, model, b.Folder())
 		}
 		return model, "", nil
 	}
@@ -217,7 +222,7 @@ func (s *setup) openRequest() *spec.OpenRequest {
 // scoreRequest is what the Driver's Score gets for the run's log.
 func (s *setup) scoreRequest(log string) *spec.ScoreRequest {
 	return &spec.ScoreRequest{
-		Log: log, Data: s.o.Data, Count: s.o.Count, Extra: s.o.Extra,
+		Log: log, Data: s.o.Data, Count: s.o.Count, ModelName: s.o.ModelName, Extra: s.o.Extra,
 		ModelPath: s.modelPath, SyntheticSize: s.synthSize, Out: s.o.Out, CacheDir: s.cacheDir,
 		Engine: s.engine, Stderr: s.stderr,
 	}
@@ -232,7 +237,6 @@ type opened struct {
 	inst *spec.Instance
 	sut  loadgen.SUT
 	raw  harness.Model // nil: perf is not available
-	done func() int64
 	stop func()
 }
 
@@ -249,7 +253,7 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 			inst.Close()
 		}
 	}
-	op := &opened{inst: inst, done: inst.Done, stop: closeInst}
+	op := &opened{inst: inst, stop: closeInst}
 	if err := s.checkBatchMemory(inst); err != nil {
 		closeInst()
 		return nil, err
@@ -272,9 +276,9 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 		return nil, err
 	}
 	op.raw = m
-	if op.done == nil {
-		c := &harness.Counter{Model: m}
-		m, op.done = c, c.Done
+	if len(s.stats.server.endpoints) > 0 {
+		// Remote kserve: note which endpoint served each sample.
+		m = endpointModel{m, &s.stats.sampleEP}
 	}
 	cfg := harness.PoolConfig{Batch: s.o.Batch, Workers: s.o.Workers}
 	if s.o.Scenario == loadgen.Server || s.o.Scenario == loadgen.MultiStream {
@@ -381,18 +385,40 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 	if inst.QSL != nil {
 		// A run the settings make long (Server at 0.0001 QPS, a day of
 		// min_duration) keeps LoadGen's semantics, but says so up front.
-		if note := loadgen.LongRunNote(ls, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), 0); note != "" {
+		// --duration is a minimum: settings whose query count outlasts it
+		// get a note naming the count and the setting to change.
+		note := loadgen.DurationNote(ls, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), s.o.Duration)
+		if note == "" {
+			note = loadgen.LongRunNote(ls, inst.QSL.TotalSampleCount(), inst.QSL.PerformanceSampleCount(), 0)
+		}
+		if note != "" {
 			fmt.Fprintf(stderr, "%s: %s\n", b.Name, note)
 		}
 	}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = s.o.Out
-	logs.OnSeries, logs.Extra = s.stats.reset, s.stats.extra(s.o.Scenario)
+	logs.OnSeries = s.stats.reset
+	extra := s.stats.extra(s.o.Scenario)
+	logs.Extra = func(r *loadgen.Result) []loadgen.DetailEntry {
+		return append(extra(r), loadgen.DetailEntry{Name: BenchmarkName, Value: map[string]any{"name": b.Name, "checker_ids": b.CheckerIDs}})
+	}
+	switch {
+	case len(s.stats.server.endpoints) > 0:
+		for i := range s.stats.server.endpoints {
+			logs.Endpoints = append(logs.Endpoints, s.stats.server.endpoints[i].name)
+		}
+		logs.EndpointOf = s.stats.sampleEP.of
+	case s.o.Remote() && len(s.o.Endpoints) == 1:
+		// One endpoint (openai) served every sample.
+		logs.Endpoints = s.o.Endpoints
+		logs.EndpointOf = func(loadgen.ResponseID) uint8 { return 0 }
+	}
+	logs.Monitor = &loadgen.Monitor{}
 	// What is still in flight when the loadgen returns (after a
 	// completion timeout, say) is cancelled then: the run does not wait
 	// for a stalled engine's own time limit.
 	runCtx, cancelRun := context.WithCancel(ctx)
-	res, err := runWithProgress(ctx, stderr, op.done, func() (*loadgen.Result, error) {
+	res, err := runWithProgress(stderr, logs.Monitor, s.o.Duration, func() (*loadgen.Result, error) {
 		defer cancelRun()
 		return loadgen.Run(runCtx, op.sut, inst.QSL, ls, logs)
 	})
@@ -437,12 +463,12 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 // kB; a damaged file is not read whole).
 const maxSummaryBytes = 1 << 20
 
-// runWithProgress runs run while printing a progress line of done() every
-// second on w (nothing when done is nil).
-func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run func() (*loadgen.Result, error)) (*loadgen.Result, error) {
-	if done == nil {
-		return run()
-	}
+// runWithProgress runs run while printing, every second, a progress line
+// of the series mon follows (see statusOf), a warning line whenever the
+// run is heading INVALID for a new reason, and once a note when at the
+// rate so far the run lasts much longer than asked (the --duration, 0
+// for none).
+func runWithProgress(w io.Writer, mon *loadgen.Monitor, asked time.Duration, run func() (*loadgen.Result, error)) (*loadgen.Result, error) {
 	stop := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -450,20 +476,65 @@ func runWithProgress(ctx context.Context, w io.Writer, done func() int64, run fu
 		p := NewProgress(w, "running", "samples")
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
+		var (
+			lat      hist.Hist
+			lastWarn string
+			warnedAt time.Duration
+			noted    bool
+			series   int // completions of the series the rate window holds
+			window   []ratePoint
+		)
 		for {
 			select {
 			case <-stop:
 				p.Done()
 				return
 			case <-t.C:
-				p.Update(int(done()), 0)
 			}
+			pr, ok := mon.Poll(lat.Record)
+			if !ok {
+				continue
+			}
+			if pr.Completed < series || (len(window) > 0 && pr.Elapsed < window[len(window)-1].at) {
+				lat.Reset() // a new series (accuracy, then performance)
+				window, lastWarn = nil, ""
+			}
+			series = pr.Completed
+			window = append(window, ratePoint{pr.Elapsed, pr.Completed})
+			for len(window) > 2 && pr.Elapsed-window[0].at > rateWindow {
+				window = window[1:]
+			}
+			rate := 0.0
+			if first := window[0]; pr.Elapsed > first.at && len(window) > 1 {
+				rate = float64(pr.Completed-first.done) / (pr.Elapsed - first.at).Seconds()
+			} else if pr.Elapsed > 0 {
+				rate = float64(pr.Completed) / pr.Elapsed.Seconds()
+			}
+			st := statusOf(pr, &lat, rate)
+			// A warning when its reasons change, and again every 30 s
+			// while they last, with the figures of the moment.
+			if st.warnKind != "" && (st.warnKind != lastWarn || pr.Elapsed-warnedAt >= 30*time.Second) {
+				p.Note("WARNING: " + st.warning)
+				warnedAt = pr.Elapsed
+			}
+			lastWarn = st.warnKind
+			if n := lengthNote(st.length, pr.Elapsed, asked); n != "" && !noted && !pr.Accuracy {
+				p.Note(n)
+				noted = true
+			}
+			p.Show(st.line, false)
 		}
 	}()
 	res, err := run()
 	close(stop)
 	<-finished
 	return res, err
+}
+
+// ratePoint is a series' completions at a time, for the current rate.
+type ratePoint struct {
+	at   time.Duration
+	done int
 }
 
 // syncWriter serialises the writes of several goroutines (the run's

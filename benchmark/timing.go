@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mlperf-go/inference/backend"
+	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/loadgen/querylog"
 	"github.com/mlperf-go/inference/remote/kserve"
 )
 
@@ -36,18 +40,120 @@ const (
 	// "client_overhead" = round trip − the server's four (network,
 	// HTTP and encoding on both ends; 0 where the clocks disagree).
 	ServerTimingName = "server_timing_ns"
+	// EndpointsName is, for a remote kserve backend, a list of objects,
+	// one per --endpoint in order: "endpoint", "requests" and "errors"
+	// sent during the performance run, and "round_trip", the Dist (ns) of
+	// its requests' round trips as this client saw them.
+	EndpointsName = "endpoints"
+	// BenchmarkName is the run's benchmark: {"name": ..., "checker_ids":
+	// [...]}, so that a report judges accuracy.txt against the right
+	// targets.
+	BenchmarkName = "benchmark"
 )
+
+// endpointStats are one remote endpoint's requests, errors and round
+// trips; safe for concurrent use.
+type endpointStats struct {
+	name               string
+	requests, failures atomic.Int64
+	roundTrip          hist.Hist
+}
+
+// endpointEntry is one EndpointsName object.
+type endpointEntry struct {
+	Endpoint  string       `json:"endpoint"`
+	Requests  int64        `json:"requests"`
+	Errors    int64        `json:"errors"`
+	RoundTrip loadgen.Dist `json:"round_trip"`
+}
+
+// sampleEndpoints records which endpoint served each sample (by response
+// ID, one byte each), for the per-query record. Safe for concurrent use;
+// one lock a request, which a network round trip dwarfs.
+type sampleEndpoints struct {
+	mu  sync.Mutex
+	ids []uint8 // ID → endpoint index + 1; 0 unknown
+}
+
+func (e *sampleEndpoints) set(id loadgen.ResponseID, node int) {
+	if node < 0 || node >= querylog.MaxEndpoints || id > 1<<40 {
+		return
+	}
+	e.mu.Lock()
+	if int(id) >= len(e.ids) {
+		e.ids = append(e.ids, make([]uint8, int(id)+1-len(e.ids)+len(e.ids)/2)...)
+	}
+	e.ids[id] = uint8(node + 1)
+	e.mu.Unlock()
+}
+
+// of is loadgen.LogSettings.EndpointOf.
+func (e *sampleEndpoints) of(id loadgen.ResponseID) uint8 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if int(id) >= len(e.ids) || e.ids[id] == 0 {
+		return querylog.NoEndpoint
+	}
+	return e.ids[id] - 1
+}
+
+// endpointModel asks the timed session below (through the context) which
+// endpoint each batch went to, and records it for the batch's samples.
+type endpointModel struct {
+	harness.Model
+	rec *sampleEndpoints
+}
+
+// Predict implements harness.Model.
+func (m endpointModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	node := -1
+	err := m.Model.Predict(context.WithValue(ctx, nodeSlotKey{}, &node), idx, out)
+	if node >= 0 {
+		for i := range out {
+			m.rec.set(out[i].ID, node)
+		}
+	}
+	return err
+}
+
+// nodeSlotKey is the context key of endpointModel's slot, which the
+// timed session fills with the endpoint the request went to.
+type nodeSlotKey struct{}
 
 // serverTimings aggregates the per-request timings of a remote backend
 // without locks (internal/hist); safe for concurrent use.
 type serverTimings struct {
 	queue, input, infer, output, roundTrip, overhead hist.Hist
+	// endpoints are per --endpoint, in order (kserve.Pool.Endpoints).
+	endpoints []endpointStats
 }
 
 func (s *serverTimings) reset() {
 	for _, h := range s.all() {
 		h.Reset()
 	}
+	for i := range s.endpoints {
+		e := &s.endpoints[i]
+		e.requests.Store(0)
+		e.failures.Store(0)
+		e.roundTrip.Reset()
+	}
+}
+
+// endpointEntries is the EndpointsName entry's value; nil when no request
+// was sent.
+func (s *serverTimings) endpointEntries() []endpointEntry {
+	var out []endpointEntry
+	var n int64
+	for i := range s.endpoints {
+		e := &s.endpoints[i]
+		out = append(out, endpointEntry{Endpoint: e.name, Requests: e.requests.Load(), Errors: e.failures.Load(), RoundTrip: e.roundTrip.Dist()})
+		n += e.requests.Load()
+	}
+	if n == 0 {
+		return nil
+	}
+	return out
 }
 
 func (s *serverTimings) all() []*hist.Hist {
@@ -93,9 +199,22 @@ func withServerTimings(s backend.Session, st *serverTimings) backend.Session {
 
 // Run implements backend.Session.
 func (t *timedSession) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	node := -1
 	t0 := time.Now()
-	out, tm, err := t.timed.RunTimed(ctx, in)
+	out, tm, err := t.timed.RunTimed(kserve.WithNodeReport(ctx, &node), in)
 	rt := time.Since(t0).Nanoseconds()
+	if slot, ok := ctx.Value(nodeSlotKey{}).(*int); ok {
+		*slot = node
+	}
+	if node >= 0 && node < len(t.st.endpoints) {
+		e := &t.st.endpoints[node]
+		e.requests.Add(1)
+		if err != nil {
+			e.failures.Add(1)
+		} else {
+			e.roundTrip.Record(rt)
+		}
+	}
 	if err != nil {
 		return out, err
 	}
@@ -116,6 +235,8 @@ type runStats struct {
 	queueWait hist.Hist
 	sendLag   hist.Hist
 	server    serverTimings
+	// sampleEP is which endpoint served each sample (remote kserve).
+	sampleEP sampleEndpoints
 }
 
 // reset starts a series afresh (loadgen.LogSettings.OnSeries).
@@ -147,6 +268,9 @@ func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.De
 		}
 		if m := s.server.dists(); m != nil {
 			out = append(out, loadgen.DetailEntry{Name: ServerTimingName, Value: m})
+		}
+		if eps := s.server.endpointEntries(); eps != nil {
+			out = append(out, loadgen.DetailEntry{Name: EndpointsName, Value: eps})
 		}
 		return out
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
+	"github.com/mlperf-go/inference/loadgen/querylog"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
 	"github.com/mlperf-go/inference/report"
@@ -176,10 +178,10 @@ func TestKServeServerRunLogsServerTimings(t *testing.T) {
 	}
 	// mlperf report reads the same keys.
 	var page bytes.Buffer
-	if err := report.Write(&page, out); err != nil {
+	if err := report.Write(&page, report.Options{Paths: []string{out}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<h3>Issue lag</h3>", "harness queue wait", fmt.Sprintf("<h3>Per-request timings (%d requests)</h3>", res.SampleCount), "Server: compute infer"} {
+	for _, want := range []string{"<h3>Issue lag</h3>", "harness queue wait", "Per-request breakdown (", "Server: compute infer"} {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("the report of the run lacks %q", want)
 		}
@@ -475,5 +477,90 @@ func TestProgressOnARegularFile(t *testing.T) {
 	defer f.Close()
 	if p := NewProgress(f, "x", "y"); p.tty || p.interval != 5*time.Second {
 		t.Errorf("regular file: tty %v interval %v; want false 5s", p.tty, p.interval)
+	}
+}
+
+// picky is sleepy that fails every input whose first value is a multiple
+// of 5.
+type picky struct{ sleepy }
+
+func (p picky) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	if x, ok := in[0].Data.([]int32); ok && len(x) > 0 && x[0]%5 == 0 {
+		return nil, errors.New("picky: refuses multiples of 5")
+	}
+	return p.sleepy.Run(ctx, in)
+}
+
+// Over two endpoints, the detail log has each endpoint's requests, errors
+// and round trips, the per-query record says which endpoint served each
+// sample, and the report shows both: the shares, the errors on the
+// failing node, the latency per endpoint.
+func TestTwoEndpointsAreRecordedAndReported(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	var eps []string
+	for i, m := range []backend.Session{sleepy{delay: time.Millisecond}, picky{sleepy{delay: 3 * time.Millisecond}}} {
+		ks := kserve.NewServer(fmt.Sprintf("node-%d", i), "1")
+		ks.Add("echo", m, 4)
+		hs := httptest.NewServer(ks)
+		defer hs.Close()
+		eps = append(eps, strings.TrimPrefix(hs.URL, "http://"))
+	}
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	o := Options{Scenario: loadgen.Server, Mode: loadgen.PerformanceOnly, Model: "synthetic:tiny", Data: "synthetic", Backend: "kserve",
+		Endpoints: eps, Out: out, Duration: 200 * time.Millisecond, MinQueries: 60, QPS: 300, Workers: 4}
+	res, err := Run(context.Background(), remoteEcho(), o, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, stderr.String())
+	}
+	var entries []endpointEntry
+	if err := json.Unmarshal(readExtras(t, out)[EndpointsName], &entries); err != nil || len(entries) != 2 {
+		t.Fatalf("endpoints entry: %v, %+v", err, entries)
+	}
+	var failed int64
+	for i, e := range entries {
+		if e.Endpoint != eps[i] {
+			t.Errorf("endpoint %d is %s, want %s", i, e.Endpoint, eps[i])
+		}
+		failed += e.Errors
+	}
+	if a, b := entries[0].Requests, entries[1].Requests; a+b != int64(res.SampleCount) || a-b > 1 || b-a > 1 {
+		t.Errorf("round robin sent %d and %d requests for %d samples", a, b, res.SampleCount)
+	}
+	if entries[0].Errors != 0 || failed != int64(res.FailedSamples) || failed == 0 {
+		t.Errorf("errors %d and %d, the run failed %d samples (all on the picky node)", entries[0].Errors, entries[1].Errors, res.FailedSamples)
+	}
+	if rt := entries[1].RoundTrip; rt.Min < int64(3*time.Millisecond) {
+		t.Errorf("the slow node's round trips %+v, under its 3 ms", rt)
+	}
+	ss, err := querylog.ReadFile(filepath.Join(out, querylog.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ss[len(ss)-1]
+	if len(r.Endpoints) != 2 || r.Endpoints[1] != eps[1] {
+		t.Fatalf("record endpoints %v", r.Endpoints)
+	}
+	per := make([]int64, 2)
+	for i, x := range r.Samples {
+		if x.Endpoint == querylog.NoEndpoint {
+			t.Fatalf("sample %d has no endpoint", i)
+		}
+		per[x.Endpoint]++
+		if x.Failed && x.Endpoint != 1 {
+			t.Errorf("sample %d failed on endpoint %d, not the picky one", i, x.Endpoint)
+		}
+	}
+	if per[0] != entries[0].Requests || per[1] != entries[1].Requests {
+		t.Errorf("record: %v samples per endpoint; detail log: %d, %d requests", per, entries[0].Requests, entries[1].Requests)
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, report.Options{Paths: []string{out}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h3>Remote serving</h3>", "<td>" + eps[1] + "</td><td>" + strconv.FormatInt(entries[1].Requests, 10) + "</td>", `data-chart="endpoint-cdf"`, "Sample latency per endpoint"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
 	}
 }

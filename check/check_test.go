@@ -2,7 +2,6 @@ package check
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,10 +15,9 @@ import (
 // MultiStream, Offline, TEST01, TEST04) and llama2-70b-99.9 on a
 // datacenter system (Offline, Server with token latencies, TEST06; its
 // duration, sample counts and ROUGE edited to the round's values so that
-// the tree passes); testdata/mutations.txt breaks it in the ways a submitter does; the
-// real MLCommons checker's verdict on each variant is in
-// testdata/verdicts.txt (its ERROR lines in testdata/verdicts/), recorded
-// by testdata/make_golden.py. mutate applies the same rules.
+// the tree passes); testdata/mutations.txt breaks it in the ways a
+// submitter does (the base_* cases of the corpus, corpus_test.go). mutate
+// applies its rules.
 
 const (
 	resnetDir = "closed/GoTest/results/go_null_sut/resnet/"
@@ -31,7 +29,7 @@ func expand(tree, p string) string {
 	return filepath.Join(tree, strings.Replace(p, "L/", llmDir, 1))
 }
 
-func copyTree(t *testing.T, src, dst string) {
+func copyTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -53,7 +51,7 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-func mutate(t *testing.T, tree string, f []string) {
+func mutate(t testing.TB, tree string, f []string) {
 	t.Helper()
 	if f[1] == "none" {
 		return
@@ -112,111 +110,36 @@ func mutate(t *testing.T, tree string, f []string) {
 	}
 }
 
-func TestVerdictsMatchTheMLCommonsChecker(t *testing.T) {
-	muts, err := os.ReadFile("testdata/mutations.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	verdicts := map[string]string{}
-	vb, err := os.ReadFile("testdata/verdicts.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(vb)), "\n") {
-		name, v, _ := strings.Cut(l, " ")
-		verdicts[name] = v
-	}
-	// Lines of the same variant apply in order.
-	var names []string
-	ops := map[string][][]string{}
-	for _, line := range strings.Split(string(muts), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if _, seen := ops[f[0]]; !seen {
-			names = append(names, f[0])
-		}
-		ops[f[0]] = append(ops[f[0]], f)
-	}
-	n := 0
-	for _, name := range names {
-		want, ok := verdicts[name]
-		if !ok {
-			t.Fatalf("no verdict for %s", name)
-		}
-		n++
-		t.Run(name, func(t *testing.T) {
-			tree := t.TempDir()
-			copyTree(t, "testdata/base", tree)
-			for _, f := range ops[name] {
-				mutate(t, tree, f)
-			}
-			rep, err := Check(tree, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := "OK"
-			if !rep.OK() {
-				got = "FAIL"
-			}
-			if got != want {
-				t.Errorf("verdict %s, the MLCommons checker's %s; our errors: %q", got, want, rep.Errors)
-			}
-		})
-	}
-	if n < 20 {
-		t.Fatalf("only %d variants", n)
-	}
-}
-
-func TestMainExitsNonZeroOnErrorsAndPrintsTheSummary(t *testing.T) {
-	tree := t.TempDir()
-	copyTree(t, "testdata/base", tree)
+// An empty folder is an error without a summary that says the
+// submission looks OK.
+func TestRunEmptyFolder(t *testing.T) {
 	var out bytes.Buffer
-	if err := Main(context.Background(), []string{tree}, &out, &out); err != nil {
-		t.Fatalf("good tree: %v\n%s", err, out.String())
+	dir := t.TempDir()
+	err := Run(dir, Options{}, &out)
+	if err == nil || !strings.Contains(err.Error(), "no results under "+dir) || strings.Contains(out.String(), "looks OK") {
+		t.Fatalf("empty folder: %v, output:\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "SUMMARY: submission looks OK") || !strings.Contains(out.String(), "Results ") {
-		t.Fatalf("output:\n%s", out.String())
-	}
-	os.Remove(filepath.Join(tree, resnetDir, "SingleStream/user.conf"))
-	out.Reset()
-	err := Main(context.Background(), []string{tree, "--round", "v6.1"}, &out, &out)
-	if !errors.Is(err, ErrFailed) || !strings.Contains(out.String(), "SUMMARY: submission has errors") {
-		t.Fatalf("err %v, output:\n%s", err, out.String())
-	}
-	if err := Main(context.Background(), []string{tree, "--round", "v9.9"}, &out, &out); err == nil || !strings.Contains(err.Error(), "unknown round") {
+	if _, err := Check(dir, Options{Round: "v9.9"}); err == nil || !strings.Contains(err.Error(), "unknown round") {
 		t.Fatalf("unknown round: %v", err)
 	}
 }
 
-// Retired benchmarks validate only with the rounds that list them.
-func TestRoundTables(t *testing.T) {
-	for _, c := range []struct {
-		round, model string
-		want         bool
-	}{
-		{"v6.1", "resnet", true}, {"v6.1", "retinanet", false}, {"v6.0", "retinanet", true},
-		{"v6.1", "gptj-99", false}, {"v5.0", "gptj-99", true}, {"v5.1", "gptj-99", false},
-		{"v5.1", "dlrm-v2-99", true}, {"v6.0", "dlrm-v2-99", false}, {"v6.1", "llama2-70b-99.9", true},
-	} {
-		if _, ok := Rounds[c.round].Models[c.model]; ok != c.want {
-			t.Errorf("%s in %s: %v, want %v", c.model, c.round, ok, c.want)
-		}
-	}
-}
-
-// An empty folder is an error without a summary that says the
-// submission looks OK, and a second folder is not silently ignored.
-func TestMainEmptyFolderAndExtraArgument(t *testing.T) {
+// Run prints the checker's summary and returns ErrFailed on errors.
+func TestRunPrintsTheSummaryAndFails(t *testing.T) {
+	tree := t.TempDir()
+	copyTree(t, "testdata/base", tree)
 	var out bytes.Buffer
-	dir := t.TempDir()
-	err := Main(context.Background(), []string{dir}, &out, &out)
-	if err == nil || !strings.Contains(err.Error(), "no results under "+dir) || strings.Contains(out.String(), "looks OK") {
-		t.Fatalf("empty folder: %v, output:\n%s", err, out.String())
+	if err := Run(tree, Options{}, &out); err != nil {
+		t.Fatalf("good tree: %v\n%s", err, out.String())
 	}
-	if err := Main(context.Background(), []string{dir, "other"}, &out, &out); err == nil || !strings.Contains(err.Error(), `unexpected argument "other"`) {
-		t.Fatalf("extra argument: %v", err)
+	if !strings.Contains(out.String(), "INFO SUMMARY: submission looks OK") || !strings.Contains(out.String(), "INFO Results "+tree+"/closed/GoTest/results/go_null_sut/resnet/Offline/performance/run_1/mlperf_log_detail.txt 48426000.0") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	os.Remove(filepath.Join(tree, resnetDir, "SingleStream/user.conf"))
+	out.Reset()
+	err := Run(tree, Options{Round: "v6.1"}, &out)
+	if !errors.Is(err, ErrFailed) || !strings.Contains(out.String(), "ERROR SUMMARY: submission has errors") ||
+		!strings.Contains(out.String(), "ERROR NoResults "+tree+"/closed/GoTest/results/go_null_sut/resnet/SingleStream/performance/run_1/mlperf_log_detail.txt") {
+		t.Fatalf("err %v, output:\n%s", err, out.String())
 	}
 }

@@ -87,7 +87,7 @@ func Run(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Option
 	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
 		return Result{Test: test}, err
 	}
-	res, err := Verify(stdout, test, results, work, results, "", o.Scenario.String(), 2)
+	res, err := Verify(stdout, test, results, work, results, "", o.Scenario.String(), b.EOS)
 	if err == nil && test == "TEST01" && !res.AccuracyPass {
 		fmt.Fprintln(stderr, "compliance: TEST01's accuracy check failed; scoring the baseline and compliance logs (Part III)")
 		if err := Fallback(filepath.Join(results, "TEST01"), filepath.Join(results, "accuracy", "mlperf_log_accuracy.json"), ScorerOf(ctx, b, o, stderr)); err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/mlperf-go/inference/internal/detaillog"
 
 	"github.com/mlperf-go/inference/accuracy"
-	"github.com/mlperf-go/inference/models/llama2"
+	"github.com/mlperf-go/inference/llm/llmbench"
 )
 
 // Result is the outcome of one verification, as run_verification.py
@@ -393,13 +393,13 @@ func Verify(w io.Writer, test, results, complianceDir, out, dtype, scenario stri
 		}
 		dt, err := accuracy.ParseDType(dtype)
 		if err != nil {
-			return res, fmt.Errorf("compliance: TEST06 -d: %w", err)
+			return res, fmt.Errorf("compliance: TEST06 --dtype: %w", err)
 		}
 		if scenario == "" {
-			return res, fmt.Errorf("compliance: TEST06 needs the scenario (-s Offline, Server, Interactive, SingleStream or MultiStream)")
+			return res, fmt.Errorf("compliance: TEST06 needs the scenario (--scenario Offline, Server, Interactive, SingleStream or MultiStream)")
 		}
 		log := filepath.Join(complianceDir, "mlperf_log_accuracy.json")
-		r, err := llama2.CheckTEST06(log, scenario, dt, eos)
+		r, err := llmbench.CheckTEST06(log, scenario, dt, eos)
 		if err != nil {
 			return res, err
 		}

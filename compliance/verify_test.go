@@ -327,7 +327,7 @@ func TestFirstElement(t *testing.T) {
 func TestVerifyArgumentErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ test, dtype, scenario, want string }{
-		{"TEST06", "bogus", "Offline", "compliance: TEST06 -d: "},
+		{"TEST06", "bogus", "Offline", "compliance: TEST06 --dtype: "},
 		{"test06", "", "", "compliance: TEST06 needs the scenario"},
 		{"TEST06", "int64", "", "compliance: TEST06 needs the scenario"},
 		{"TEST05", "", "Offline", `compliance: unknown test "TEST05"`},

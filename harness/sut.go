@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -334,20 +333,3 @@ func ForScenario(scenario string, m Model, cfg PoolConfig) (sut loadgen.SUT, clo
 	}
 	return nil, nil, fmt.Errorf("harness: unknown scenario %q; want SingleStream, MultiStream, Server or Offline", scenario)
 }
-
-// Counter wraps a Model and counts the samples it has been asked to run,
-// for progress reports. It is safe for concurrent use.
-type Counter struct {
-	Model Model
-	n     atomic.Int64
-}
-
-// Predict runs the wrapped model and counts len(idx) samples.
-func (c *Counter) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
-	err := c.Model.Predict(ctx, idx, out)
-	c.n.Add(int64(len(idx)))
-	return err
-}
-
-// Done is the number of samples run so far.
-func (c *Counter) Done() int64 { return c.n.Load() }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -380,7 +381,7 @@ func TestForScenario(t *testing.T) {
 	}{
 		{"SingleStream", true}, {"MultiStream", false}, {"Server", false}, {"Offline", false},
 	} {
-		c := &Counter{Model: &echoModel{}}
+		c := &countingModel{Model: &echoModel{}}
 		sut, closeFn, err := ForScenario(tc.scenario, c, PoolConfig{Batch: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -395,8 +396,8 @@ func TestForScenario(t *testing.T) {
 		if err := closeFn(); err != nil {
 			t.Fatal(err)
 		}
-		if c.Done() != 3 {
-			t.Fatalf("%s: counted %d", tc.scenario, c.Done())
+		if n := c.n.Load(); n != 3 {
+			t.Fatalf("%s: the model ran %d samples, want 3", tc.scenario, n)
 		}
 	}
 	if _, _, err := ForScenario("Batch", &echoModel{}, PoolConfig{}); err == nil {
@@ -579,4 +580,15 @@ func TestPoolDrainedQueueDropsItsArray(t *testing.T) {
 	if n != 0 || c != 0 {
 		t.Fatalf("drained queue: len %d cap %d, want 0 0", n, c)
 	}
+}
+
+// countingModel counts the samples its model is asked to run.
+type countingModel struct {
+	Model
+	n atomic.Int64
+}
+
+func (c *countingModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	c.n.Add(int64(len(idx)))
+	return c.Model.Predict(ctx, idx, out)
 }

@@ -10,11 +10,13 @@ import (
 )
 
 // benchRun runs s against the null SUT b.N times and reports ns and bytes
-// allocated per query (the C++ LoadGen figures are in shared/spec/loadgen.md).
-func benchRun(b *testing.B, s loadgen.Settings) {
+// allocated per query (the C++ LoadGen figures are in shared/spec/loadgen.md),
+// with the per-query record (as every run writes it) unless noRecord.
+func benchRun(b *testing.B, s loadgen.Settings, noRecord ...bool) {
 	qsl := &loadgentest.MemQSL{Total: 1024, Performance: 1024}
 	logs := loadgen.DefaultLogSettings()
 	logs.OutDir = b.TempDir()
+	logs.QueryRecord = len(noRecord) == 0 || !noRecord[0]
 	var queries, samples int
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
@@ -63,4 +65,27 @@ func BenchmarkServer200kQPS(b *testing.B) {
 	s.MinDurationMs = 500
 	s.MinQueryCount = 100
 	benchRun(b, s)
+}
+
+// The same runs without the per-query record: the difference in ns/query
+// and B/query is what the record costs (it is written after each series,
+// outside the timed section, from slots the run fills anyway).
+func BenchmarkSingleStreamNullSUTNoRecord(b *testing.B) {
+	s := benchSettings(loadgen.SingleStream)
+	s.MinQueryCount = 200_000
+	benchRun(b, s, true)
+}
+
+func BenchmarkOffline1MSamplesNoRecord(b *testing.B) {
+	s := benchSettings(loadgen.Offline)
+	s.MinQueryCount = 1_000_000
+	benchRun(b, s, true)
+}
+
+func BenchmarkServer200kQPSNoRecord(b *testing.B) {
+	s := benchSettings(loadgen.Server)
+	s.ServerTargetQPS = 200_000
+	s.MinDurationMs = 500
+	s.MinQueryCount = 100
+	benchRun(b, s, true)
 }

@@ -457,3 +457,15 @@ func LoadConfigs(model string, scenario Scenario, mode Mode, mlperfConfPath, use
 	}
 	return s, nil
 }
+
+// Seeds are the three random seeds a round's mlperf.conf sets
+// (qsl_rng_seed, sample_index_rng_seed, schedule_rng_seed); each
+// submission round has its own, and the submission checker requires them.
+type Seeds struct{ QSL, SampleIndex, Schedule uint64 }
+
+// SetSeeds sets the seeds as the mlperf.conf of a round with these seeds
+// would: the requested and effective seeds of the run's detail log are
+// then the round's. Call it after LoadConfigs (user.conf cannot set seeds).
+func (s *Settings) SetSeeds(x Seeds) {
+	s.QSLRNGSeed, s.SampleIndexRNGSeed, s.ScheduleRNGSeed = x.QSL, x.SampleIndex, x.Schedule
+}

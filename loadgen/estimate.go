@@ -147,3 +147,59 @@ func formatSeconds(s float64) string {
 	}
 	return fmt.Sprintf("%.3g years", s/(365.25*86400))
 }
+
+// DurationNote returns a one-line note for stderr when the performance
+// run that s describes issues far more than the asked duration (the
+// user's --duration, which sets min_duration) suggests, and "" otherwise:
+// min_duration is a minimum, and the run also issues at least
+// min_query_count queries (SingleStream equal-issue runs at least 2 ×
+// min_duration / target_latency, rounded up to the loaded set), so a count
+// set elsewhere (mlperf.conf) can make a "2 s" run last minutes or hours.
+// The note gives the count, where it comes from, the expected length
+// where the settings say it, and the setting to change.
+func DurationNote(s Settings, totalSamples, performanceSamples int, asked time.Duration) string {
+	e, err := deriveSettings(s, totalSamples, performanceSamples)
+	if err != nil || e.mode == AccuracyOnly || asked <= 0 || e.targetQPS <= 0 {
+		return ""
+	}
+	est := e.estimate()
+	askedS := asked.Seconds()
+	long := est.Duration > 2*asked && est.Duration-asked > 10*time.Second
+	conf := func(key string) string { return fmt.Sprintf("%s.%s", e.scenario, key) }
+	switch e.scenario {
+	case SingleStream, MultiStream:
+		latS := 1 / e.targetQPS
+		byDuration := uint64(askedS / latS)
+		raised := e.minQueryCount > e.req.MinQueryCount && e.minQueryCount > 1 // equal issue
+		if !raised && !long && e.minQueryCount <= byDuration {
+			return ""
+		}
+		why := fmt.Sprintf("min_query_count %d", e.minQueryCount)
+		fix := fmt.Sprintf("lower --min-queries (min_query_count, now %d)", e.req.MinQueryCount)
+		if raised {
+			why = fmt.Sprintf("sample_concatenate_permutation: 2 × min_duration %s / target_latency %s, rounded up to a multiple of the %d loaded samples",
+				formatSeconds(float64(e.minDurationMs)/1000), formatSeconds(latS), performanceSamples)
+			fix = fmt.Sprintf("raise %s.target_latency in user.conf towards the SUT's real latency per query (the count falls as it rises), or give a shorter --duration", e.scenario)
+		}
+		return fmt.Sprintf("note: --duration %s is a minimum: this %s run issues at least %d queries whatever it says (%s), one after another, so it lasts %d × the SUT's latency per query (%s if that is target_latency %s; %s at 1 s a query); for a shorter run %s",
+			formatSeconds(askedS), e.scenario, e.minQueryCount, why, e.minQueryCount, formatSeconds(float64(e.minQueryCount)*latS), formatSeconds(latS), formatSeconds(float64(e.minQueryCount)), fix)
+	case Server:
+		if !long {
+			return ""
+		}
+		return fmt.Sprintf("note: --duration %s is a minimum: %s → about %s whatever the SUT's speed; for a shorter run lower --min-queries (min_query_count, now %d) or raise --qps (%s, now %g)",
+			formatSeconds(askedS), est.Why, formatSeconds(est.Duration.Seconds()), e.minQueryCount, conf("target_qps"), e.targetQPS)
+	case Offline:
+		byDuration := uint64(1.1 * askedS * e.targetQPS)
+		if e.samplesPerQuery <= max(2*byDuration, byDuration+uint64(10*e.targetQPS)) {
+			return ""
+		}
+		length := "as long as the SUT takes for them (the progress line gives the ETA)"
+		if e.targetQPS > 1 { // 1 is mlperf.conf's placeholder, not an expectation
+			length = fmt.Sprintf("about %s at target_qps %g", formatSeconds(float64(e.samplesPerQuery)/e.targetQPS), e.targetQPS)
+		}
+		return fmt.Sprintf("note: --duration %s is a minimum: this Offline run issues %d samples whatever it says (min_query_count %d, more than 1.1 × %s × target_qps %g = %d), %s; for a shorter run give --min-queries N (fewer samples) or the SUT's real --qps",
+			formatSeconds(askedS), e.samplesPerQuery, e.req.MinQueryCount, formatSeconds(askedS), e.targetQPS, byDuration, length)
+	}
+	return ""
+}

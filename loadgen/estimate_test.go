@@ -79,6 +79,57 @@ func TestEstimateRun(t *testing.T) {
 	}
 }
 
+// The runs a new user trips over get a note up front naming the count,
+// its source and the setting to change: GPT-J SingleStream with
+// --duration 2s --min-queries 8 issues 408 queries (equal issue, at
+// mlperf.conf's 10 ms target latency); a ResNet50 Offline "2 s" run
+// issues min_query_count 24576 samples; a Server run whose
+// min_query_count outlasts --duration says how long. A run that the
+// duration bounds gets no note.
+func TestDurationNoteWhenTheSettingsOutlastDuration(t *testing.T) {
+	conf := func(model string, sc Scenario, dur time.Duration, minQ uint64) Settings {
+		s, err := LoadConfigs(model, sc, PerformanceOnly, "", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.MinDurationMs = uint64(dur / time.Millisecond)
+		if minQ > 0 {
+			s.MinQueryCount = minQ
+		}
+		return s
+	}
+	gptj := DurationNote(conf("gptj", SingleStream, 2*time.Second, 8), 8, 8, 2*time.Second)
+	for _, want := range []string{"at least 408 queries", "sample_concatenate_permutation", "target_latency 10 ms", "raise SingleStream.target_latency in user.conf", "6.8 min at 1 s a query"} {
+		if !strings.Contains(gptj, want) {
+			t.Errorf("gptj SingleStream note lacks %q: %s", want, gptj)
+		}
+	}
+	off := DurationNote(conf("resnet50", Offline, 2*time.Second, 0), 1024, 1024, 2*time.Second)
+	for _, want := range []string{"issues 24576 samples", "min_query_count 24576", "--min-queries"} {
+		if !strings.Contains(off, want) {
+			t.Errorf("resnet50 Offline note lacks %q: %s", want, off)
+		}
+	}
+	srv := conf("resnet50", Server, 2*time.Second, 270336)
+	srv.ServerTargetQPS = 100
+	note := DurationNote(srv, 1024, 1024, 2*time.Second)
+	for _, want := range []string{"min_query_count 270336", "45.1 min", "--min-queries"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("resnet50 Server note lacks %q: %s", want, note)
+		}
+	}
+	// Bounded by the duration: no note.
+	for name, s := range map[string]Settings{
+		"Offline with --min-queries": conf("resnet50", Offline, 2*time.Second, 1),
+		"Server with --min-queries":  func() Settings { s := conf("resnet50", Server, 2*time.Second, 100); s.ServerTargetQPS = 100; return s }(),
+		"SingleStream, few queries":  conf("resnet50", SingleStream, 2*time.Second, 10),
+	} {
+		if n := DurationNote(s, 1024, 1024, 2*time.Second); n != "" {
+			t.Errorf("%s: unexpected note %q", name, n)
+		}
+	}
+}
+
 // A real-sized schedule passes the cost check and its estimate is close
 // to the truth: 1 s at 10000 QPS is about 10000 queries.
 func TestScheduleCostEstimate(t *testing.T) {

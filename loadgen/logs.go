@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mlperf-go/inference/loadgen/querylog"
 	"github.com/mlperf-go/inference/loadgen/rng"
 )
 
@@ -60,6 +61,8 @@ type logWriter struct {
 	sutName  string
 	trace    *bufio.Writer // Chrome trace, when enabled
 	traceF   *os.File
+	queries  *querylog.Writer // the per-query record, from the first performance series
+	queriesF *os.File
 	closed   bool
 	closeErr error
 	wroteSum bool
@@ -95,6 +98,7 @@ func openLogs(s LogSettings, tokens bool, sc Scenario) (*logWriter, error) {
 		"summary":  s.path("summary", ".txt", now),
 		"accuracy": s.path("accuracy", ".json", now),
 		"trace":    s.path("trace", ".json", now),
+		"queries":  s.path("queries", ".bin", now),
 	}
 	var err error
 	if lw.detailF, err = os.Create(lw.names["detail"]); err != nil {
@@ -178,6 +182,9 @@ func (lw *logWriter) close() error {
 	if lw.trace != nil {
 		fmt.Fprintf(lw.trace, "{\"name\":\"LastTrace\"}\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"ts\":%d,\"version\":\"MLPerf LoadGen v1.0\"}}\n", lw.base.UnixNano())
 		done("trace", lw.trace.Flush, lw.traceF)
+	}
+	if lw.queriesF != nil {
+		done("queries", func() error { return nil }, lw.queriesF) // the record flushes each series itself
 	}
 	done("detail", lw.detail.Flush, lw.detailF)
 	errs = append(errs, lw.closeErr)

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mlperf-go/inference/loadgen/earlystop"
 )
@@ -99,6 +100,9 @@ type Result struct {
 	// otherReasons are the reasons LoadGen has no text for (SUT errors,
 	// timeouts, interruption), printed after the recommendations.
 	otherReasons []string
+	// stopReason is the performance series' end line of the detail log
+	// ("Ending early: ..."), or "".
+	stopReason string
 
 	QueryCount    int // queries issued
 	SampleCount   int // samples issued
@@ -357,23 +361,22 @@ func (r *Result) evaluate(e *effective) {
 			r.Recommendations = append(r.Recommendations, perfRec)
 		}
 		if !r.MinDurationMet {
-			r.Recommendations = append(r.Recommendations, map[Scenario]string{
-				SingleStream: "Decrease the expected latency so the loadgen pre-generates more queries.",
-				MultiStream:  "Decrease the expected latency so the loadgen pre-generates more queries.",
-				Server:       "Increase the target QPS so the loadgen pre-generates more queries.",
-				Offline:      "Increase expected QPS so the loadgen pre-generates a larger (coalesced) query.",
-			}[e.scenario])
+			r.Recommendations = append(r.Recommendations, MinDurationRecommendation[e.scenario])
 		}
 		if !r.MinQueriesMet {
-			r.Recommendations = append(r.Recommendations, "The test exited early, before enough queries were issued.\n   See the detailed log for why this may have occurred.")
+			r.Recommendations = append(r.Recommendations, minQueriesRecommendation)
 		}
 	}()
 	if !r.MinDurationMet {
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the test ran %.3f s, under the minimum duration of %.3f s: increase the expected QPS or the target latency in user.conf so that more queries are generated", secs(r.DurationNs), secs(minDur)))
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the test ran %.3f s, under the minimum duration of %.3f s: %s", secs(r.DurationNs), secs(minDur), minDurationHint(e)))
 	}
 	r.MinQueriesMet = uint64(r.QueryCount) >= e.minQueryCount && uint64(r.SampleCount) >= e.minSampleCount
 	if !r.MinQueriesMet {
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples)", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount))
+		why := `the detail log's "Ending early" message says why`
+		if i := strings.Index(r.stopReason, "Ending early"); i >= 0 {
+			why = r.stopReason[i:]
+		}
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%d queries (%d samples) were issued, under the minimum of %d (%d samples): the test exited early, before enough queries were issued (%s)", r.QueryCount, r.SampleCount, e.minQueryCount, e.minSampleCount, why))
 	}
 	r.PerfConstraintsMet = true
 	r.EarlyStoppingMet = true
@@ -383,21 +386,21 @@ func (r *Result) evaluate(e *effective) {
 			ttft, tpot := r.TTFT.At(pct), r.TPOT.At(pct)
 			if ttft > e.req.ServerTTFTLatencyNs {
 				r.PerfConstraintsMet = false
-				perfRec = "TTFT constrain not met: Reduce target QPS to improve latency."
-				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TTFT constraint not met: the %.1fth percentile first-token latency %d ns is over %d ns: reduce target_qps", pct*100, ttft, e.req.ServerTTFTLatencyNs))
+				perfRec = "TTFT constrain not met: " + reduceQPSRecommendation
+				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TTFT constraint not met: the %.1fth percentile first-token latency %d ns is over %d ns: %s", pct*100, ttft, e.req.ServerTTFTLatencyNs, reduceQPSHint(e)))
 			}
 			if tpot > e.req.ServerTPOTLatencyNs {
 				r.PerfConstraintsMet = false
 				if perfRec != "" {
 					perfRec += "\n * "
 				}
-				perfRec += "TPOT constrain not met: Reduce target QPS to improve latency."
-				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TPOT constraint not met: the %.1fth percentile time per output token %d ns is over %d ns: reduce target_qps", pct*100, tpot, e.req.ServerTPOTLatencyNs))
+				perfRec += "TPOT constrain not met: " + reduceQPSRecommendation
+				r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("TPOT constraint not met: the %.1fth percentile time per output token %d ns is over %d ns: %s", pct*100, tpot, e.req.ServerTPOTLatencyNs, reduceQPSHint(e)))
 			}
 		} else if r.Latency.Target > e.targetLatencyNs {
 			r.PerfConstraintsMet = false
-			perfRec = "Reduce target QPS to improve latency."
-			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: reduce target_qps", pct*100, r.Latency.Target, e.targetLatencyNs))
+			perfRec = reduceQPSRecommendation
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("the %.1fth percentile latency %d ns is over the target %d ns: %s", pct*100, r.Latency.Target, e.targetLatencyNs, reduceQPSHint(e)))
 		}
 	}
 	if e.scenario == Offline {
@@ -440,7 +443,7 @@ func (r *Result) earlyStop(e *effective, stats LatencyStats, target int64, what 
 	case SingleStream, MultiStream:
 		est, ok := earlystop.Sequence(queries, pct)
 		if !ok {
-			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%searly stopping needs at least %d queries, only %d were processed", what, est.MinQueries, queries))
+			r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%searly stopping needs at least %d queries, only %d were processed: raise min_query_count to at least %d in user.conf (or min_duration)", what, est.MinQueries, queries, est.MinQueries))
 			return false, []string{
 				fmt.Sprintf(" * Only processed %d queries.", queries),
 				fmt.Sprintf(" * Need to process at least %d queries for early stopping.", est.MinQueries),
@@ -469,7 +472,7 @@ func (r *Result) earlyStop(e *effective, stats LatencyStats, target int64, what 
 		if met {
 			return true, []string{" * Run successful."}
 		}
-		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%searly stopping: %d samples over the latency bound need at least %d more queries", what, over, need))
+		r.InvalidReasons = append(r.InvalidReasons, fmt.Sprintf("%searly stopping: %d samples over the latency bound need at least %d more queries, with every additional one under the bound: reduce target_qps (now %g) so that fewer go over the bound, or run longer (min_query_count, min_duration in user.conf)", what, over, need, e.targetQPS))
 		return false, []string{
 			" * Run unsuccessful.",
 			fmt.Sprintf(" * Processed %d queries.", queries),
@@ -477,4 +480,42 @@ func (r *Result) earlyStop(e *effective, stats LatencyStats, target int64, what 
 		}
 	}
 	return true, nil
+}
+
+// LoadGen's recommendation texts (mlcommons/inference loadgen/results.cc,
+// PerformanceSummary::MinDurationMet and PerfConstraintsMet), which the
+// summary prints and the one-line reasons quote.
+var MinDurationRecommendation = map[Scenario]string{
+	SingleStream: "Decrease the expected latency so the loadgen pre-generates more queries.",
+	MultiStream:  "Decrease the expected latency so the loadgen pre-generates more queries.",
+	Server:       "Increase the target QPS so the loadgen pre-generates more queries.",
+	Offline:      "Increase expected QPS so the loadgen pre-generates a larger (coalesced) query.",
+}
+
+const (
+	reduceQPSRecommendation  = "Reduce target QPS to improve latency."
+	minQueriesRecommendation = "The test exited early, before enough queries were issued.\n   See the detailed log for why this may have occurred."
+)
+
+// minDurationHint is the fix for a run shorter than min_duration:
+// LoadGen's recommendation, then the user.conf key that says it and its
+// value in this run. SingleStream and MultiStream generate min_duration /
+// target_latency queries, so a lower target latency generates more;
+// Server generates min_duration × target_qps queries and Offline a query
+// of 1.1 × min_duration × target_qps samples, so a higher QPS does.
+func minDurationHint(e *effective) string {
+	rec := MinDurationRecommendation[e.scenario]
+	rec = strings.TrimSuffix(rec, ".")
+	switch e.scenario {
+	case SingleStream, MultiStream:
+		return fmt.Sprintf("%s (lower %s.target_latency in user.conf below the %g ms it is now, towards the latency the SUT achieved)", rec, e.scenario, 1e3/e.targetQPS)
+	case Server:
+		return fmt.Sprintf("%s (raise Server.target_qps in user.conf above the %g it is now; a run cut short by max_query_count, max_duration or Ctrl-C needs those lifted instead)", rec, e.targetQPS)
+	}
+	return fmt.Sprintf("%s (raise Offline.target_qps in user.conf above the %g it is now, towards the throughput the SUT achieved)", rec, e.targetQPS)
+}
+
+// reduceQPSHint is the fix for a Server run over its latency bound.
+func reduceQPSHint(e *effective) string {
+	return fmt.Sprintf("%s (lower Server.target_qps in user.conf below the %g it is now)", strings.TrimSuffix(reduceQPSRecommendation, "."), e.targetQPS)
 }

@@ -418,6 +418,8 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	issued, stopReason := 0, ""
 	timeoutSpent := false // a query wait already used the completion timeout
 	r.start = r.now()
+	lw.settings.Monitor.publish(r)
+	defer lw.settings.Monitor.publish(nil)
 	minDur := int64(e.minDurationMs) * 1_000_000
 	maxDur := int64(e.maxDurationMs) * 1_000_000
 	flusher, _ := sut.(Flusher)
@@ -451,7 +453,7 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 				break
 			}
 			now := r.now()
-			r.sched[qi] = now
+			atomic.StoreInt64(&r.sched[qi], now) // a Monitor reads it
 			r.waitQ.Store(int64(qi))
 			if hook := lw.settings.OnIssue; hook != nil {
 				hook(qi, now-r.sched[0], samples[qi*spq:(qi+1)*spq])
@@ -506,7 +508,11 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	}
 	r.errMu.Unlock()
 	lw.traceSamples(r, issued)
+	if !accuracy {
+		lw.recordSeries(r, issued)
+	}
 	res := r.measure(issued, accuracy)
+	res.stopReason = stopReason
 	lw.seriesDone(r.start, r.start+res.lastDone)
 	if timedOut {
 		res.InvalidReasons = append(res.InvalidReasons, fmt.Sprintf("%d samples were not completed before the completion timeout (%v)", want-r.complete.Load(), timeout))

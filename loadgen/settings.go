@@ -187,6 +187,17 @@ type LogSettings struct {
 	CopyDetailToStdout  bool
 	CopySummaryToStdout bool
 	EnableTrace         bool // write mlperf_log_trace.json
+	// QueryRecord writes the per-query record of every performance series,
+	// mlperf_log_queries.bin (package querylog), after the series: no cost
+	// on the timed path, 16 bytes a query and 16 a sample (32 with token
+	// latencies) on disk. DefaultLogSettings turns it on.
+	QueryRecord bool
+	// Endpoints, for a remote run, names the serving endpoints (at most
+	// querylog.MaxEndpoints), and EndpointOf says which served a sample
+	// (querylog.NoEndpoint: unknown); the per-query record carries it.
+	// EndpointOf is called after each series, never on the timed path.
+	Endpoints  []string
+	EndpointOf func(ResponseID) uint8
 
 	// OnIssue, when set, is called on the issuing goroutine just before
 	// each IssueQuery with the query's number in its series, its scheduled
@@ -211,6 +222,10 @@ type LogSettings struct {
 	// the C++ LoadGen's. Left nil, the detail log holds LoadGen's keys
 	// only. ExtraIssueLag gives the loadgen's own issue-lag entry.
 	Extra func(r *Result) []DetailEntry
+
+	// Monitor, when set, is handed each series while it runs, for
+	// progress lines (see Monitor.Poll).
+	Monitor *Monitor
 }
 
 // ExtraKeyPrefix starts every detail log key that this implementation
@@ -241,7 +256,8 @@ type Dist struct {
 }
 
 // DefaultLogSettings returns LoadGen's defaults, except that the trace is
-// off (it costs memory and time; ask for it).
+// off (it costs memory and time; ask for it), with this suite's per-query
+// record on.
 func DefaultLogSettings() LogSettings {
-	return LogSettings{OutDir: ".", Prefix: "mlperf_log_"}
+	return LogSettings{OutDir: ".", Prefix: "mlperf_log_", QueryRecord: true}
 }

@@ -1,19 +1,22 @@
-// Package submission writes an MLPerf Inference results tree in the v6.x
-// layout the MLCommons submission checker reads
-// (<division>/<submitter>/results/<system>/<benchmark>/<Scenario>/...,
-// systems/<system>.json, src/), from run folders of this suite: the
-// accuracy and performance runs, the compliance tests verified as
-// run_verification.py does, the accuracy logs hashed and truncated as
+// Package submission writes an MLPerf Inference results tree in the layout
+// of a submission round as the MLCommons submission checker reads it
+// (v6.x: <division>/<submitter>/results/<system>/<benchmark>/<Scenario>/
+// with measurements.json and the compliance tests inside, src/; v5.x:
+// measurements/ and compliance/ beside results/, code/), from run folders
+// of this suite or of mlcommons/endpoints: the accuracy and performance
+// runs, the compliance tests verified as run_verification.py does, the
+// accuracy logs hashed and truncated as
 // tools/submission/truncate_accuracy_log.py does, measurements.json,
 // user.conf and a README.md with the command line that reproduces each
-// scenario.
+// scenario. It works in three steps a library caller can reuse: NewPlan
+// checks what is asked against the round's tables, Plan.Run runs (or
+// collects) the runs, Plan.Write writes the tree.
 package submission
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,9 +25,9 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/mlperf-go/inference/internal/detaillog"
-
+	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/compliance"
+	"github.com/mlperf-go/inference/internal/detaillog"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -97,12 +100,21 @@ type Measurements struct {
 	WeightTransformations   string `json:"weight_transformations"`
 }
 
+// DefaultMeasurements are the measurements.json values of a model run as
+// published: fp32 weights and inputs, not retrained, not transformed.
+var DefaultMeasurements = Measurements{Retraining: "no", InputDataTypes: "fp32", WeightDataTypes: "fp32", WeightTransformations: "none"}
+
 // Scenario is one scenario's run folders to assemble.
 type Scenario struct {
 	Name string // folder name: SingleStream, MultiStream, Offline, Server or Interactive
 	// Performance and Accuracy are LoadGen log folders; Accuracy also
 	// holds accuracy.txt.
 	Performance, Accuracy string
+	// Endpoints, when set, is an endpoints run's folder (mlcommons/endpoints:
+	// config.yaml, performance/result_summary.json,
+	// accuracy/accuracy_results.json, audit/), packaged instead of
+	// LoadGen logs.
+	Endpoints string
 	// Compliance maps a test (TEST01, ...) to its run's log folder, or to
 	// a folder already verified (holding verify_*.txt).
 	Compliance map[string]string
@@ -117,6 +129,10 @@ type Scenario struct {
 // Tree describes the results tree to write.
 type Tree struct {
 	Out, Division, Submitter, System string
+	// Round decides the layout (v5.x: measurements/ and compliance/
+	// beside results/, code/; v6.x: all under results/, src/); nil is the
+	// newest round.
+	Round *check.Round
 	// SystemJSON is the system description (its division and submitter
 	// are set from the fields above).
 	SystemJSON map[string]any
@@ -132,19 +148,49 @@ type Tree struct {
 	// Score, when set, scores accuracy logs for TEST01's Part III (the
 	// baseline and compliance scores) when its accuracy check fails.
 	Score compliance.Scorer
+	// Work is a folder for verifying compliance runs ("": a temporary
+	// one).
+	Work string
+
+	w *dirWriter
 }
 
-// Write writes the tree and returns the scenario folders it made.
+// names are the layout's names of one scenario.
+func (t *Tree) format(template, scenario string) string {
+	return strings.NewReplacer("{division}", t.Division, "{submitter}", t.Submitter, "{system}", t.System,
+		"{benchmark}", t.Benchmark, "{scenario}", scenario).Replace(template)
+}
+
+// Write writes the tree and returns the scenario folders it made. Every
+// name must be one clean path component, and nothing is written outside
+// Out.
 func (t *Tree) Write() ([]string, error) {
 	if t.Log == nil {
 		t.Log = io.Discard
 	}
-	root := filepath.Join(t.Out, t.Division, t.Submitter)
-	for _, d := range []string{"systems", "src", "documentation"} {
-		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
-			return nil, fmt.Errorf("submission: %w", err)
+	if t.Round == nil {
+		r, err := check.LookupRound("")
+		if err != nil {
+			return nil, err
+		}
+		t.Round = r
+	}
+	for _, n := range []struct{ what, name string }{{"division", t.Division}, {"submitter", t.Submitter}, {"system name", t.System}, {"benchmark", t.Benchmark}} {
+		if err := checkName(n.what, n.name); err != nil {
+			return nil, err
 		}
 	}
+	for _, sc := range t.Scenarios {
+		if err := checkName("scenario", sc.Name); err != nil {
+			return nil, err
+		}
+	}
+	w, err := newDirWriter(t.Out)
+	if err != nil {
+		return nil, err
+	}
+	t.w = w
+	l := t.Round.Layout
 	sys := map[string]any{}
 	for k, v := range t.SystemJSON {
 		sys[k] = v
@@ -155,30 +201,32 @@ func (t *Tree) Write() ([]string, error) {
 		// (system_desc is_network).
 		sys["is_network"] = "True"
 	}
-	if err := writeJSON(filepath.Join(root, "systems", t.System+".json"), sys); err != nil {
+	if err := t.writeJSON(t.format(l.System, ""), sys); err != nil {
+		return nil, err
+	}
+	if _, err := w.mkdir(filepath.Join(t.Division, t.Submitter, "documentation")); err != nil {
 		return nil, err
 	}
 	src := "# Source\n\nThe results were produced with " + Version() + ",\nhttps://github.com/mlperf-go/inference (one Go binary, `mlperf`).\nEach scenario's README.md gives the command line that reproduces it.\n"
-	if err := os.WriteFile(filepath.Join(root, "src", "README.md"), []byte(src), 0o644); err != nil {
-		return nil, fmt.Errorf("submission: %w", err)
+	if err := w.writeFile(filepath.Join(t.format(l.Src, ""), "README.md"), []byte(src)); err != nil {
+		return nil, err
 	}
 	var dirs []string
 	for _, sc := range t.Scenarios {
-		dir := filepath.Join(root, "results", t.System, t.Benchmark, sc.Name)
-		if err := t.writeScenario(dir, sc); err != nil {
+		if err := t.writeScenario(sc); err != nil {
 			return dirs, err
 		}
-		dirs = append(dirs, dir)
+		dirs = append(dirs, filepath.Join(t.Out, t.format(l.EndpointsScenarioDir, sc.Name)))
 	}
 	return dirs, nil
 }
 
-func writeJSON(path string, v any) error {
+func (t *Tree) writeJSON(rel string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("submission: %w", err)
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return t.w.writeFile(rel, append(b, '\n'))
 }
 
 // logFolder returns dir, or dir/run_1 when the logs are there.
@@ -191,29 +239,50 @@ func logFolder(dir string) string {
 	return dir
 }
 
-func copyFiles(src, dst string, names ...string) error {
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return fmt.Errorf("submission: %w", err)
+// measurementsFile is where the round's layout wants measurements.json:
+// beside user.conf in the scenario folder (v6.x), or as
+// <system>_<scenario>.json in measurements/<system>/<benchmark>/<scenario>/
+// (v5.x).
+func (t *Tree) measurementsFile(scenario string) string {
+	p := t.format(t.Round.Layout.Measurements, scenario)
+	if strings.HasSuffix(p, "{file}") {
+		p = strings.TrimSuffix(p, "{file}") + t.System + "_" + scenario + ".json"
 	}
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			return fmt.Errorf("submission: %s: %w", src, err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, n), b, 0o644); err != nil {
-			return fmt.Errorf("submission: %w", err)
-		}
-	}
-	return nil
+	return p
 }
 
-func (t *Tree) writeScenario(dir string, sc Scenario) error {
-	perf, acc := logFolder(sc.Performance), logFolder(sc.Accuracy)
-	if err := copyFiles(perf, filepath.Join(dir, "performance", "run_1"), "mlperf_log_detail.txt", "mlperf_log_summary.txt"); err != nil {
+func (t *Tree) writeScenario(sc Scenario) error {
+	l := t.Round.Layout
+	dir := strings.TrimSuffix(t.format(l.EndpointsScenarioDir, sc.Name), "/")
+	meas := t.measurementsFile(sc.Name)
+	measDir := filepath.Dir(meas)
+	if err := t.writeJSON(meas, t.Measurements); err != nil {
 		return err
 	}
-	if err := copyFiles(acc, filepath.Join(dir, "accuracy"), "mlperf_log_detail.txt", "mlperf_log_summary.txt", "mlperf_log_accuracy.json", "accuracy.txt"); err != nil {
+	readme := fmt.Sprintf("# %s %s\n\nProduced with %s.\n\nTo reproduce:\n\n```sh\n%s\n```\n", t.Benchmark, sc.Name, Version(), sc.Command)
+	if err := t.w.writeFile(filepath.Join(measDir, "README.md"), []byte(readme)); err != nil {
+		return err
+	}
+	if sc.Endpoints != "" {
+		return t.writeEndpoints(dir, sc)
+	}
+	perf, acc := logFolder(sc.Performance), logFolder(sc.Accuracy)
+	perfRel, accRel := filepath.Dir(t.format(l.PerformanceLog, sc.Name)), filepath.Dir(t.format(l.AccuracyLog, sc.Name))
+	if err := t.w.copyFiles(perf, perfRel, "mlperf_log_detail.txt", "mlperf_log_summary.txt"); err != nil {
+		return err
+	}
+	if err := t.w.copyFiles(acc, accRel, "mlperf_log_detail.txt", "mlperf_log_summary.txt", "mlperf_log_accuracy.json", "accuracy.txt"); err != nil {
 		return fmt.Errorf("%w (the accuracy folder needs the accuracy run's logs and accuracy.txt)", err)
+	}
+	// The review files some rounds want beside the accuracy logs
+	// (REQUIRED_ACC_BENCHMARK: sdxl's images/, wan's videos/), as the
+	// accuracy run saved them.
+	for _, extra := range []string{"images", "videos"} {
+		if st, err := os.Stat(filepath.Join(sc.Accuracy, extra)); err == nil && st.IsDir() {
+			if err := t.w.copyTree(filepath.Join(sc.Accuracy, extra), filepath.Join(accRel, extra)); err != nil {
+				return err
+			}
+		}
 	}
 	conf := []byte{}
 	if sc.UserConf != "" {
@@ -226,79 +295,99 @@ func (t *Tree) writeScenario(dir string, sc Scenario) error {
 	if len(strings.TrimSpace(string(conf))) == 0 {
 		conf = []byte("# No user.conf was given to the runs: the settings were mlperf.conf's with these effective values\n" + effectiveConf(filepath.Join(perf, "mlperf_log_detail.txt"), t.Benchmark, sc.Name))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "user.conf"), conf, 0o644); err != nil {
-		return fmt.Errorf("submission: %w", err)
-	}
-	if err := writeJSON(filepath.Join(dir, "measurements.json"), t.Measurements); err != nil {
+	if err := t.w.writeFile(filepath.Join(measDir, "user.conf"), conf); err != nil {
 		return err
 	}
-	readme := fmt.Sprintf("# %s %s\n\nProduced with %s.\n\nTo reproduce:\n\n```sh\n%s\n```\n", t.Benchmark, sc.Name, Version(), sc.Command)
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644); err != nil {
-		return fmt.Errorf("submission: %w", err)
-	}
+	comp := strings.TrimSuffix(t.format(l.Compliance, sc.Name), "/")
 	for _, test := range compliance.Tests {
 		src, ok := sc.Compliance[test]
 		if !ok {
 			continue
 		}
-		if err := t.writeCompliance(dir, test, src, sc.Name); err != nil {
+		if err := t.writeCompliance(dir, comp, test, src, sc.Name); err != nil {
 			return err
 		}
 	}
 	// Last, as truncate_accuracy_log.py runs after run_verification.py:
 	// TEST01 reads the whole accuracy log.
-	return TruncateAccuracy(filepath.Join(dir, "accuracy"))
+	return TruncateAccuracy(filepath.Join(t.Out, accRel))
 }
 
-// writeCompliance verifies a raw compliance run into dir/TEST0X, or copies
-// an already verified folder.
-func (t *Tree) writeCompliance(dir, test, src, scenario string) error {
+// writeEndpoints packages an endpoints run's files: config.yaml,
+// performance/result_summary.json, accuracy/accuracy_results.json and
+// the audit/ files of its compliance tests (user.conf is not required of
+// endpoints runs).
+func (t *Tree) writeEndpoints(dir string, sc Scenario) error {
+	src := sc.Endpoints
+	conf := "config.yaml"
+	if _, err := os.Stat(filepath.Join(src, conf)); err != nil {
+		conf = "config.yml"
+	}
+	for _, f := range []string{conf, "performance/result_summary.json", "accuracy/accuracy_results.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return fmt.Errorf("submission: endpoints run %s: %w (an endpoints run folder holds config.yaml, performance/result_summary.json and accuracy/accuracy_results.json)", src, err)
+		}
+		if err := t.w.writeFile(filepath.Join(dir, f), b); err != nil {
+			return err
+		}
+	}
+	for _, f := range []string{"performance/report.txt", "accuracy/report.txt"} {
+		if b, err := os.ReadFile(filepath.Join(src, f)); err == nil {
+			if err := t.w.writeFile(filepath.Join(dir, f), b); err != nil {
+				return err
+			}
+		}
+	}
+	if st, err := os.Stat(filepath.Join(src, "audit")); err == nil && st.IsDir() {
+		return t.w.copyTree(filepath.Join(src, "audit"), filepath.Join(dir, "audit"))
+	}
+	return nil
+}
+
+// writeCompliance verifies a raw compliance run against the scenario's
+// results (dir) into a staging folder and copies TEST0X into the
+// compliance folder (comp), or copies an already verified folder.
+func (t *Tree) writeCompliance(dir, comp, test, src, scenario string) error {
 	verified := false
 	for _, f := range []string{"verify_accuracy.txt", "verify_performance.txt"} {
 		if _, err := os.Stat(filepath.Join(src, f)); err == nil {
 			verified = true
 		}
 	}
+	target := filepath.Join(comp, test)
 	if verified {
-		if err := copyTree(src, filepath.Join(dir, test)); err != nil {
+		if err := t.w.copyTree(src, target); err != nil {
 			return err
 		}
 	} else {
-		res, err := compliance.Verify(t.Log, test, dir, logFolder(src), dir, t.TEST01DType, scenario, 2)
+		stage, err := os.MkdirTemp(t.Work, "verify-")
+		if err != nil {
+			return fmt.Errorf("submission: %w", err)
+		}
+		defer os.RemoveAll(stage)
+		results := filepath.Join(t.Out, dir)
+		res, err := compliance.Verify(t.Log, test, results, logFolder(src), stage, t.TEST01DType, scenario, 2)
 		if err != nil {
 			return err
 		}
 		if test == "TEST01" && !res.AccuracyPass && t.Score != nil {
-			if err := compliance.Fallback(filepath.Join(dir, test), filepath.Join(dir, "accuracy", "mlperf_log_accuracy.json"), t.Score); err != nil {
+			if err := compliance.Fallback(filepath.Join(stage, test), filepath.Join(results, "accuracy", "mlperf_log_accuracy.json"), t.Score); err != nil {
 				return err
 			}
+		}
+		if err := t.w.copyTree(filepath.Join(stage, test), target); err != nil {
+			return err
 		}
 	}
 	if test == "TEST01" {
 		// truncate_accuracy_log.py hashes and truncates TEST01's log too.
-		if _, err := os.Stat(filepath.Join(dir, test, "accuracy", "mlperf_log_accuracy.json")); err == nil {
-			return TruncateAccuracy(filepath.Join(dir, test, "accuracy"))
+		acc := filepath.Join(t.Out, target, "accuracy")
+		if _, err := os.Stat(filepath.Join(acc, "mlperf_log_accuracy.json")); err == nil {
+			return TruncateAccuracy(acc)
 		}
 	}
 	return nil
-}
-
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
 }
 
 // effectiveConf writes user.conf lines that record a performance run's
@@ -344,6 +433,3 @@ func readValues(path string) (map[string]json.RawMessage, error) {
 	}
 	return l.Values, nil
 }
-
-// ErrNoRuns is returned when --from holds no run folders for a scenario.
-var ErrNoRuns = errors.New("submission: no run folders")

@@ -9,9 +9,9 @@ import (
 	"github.com/mlperf-go/inference/accuracy"
 )
 
-// RetinaNetTarget is the closed-division RetinaNet mAP target in percent:
-// 99% of 37.55.
-const RetinaNetTarget = 37.55 * 0.99
+// RetinaNetTarget is the closed-division RetinaNet mAP target in percent
+// (99% of 37.55), from accuracy.Targets.
+var RetinaNetTarget, _ = accuracy.MinTarget("retinanet", "mAP")
 
 // RetinaNetRecordSize is the size in bytes of one RetinaNet response
 // record: 7 little-endian float32 [qsl_idx, ymin, xmin, ymax, xmax, score,

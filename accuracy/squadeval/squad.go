@@ -5,24 +5,24 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/datasets/squad"
 	"github.com/mlperf-go/inference/datasets/squad/pytext"
 )
 
-// BERT accuracy targets (submission checker): F1 of the fp32 reference and
-// the fractions of it that bert-99 and bert-99.9 must reach.
+// The BERT variants the submission checker scores: bert-99 must reach 99%
+// of the fp32 reference's F1, bert-99.9 99.9%.
 const (
-	BERTReferenceF1 = 90.874
-	BERT99          = 0.99
-	BERT999         = 0.999
+	BERT99  = "bert-99"
+	BERT999 = "bert-99.9"
 )
 
-// BERTTarget returns the F1 a bert-99 (fraction 0.99) or bert-99.9 (0.999)
-// result must reach, computed in float64 as the checker's Python does
-// (90.874 × 0.99 = 89.96526, 90.874 × 0.999 = 90.783126).
-func BERTTarget(fraction float64) float64 {
-	ref := BERTReferenceF1 // a variable: the product must be rounded like Python's
-	return ref * fraction
+// BERTTarget returns the F1 a variant (BERT99 or BERT999) must reach, from
+// accuracy.Targets (90.874 × 0.99 = 89.96526, 90.874 × 0.999 = 90.783126,
+// rounded as the checker's Python rounds them).
+func BERTTarget(variant string) float64 {
+	f, _ := accuracy.MinTarget(variant, "F1")
+	return f
 }
 
 // Result is the outcome of the official SQuAD v1.1 evaluation.
@@ -43,9 +43,9 @@ func (r Result) String() string {
 	return fmt.Sprintf(`{"exact_match": %s, "f1": %s}`, pytext.FloatRepr(r.ExactMatch), pytext.FloatRepr(r.F1))
 }
 
-// Pass reports whether the F1 reaches BERTTarget(fraction).
-func (r Result) Pass(fraction float64) bool {
-	return r.F1 >= BERTTarget(fraction)
+// Pass reports whether the F1 reaches BERTTarget(variant).
+func (r Result) Pass(variant string) bool {
+	return r.F1 >= BERTTarget(variant)
 }
 
 // WriteReport writes the score line, the unanswered-question notes and the
@@ -57,15 +57,12 @@ func (r Result) WriteReport(w io.Writer) error {
 	}
 	b.WriteString(r.String())
 	b.WriteByte('\n')
-	for _, t := range []struct {
-		name string
-		frac float64
-	}{{"bert-99", BERT99}, {"bert-99.9", BERT999}} {
+	for _, v := range []string{BERT99, BERT999} {
 		verdict := "FAIL"
-		if r.Pass(t.frac) {
+		if r.Pass(v) {
 			verdict = "PASS"
 		}
-		fmt.Fprintf(&b, "%s: F1 %s >= %s: %s\n", t.name, pytext.FloatRepr(r.F1), pytext.FloatRepr(BERTTarget(t.frac)), verdict)
+		fmt.Fprintf(&b, "%s: F1 %s >= %s: %s\n", v, pytext.FloatRepr(r.F1), pytext.FloatRepr(BERTTarget(v)), verdict)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -145,9 +145,6 @@ type Instance struct {
 	// opened through the Engine. The framework refuses a --batch whose samples
 	// cannot fit in memory at once, before the run allocates them.
 	SampleBytes int64
-	// Done, when set, reports samples completed so far (progress line).
-	// With Model set and Done nil, the framework counts them itself.
-	Done func() int64
 	// Describe is one line printed before the run (model, data, batch).
 	Describe string
 	// After, when set, runs after a completed loadgen run (e.g. TEST06's
@@ -169,6 +166,11 @@ type ScoreRequest struct {
 	Data string
 	// Count is the --count of the run (0: the whole data set).
 	Count int
+	// ModelName is the run's mlperf.conf model name (one of ConfNames;
+	// "" when not known, e.g. `mlperf accuracy` without --model-name),
+	// for a benchmark whose variants read different data (Llama 3.1 8B's
+	// edge subset).
+	ModelName string
 	// DType overrides the response element type where the benchmark
 	// allows several ("": the reference's).
 	DType string

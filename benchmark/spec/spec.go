@@ -9,7 +9,7 @@
 // its compliance tests. The Driver does the per-phase work, one method a
 // phase: Open a model and data set into what the loadgen runs, and Score
 // an accuracy log. Optional interfaces add the phases not every benchmark
-// has (BuildModel, ConvertModel, CheckOptions, OpenGenerator).
+// has (BuildModel, BuildGGUF, ConvertModel, CheckOptions, OpenGenerator).
 //
 // The framework calls a benchmark only downward and gives it what it
 // needs as arguments: an Engine that opens model files with the run's
@@ -123,6 +123,13 @@ type Benchmark struct {
 	// Compliance lists the compliance tests that apply (TEST01, TEST04,
 	// TEST06, ...), as the round's rules name them.
 	Compliance []string
+	// Dir is the benchmark's folder under models/ (its scripts and README)
+	// when it is not Name (llama3.1-8b lives in models/llama3).
+	Dir string
+	// EOS is the end-of-sequence id TEST06 counts at the end of each
+	// response (Llama 2: 2; Llama 3.1: <|eot_id|>, 128009); unused by
+	// benchmarks without TEST06.
+	EOS int64
 	// Driver does the benchmark's work, phase by phase.
 	Driver Driver
 }
@@ -147,6 +154,15 @@ type Driver interface {
 // it. Same size and seed, same bytes.
 type ModelBuilder interface {
 	BuildModel(path, size string, seed uint64) error
+}
+
+// GGUFBuilder is a Driver whose synthetic model can also be written as a
+// llama.cpp GGUF (`mlperf model build <name> --format gguf`), for
+// llama.cpp-based engines such as ollama: the same weights as
+// BuildModel's ONNX graph, with the tokenizer that its Options name in
+// extra (--tokenizer).
+type GGUFBuilder interface {
+	BuildGGUF(path, size string, seed uint64, extra Extra) error
 }
 
 // ModelConverter is a Driver that converts the benchmark's official
@@ -215,4 +231,13 @@ func (b Batches) For(sc loadgen.Scenario, backend string) int {
 		return v.GPU
 	}
 	return v.CPU
+}
+
+// Folder is the benchmark's folder in the repository, models/<Dir or
+// Name>, for messages that point to its scripts.
+func (b *Benchmark) Folder() string {
+	if b.Dir != "" {
+		return "models/" + b.Dir
+	}
+	return "models/" + b.Name
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/benchmark"
+	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/onnx"
 	"github.com/mlperf-go/inference/remote/kserve"
@@ -32,7 +33,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for llama2): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -80,13 +81,14 @@ var modeAliases = map[string]string{"perf": "performance", "acc": "accuracy", "f
 // b's defaults; the returned func parses the typed Options from them.
 func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (benchmark.Options, error) {
 	o := benchmark.Options{}
-	scenario, mode := "Offline", "performance"
+	scenario, mode, round := "Offline", "performance", ""
 	minDur := argcheck.Duration{Name: "--duration", Unit: time.Millisecond, AllowZero: true}
 	timeout := argcheck.Duration{Name: "--completion-timeout", Min: time.Second, AllowZero: true}
 	if withScenario {
 		fs.StringVar(&scenario, "scenario", scenario, "LoadGen scenario: SingleStream, MultiStream, Server or Offline")
 		fs.StringVar(&mode, "mode", mode, "performance, accuracy, submission (accuracy then performance) or find-peak")
 		fs.Var(&minDur, "duration", "minimum run duration, overriding the confs' min_duration (e.g. 10s, whole milliseconds; 0: keep)")
+		fs.StringVar(&round, "round", "", "submission round whose mlperf.conf seeds the run uses: "+strings.Join(check.RoundNames(), ", ")+" (\"\": the embedded mlperf.conf's, "+check.Newest+"'s)")
 		fs.Var(&timeout, "completion-timeout", "how long the loadgen waits without any completion before it ends the run INVALID (e.g. 30m; 0: derived from the scenario's latency bound)")
 	}
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
@@ -127,6 +129,13 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 		}
 		o.Scenario, o.Mode, o.Extra = sc, m, e
 		o.Duration, o.CompletionTimeout = minDur.D, timeout.D
+		if round != "" {
+			r, err := check.LookupRound(round)
+			if err != nil {
+				return o, usageError("--round: %v", err)
+			}
+			o.Seeds = &r.Seeds
+		}
 		return o, nil
 	}
 }
@@ -194,6 +203,9 @@ func accuracyBenchmark(ctx context.Context, b *spec.Benchmark, args []string, st
 	fs.StringVar(&req.Log, "log", "", "mlperf_log_accuracy.json (required)")
 	fs.StringVar(&req.Data, "data", "", "the data set the run used (folder or file, or synthetic) (required)")
 	fs.IntVar(&req.Count, "count", 0, "the --count of the run (0: the whole data set)")
+	if len(b.ConfNames) > 1 {
+		fs.StringVar(&req.ModelName, "model-name", "", "the run's --model-name ("+strings.Join(b.ConfNames, ", ")+"; \"\": "+b.ConfNames[0]+")")
+	}
 	fs.StringVar(&req.Model, "model", "", "the run's --model; synthetic or synthetic:SIZE labels the score as not meaningful")
 	fs.StringVar(&req.Out, "out", "", "also write the score line(s) to this accuracy.txt")
 	fs.StringVar(&req.HashLog, "hash", "", "with --out: append 'hash=<sha256 of this file>' as truncate_accuracy_log.py does")
@@ -238,17 +250,45 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	size := fs.String("size", def, "model size: "+strings.Join(sizes, ", "))
 	out := fs.String("o", "", "output .onnx file (required); large weights go to FILE.data beside it")
 	seed := fs.Uint64("seed", b.Model.Seed, "weight seed (same size and seed, same bytes)")
+	gb, hasGGUF := b.Driver.(spec.GGUFBuilder)
+	format := "onnx"
+	var options func() (spec.Extra, error)
+	if hasGGUF {
+		fs.StringVar(&format, "format", format, "onnx, or gguf: the same weights as a llama.cpp GGUF (ollama, llama.cpp-based engines)")
+		options = optionFlags(fs, b.Options)
+	}
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usageError("-o FILE is required")
 	}
+	ext := ".onnx"
+	if format == "gguf" {
+		ext = ".gguf"
+	} else if format != "onnx" {
+		return usageError("--format %q: want onnx or gguf", format)
+	}
 	if st, err := os.Stat(*out); err == nil && st.IsDir() {
-		return usageError("-o %s is a folder; -o names the .onnx file to write, e.g. -o %s", *out, filepath.Join(*out, "model.onnx"))
+		return usageError("-o %s is a folder; -o names the %s file to write, e.g. -o %s", *out, ext, filepath.Join(*out, "model"+ext))
 	}
 	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
 		return usageError("--size %q: want one of %s", *size, sizeNames(b))
+	}
+	if format == "gguf" {
+		e, err := options()
+		if err != nil {
+			return err
+		}
+		if err := gb.BuildGGUF(*out, *size, *seed, e); err != nil {
+			return err
+		}
+		st, err := os.Stat(*out)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) as GGUF to %s, %.1f MB\n", b.Name, *size, *seed, *out, float64(st.Size())/1e6)
+		return nil
 	}
 	if err := benchmark.BuildModel(b, *out, *size, *seed); err != nil {
 		return err

@@ -57,8 +57,12 @@ func TestPerfPrintsRoundsAndRatio(t *testing.T) {
 		{"bert", []string{"--count", "4"}},
 		{"gptj", []string{"--count", "1"}},
 		{"llama2", []string{"--count", "4", "--batch", "2", "--max-new-tokens", "8"}},
+		{"llama3.1-8b", []string{"--count", "4", "--batch", "2", "--max-new-tokens", "8"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "llama3.1-8b" {
+				needLlama3Tokenizer(t)
+			}
 			args := append([]string{"perf", tc.name, "--model", "synthetic:tiny", "--threads", "1", "--duration", "1s", "--out", filepath.Join(dir, tc.name)}, tc.args...)
 			code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, args...)
 			if code != 0 {

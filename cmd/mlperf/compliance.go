@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/compliance"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/models/llama2"
 )
@@ -60,7 +61,7 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return usageError("%v", err)
 	}
-	return llama2.WriteTEST06(*logPath, sc, *out, dt, *eos, stdout, stderr)
+	return llmbench.WriteTEST06(*logPath, sc, *out, dt, *eos, stdout, stderr)
 }
 
 // complianceCmd is `mlperf compliance`:

@@ -22,6 +22,7 @@ import (
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/models/llama2"
 	"github.com/mlperf-go/inference/onnx"
@@ -171,7 +172,7 @@ func TestRunLlama2ServerTEST06(t *testing.T) {
 		}
 		byIdx[e.QSLIdx] = ids
 	}
-	r, err := llama2.CheckTEST06(acc, "Server", accuracy.Int32, llama2.EOS)
+	r, err := llmbench.CheckTEST06(acc, "Server", accuracy.Int32, llama2.EOS)
 	if err != nil || !r.Pass() || r.Samples != 12 {
 		t.Fatalf("TEST06 %+v, %v", r, err)
 	}

@@ -212,4 +212,7 @@ func printLoadgenResult(stdout io.Writer, res *loadgen.Result, wall time.Duratio
 	name, v := res.Metric()
 	fmt.Fprintf(stdout, "%-12s %s: %s = %.6g; %d queries, %d samples, p99 %d ns, %.2fs; logs in %s\n",
 		res.Scenario, valid, name, v, res.QueryCount, res.SampleCount, res.Latency.At(0.99), wall.Seconds(), res.LogDir)
+	for _, why := range res.InvalidReasons {
+		fmt.Fprintf(stdout, "%-12s   why: %s\n", "", why)
+	}
 }

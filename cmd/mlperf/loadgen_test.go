@@ -75,3 +75,21 @@ func TestLoadgenCommandBadInput(t *testing.T) {
 		}
 	}
 }
+
+// An INVALID run says why under its result line (make run's showcase once
+// ended INVALID without a word); a VALID one prints no reason.
+func TestLoadgenCommandSaysWhyARunIsInvalid(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "user.conf")
+	// SingleStream: 3 generated queries, each instant: far under 300 ms.
+	os.WriteFile(conf, []byte("*.*.min_duration = 300\n*.*.min_query_count = 1\n*.SingleStream.target_latency = 100\n"), 0o644)
+	code, out := runMlperf(t, nil, "loadgen", "--scenario", "SingleStream", "--user-conf", conf, "--out", filepath.Join(dir, "ss"))
+	if code != 0 || !strings.Contains(out, "INVALID") || !strings.Contains(out, "why: the test ran") || !strings.Contains(out, "lower SingleStream.target_latency") {
+		t.Fatalf("an invalid run: exit %d:\n%s", code, out)
+	}
+	os.WriteFile(conf, []byte("*.*.min_duration = 0\n*.*.min_query_count = 100\n*.Offline.target_qps = 1\n"), 0o644)
+	code, out = runMlperf(t, nil, "loadgen", "--scenario", "Offline", "--user-conf", conf, "--out", filepath.Join(dir, "off"))
+	if code != 0 || !strings.Contains(out, " VALID") || strings.Contains(out, "why:") {
+		t.Fatalf("a valid run: exit %d:\n%s", code, out)
+	}
+}

@@ -1,24 +1,18 @@
 package main
 
-// The commands whose work lives in library packages: each is one line
-// here, the package parsing its own flags.
+// model convert: a benchmark's official weights into this suite's model
+// files.
 
 import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 
-	"github.com/mlperf-go/inference/check"
-	"github.com/mlperf-go/inference/report"
-	"github.com/mlperf-go/inference/submission"
+	"github.com/mlperf-go/inference/benchmark/spec"
 )
 
 func init() {
-	handle("submission", "write a results tree the MLCommons submission checker reads: submission --benchmark B --out DIR [--from RUNS]", submission.Main)
-	handle("check", "check a results tree as the MLCommons submission checker does: check DIR [--round v6.1]", check.Main)
-	handle("report", "write one self-contained HTML report of a run folder or a results tree: report DIR [--out FILE]", report.Main)
 	handle("model convert", "convert a benchmark's official weights to this suite's model files: model convert <benchmark> --snapshot DIR -o OUT", modelConvertCmd)
 }
 
@@ -29,7 +23,7 @@ func modelConvertCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	conv, ok := b.Driver.(spec.ModelConverter)
 	if !ok {
-		return usageError("%s: no converter: its official model runs as published (see models/%s/download_model.sh)", b.Name, b.Name)
+		return usageError("%s: no converter: its official model runs as published (see %s/download_model.sh)", b.Name, b.Folder())
 	}
 	fs := flag.NewFlagSet("model convert "+b.Name, flag.ContinueOnError)
 	src := fs.String("snapshot", "", "the official weights (e.g. a torchsnapshot folder) (required)")

@@ -10,6 +10,10 @@
 // the Hugging Face cnn_dailymail data set); Verify checks its shape
 // instead: 13368 records, every field a string, every instruction the
 // reference's.
+//
+// Llama 3.1 8B uses the same split in its own layout, with the prompt's
+// token ids (llama3.go: ReadLlama3, WriteLlama3, SynthLlama3,
+// VerifyLlama3).
 package cnndm
 
 import (
@@ -198,25 +202,7 @@ func writePyString(w *bufio.Writer, s string) {
 // WriteFile writes recs to path through a temporary file, so that a failed
 // write leaves nothing under the final name.
 func WriteFile(path string, recs []Record) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("cnndm: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("cnndm: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := Write(tmp, recs); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cnndm: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cnndm: %w", err)
-	}
-	return nil
+	return writeAtomic(path, func(w io.Writer) error { return Write(w, recs) })
 }
 
 // Report describes a verified file.

@@ -15,12 +15,17 @@ if [ -f "$OUT" ] && echo "$MD5  $OUT" | md5sum -c --status; then
 fi
 tmp=$(mktemp "$DIR/.dev-v1.1.json.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
+status=0
 if command -v curl >/dev/null; then
-  curl -fL --retry 3 -o "$tmp" "$URL"
+  curl -fsSL --retry 3 -o "$tmp" "$URL" || status=$?
 elif command -v wget >/dev/null; then
-  wget -q -O "$tmp" "$URL"
+  wget -q -O "$tmp" "$URL" || status=$?
 else
   echo "squad: need curl or wget (apt-get install curl)" >&2
+  exit 1
+fi
+if [ "$status" -ne 0 ]; then
+  echo "squad: could not download $URL (the downloader exited with status $status, its message above): check the network and proxy settings, or set SQUAD_URL to a mirror of dev-v1.1.json (and SQUAD_MD5 if it is another file)" >&2
   exit 1
 fi
 got=$(md5sum "$tmp" | cut -d' ' -f1)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 )
 
@@ -70,38 +69,4 @@ func ReadFile(path string, strict bool) (*Log, error) {
 	}
 	defer f.Close()
 	return Read(f, strict)
-}
-
-// Num returns a numeric key's value and whether it is present.
-func (l *Log) Num(key string) (float64, bool) {
-	v, ok := l.Values[key]
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	return f, err == nil
-}
-
-// Uint returns an unsigned integer key exactly (seeds exceed float64).
-func (l *Log) Uint(key string) (uint64, bool) {
-	v, ok := l.Values[key]
-	if !ok {
-		return 0, false
-	}
-	u, err := strconv.ParseUint(string(v), 10, 64)
-	return u, err == nil
-}
-
-// Str returns a string key.
-func (l *Log) Str(key string) string {
-	var s string
-	json.Unmarshal(l.Values[key], &s)
-	return s
-}
-
-// Bool returns a boolean key.
-func (l *Log) Bool(key string) bool {
-	var b bool
-	json.Unmarshal(l.Values[key], &b)
-	return b
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -23,6 +24,44 @@ func Run(t testing.TB, script string, env []string, args ...string) (string, boo
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err == nil
+}
+
+// RunIn is Run with the working directory dir and script's absolute
+// path, as a user runs a benchmark's script from outside the clone.
+func RunIn(t testing.TB, dir, script string, env []string, args ...string) (string, bool) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not installed")
+	}
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{abs}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+// FakeMlperf writes an executable script standing in for the mlperf
+// binary into dir: it prints "args: ARGS" and, for `mlperf deps REL`,
+// prints depsDir/REL when that exists and fails as the binary does when
+// it does not. It returns its path.
+func FakeMlperf(t testing.TB, dir, depsDir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "mlperf")
+	script := `#!/usr/bin/env bash
+if [ "$1" = deps ]; then
+  if [ -e "` + depsDir + `/$2" ]; then echo "` + depsDir + `/$2"; exit 0; fi
+  echo "mlperf deps: $2 not found; looked in: ` + depsDir + ` (per-user); run ` + "`make setup`" + `" >&2; exit 1
+fi
+echo "args: $*"
+`
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // NeedDownloader skips the test unless bash, md5sum and curl or wget, which

@@ -169,7 +169,13 @@ func (b *Builder) Angles(dim int64, theta float64) string {
 		e := float32(2*i) / float32(dim)
 		inv[i] = 1 / float32(math.Pow(theta, float64(e)))
 	}
-	f := b.G.Const("", onnx.Float, []int64{dim / 2}, inv)
+	return b.AnglesOf(inv)
+}
+
+// AnglesOf adds the rotary inverse frequencies inv (one per pair of head
+// elements) and returns the rotary angles position·inv as [B,S,len(inv)].
+func (b *Builder) AnglesOf(inv []float32) string {
+	f := b.G.Const("", onnx.Float, []int64{int64(len(inv))}, inv)
 	return b.G.Mul(b.Pos, f)
 }
 

@@ -3,7 +3,6 @@ package generate
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/mlperf-go/inference/llm/sample"
 )
@@ -230,10 +229,10 @@ type greedyRow struct {
 }
 
 func (g *greedyRow) step(row []float32, cfg *sample.GreedyConfig) (tok int32, done bool) {
-	if cfg.EOS >= 0 && len(g.toks) < cfg.MinNewTokens && int(cfg.EOS) < len(row) {
-		row[cfg.EOS] = float32(math.Inf(-1))
+	if len(g.toks) < cfg.MinNewTokens {
+		cfg.MaskEOS(row)
 	}
 	tok = int32(sample.Argmax(row))
 	g.toks = append(g.toks, tok)
-	return tok, (cfg.EOS >= 0 && tok == cfg.EOS) || len(g.toks) >= cfg.MaxNewTokens
+	return tok, cfg.IsEOS(tok) || len(g.toks) >= cfg.MaxNewTokens
 }

@@ -172,6 +172,39 @@ func TestGreedyEndsOnEOSAndMax(t *testing.T) {
 	}
 }
 
+// TestGreedyMoreEOS: the decode loop ends rows on any of several EOS ids
+// and masks them all under MinNewTokens, as sample.Greedy does.
+func TestGreedyMoreEOS(t *testing.T) {
+	const vocab = 7
+	m, _ := fakeCases[1].model(t, vocab)
+	ps := prompts(16, 6, vocab, 99)
+	cfg := GreedyConfig{GreedyConfig: sample.GreedyConfig{EOS: 2, MoreEOS: []int32{5, 6}, MinNewTokens: 1, MaxNewTokens: 6}}
+	got, err := m.Greedy(context.Background(), ps, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	more := 0
+	for i, g := range got {
+		if want := refGreedy(t, vocab, ps[i], cfg.GreedyConfig); !slices.Equal(g, want) {
+			t.Errorf("prompt %d: got %v, want %v", i, g, want)
+		}
+		if last := g[len(g)-1]; (last == 5 || last == 6) && len(g) < 6 {
+			more++
+		}
+		if g[0] == 2 || g[0] == 5 || g[0] == 6 {
+			t.Errorf("prompt %d: an EOS id as first token despite MinNewTokens 1", i)
+		}
+		for _, tok := range g[:len(g)-1] {
+			if tok == 2 || tok == 5 || tok == 6 {
+				t.Errorf("prompt %d: %v goes on after an EOS id", i, g)
+			}
+		}
+	}
+	if more == 0 {
+		t.Error("no row ended on a MoreEOS id")
+	}
+}
+
 func TestBeamMatchesReference(t *testing.T) {
 	const vocab = 17
 	for _, c := range fakeCases {

@@ -336,3 +336,24 @@ func SpecFrom(s backend.Session, def Spec) (spec Spec, layers int) {
 	}
 	return spec, layers
 }
+
+// ErrPrompt is wrapped by CheckPrompt's errors.
+var ErrPrompt = errors.New("generate: prompt does not fit the model")
+
+// CheckPrompt checks one prompt against the spec: not empty, every id a
+// row of the model's vocabulary, and room in the context for maxNew
+// generated tokens.
+func (s Spec) CheckPrompt(p []int32, maxNew int) error {
+	if len(p) == 0 {
+		return fmt.Errorf("%w: empty prompt", ErrPrompt)
+	}
+	for j, t := range p {
+		if t < 0 || int(t) >= s.Vocab {
+			return fmt.Errorf("%w: id %d at position %d is outside the model's vocabulary of %d (is the data set tokenized for this model?)", ErrPrompt, t, j, s.Vocab)
+		}
+	}
+	if s.MaxPositions > 0 && len(p)+maxNew > s.MaxPositions {
+		return fmt.Errorf("%w: %d prompt ids + %d new tokens exceed the model's context of %d positions", ErrPrompt, len(p), maxNew, s.MaxPositions)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -85,4 +86,26 @@ func (s *SUT) Close() error {
 		s.err = <-s.done
 	})
 	return s.err
+}
+
+// EncodeInt32 appends ids to dst as little-endian int32, the response
+// payload of the LLM benchmarks (every generated id, first token included:
+// what the evaluators and TEST06 read with --dtype int32).
+func EncodeInt32(dst []byte, ids []int32) []byte {
+	for _, t := range ids {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(t))
+	}
+	return dst
+}
+
+// DecodeInt32 reads a payload written by EncodeInt32.
+func DecodeInt32(b []byte) ([]int32, error) {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("generate: response of %d bytes is not a whole number of int32 ids", len(b))
+	}
+	out := make([]int32, len(b)/4)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out, nil
 }

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 )
 
 // Metadata value types.
@@ -53,9 +55,6 @@ type tensor struct {
 
 // Uint32 adds a uint32 metadata value.
 func (f *File) Uint32(key string, v uint32) { f.kvs = append(f.kvs, kv{key, typeUint32, v}) }
-
-// Uint64 adds a uint64 metadata value.
-func (f *File) Uint64(key string, v uint64) { f.kvs = append(f.kvs, kv{key, typeUint64, v}) }
 
 // Float32 adds a float32 metadata value.
 func (f *File) Float32(key string, v float32) { f.kvs = append(f.kvs, kv{key, typeFloat32, v}) }
@@ -171,3 +170,24 @@ func (f *File) WriteTo(w io.Writer) (int64, error) {
 }
 
 func pad(n uint64) uint64 { return (n + Alignment - 1) / Alignment * Alignment }
+
+// WriteFile writes f to path through a temporary file in the same folder,
+// so that a failed write leaves nothing under the final name.
+func WriteFile(path string, f *File) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("gguf: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := f.WriteTo(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("gguf: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("gguf: %w", err)
+	}
+	return nil
+}

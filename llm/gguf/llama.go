@@ -49,33 +49,7 @@ func Llama(c LlamaConfig, v Vocab, seed uint64) (*File, error) {
 	f.Uint32("llama.rope.dimension_count", uint32(c.Dim/c.Heads))
 	f.Float32("llama.attention.layer_norm_rms_epsilon", c.NormEps)
 	f.Uint32("llama.vocab_size", uint32(n))
-	tokens := make([]string, n)
-	scores := make([]float32, n)
-	types := make([]int32, n)
-	for id := range n {
-		p := v.Piece(int32(id))
-		tokens[id] = p
-		switch {
-		case id == 0:
-			types[id] = 2 // unknown
-		case id == 1 || id == 2:
-			types[id] = 3 // control
-		case len(p) == 6 && strings.HasPrefix(p, "<0x") && strings.HasSuffix(p, ">"):
-			types[id] = 6 // byte
-		default:
-			types[id] = 1
-			scores[id] = -float32(id)
-		}
-	}
-	f.String("tokenizer.ggml.model", "llama")
-	f.Strings("tokenizer.ggml.tokens", tokens)
-	f.Float32s("tokenizer.ggml.scores", scores)
-	f.Int32s("tokenizer.ggml.token_type", types)
-	f.Uint32("tokenizer.ggml.bos_token_id", 1)
-	f.Uint32("tokenizer.ggml.eos_token_id", 2)
-	f.Uint32("tokenizer.ggml.unknown_token_id", 0)
-	f.Bool("tokenizer.ggml.add_bos_token", true)
-	f.Bool("tokenizer.ggml.add_eos_token", false)
+	SentencePieceVocab(f, v)
 
 	rng := seed
 	next := func() float32 { // splitmix64 → uniform in [-1, 1)
@@ -118,4 +92,95 @@ func Llama(c LlamaConfig, v Vocab, seed uint64) (*File, error) {
 	ones("output_norm.weight")
 	mat("output.weight", c.Dim, n)
 	return f, nil
+}
+
+// SentencePieceVocab adds the tokenizer metadata of a Llama 2 style
+// SentencePiece vocabulary v (ids 0, 1, 2 are <unk>, <s>, </s>): token
+// scores are -id for normal tokens and 0 for control and byte tokens (the
+// vocabulary of llama-tokenizer-js carries no SentencePiece scores, and
+// with these llama.cpp tokenizes as Llama 2 does).
+func SentencePieceVocab(f *File, v Vocab) {
+	n := v.VocabSize()
+	tokens := make([]string, n)
+	scores := make([]float32, n)
+	types := make([]int32, n)
+	for id := range n {
+		p := v.Piece(int32(id))
+		tokens[id] = p
+		switch {
+		case id == 0:
+			types[id] = tokenUnknown
+		case id == 1 || id == 2:
+			types[id] = tokenControl
+		case len(p) == 6 && strings.HasPrefix(p, "<0x") && strings.HasSuffix(p, ">"):
+			types[id] = tokenByte
+		default:
+			types[id] = tokenNormal
+			scores[id] = -float32(id)
+		}
+	}
+	f.String("tokenizer.ggml.model", "llama")
+	f.Strings("tokenizer.ggml.tokens", tokens)
+	f.Float32s("tokenizer.ggml.scores", scores)
+	f.Int32s("tokenizer.ggml.token_type", types)
+	f.Uint32("tokenizer.ggml.bos_token_id", 1)
+	f.Uint32("tokenizer.ggml.eos_token_id", 2)
+	f.Uint32("tokenizer.ggml.unknown_token_id", 0)
+	f.Bool("tokenizer.ggml.add_bos_token", true)
+	f.Bool("tokenizer.ggml.add_eos_token", false)
+}
+
+// Token types of tokenizer.ggml.token_type (llama.cpp's llama_token_type).
+const (
+	tokenNormal  = 1
+	tokenUnknown = 2
+	tokenControl = 3
+	tokenByte    = 6
+)
+
+// BPE is a byte-level BPE vocabulary (Llama 3): its tokens in id order as
+// GPT-2 byte characters (a special token as its text), and its merges in
+// rank order.
+type BPE interface {
+	VocabSize() int
+	Token(id int32) string
+	IsSpecial(id int32) bool
+	Merges() [][2]string
+	BOS() int32
+}
+
+// BPEVocab adds the tokenizer metadata of a Llama 3 byte-level BPE
+// vocabulary as llama.cpp's convert_hf_to_gguf.py writes it: model
+// "gpt2", pre-tokenizer "llama-bpe" (Llama 3's split regex), the tokens,
+// their types (special tokens control, the rest normal), the merges as
+// "left right" strings, BOS added, and eos the id generation ends on.
+func BPEVocab(f *File, v BPE, eos int32) error {
+	n := v.VocabSize()
+	if eos < 0 || int(eos) >= n || v.BOS() < 0 {
+		return fmt.Errorf("gguf: eos %d, bos %d for a vocabulary of %d", eos, v.BOS(), n)
+	}
+	tokens := make([]string, n)
+	types := make([]int32, n)
+	for id := range n {
+		tokens[id] = v.Token(int32(id))
+		types[id] = tokenNormal
+		if v.IsSpecial(int32(id)) {
+			types[id] = tokenControl
+		}
+	}
+	ms := v.Merges()
+	merges := make([]string, len(ms))
+	for i, m := range ms {
+		merges[i] = m[0] + " " + m[1]
+	}
+	f.String("tokenizer.ggml.model", "gpt2")
+	f.String("tokenizer.ggml.pre", "llama-bpe")
+	f.Strings("tokenizer.ggml.tokens", tokens)
+	f.Int32s("tokenizer.ggml.token_type", types)
+	f.Strings("tokenizer.ggml.merges", merges)
+	f.Uint32("tokenizer.ggml.bos_token_id", uint32(v.BOS()))
+	f.Uint32("tokenizer.ggml.eos_token_id", uint32(eos))
+	f.Bool("tokenizer.ggml.add_bos_token", true)
+	f.Bool("tokenizer.ggml.add_eos_token", false)
+	return nil
 }

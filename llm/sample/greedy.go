@@ -3,6 +3,7 @@ package sample
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // argmaxMasked is Argmax of row with row[skip] read as -Inf (skip < 0: no
@@ -40,6 +41,35 @@ type GreedyConfig struct {
 	// MaxNewTokens ends the sequence after this many tokens (1024 for
 	// Llama 2). Must be positive.
 	MaxNewTokens int
+	// MoreEOS are further ids that end the sequence like EOS and are
+	// masked with it under MinNewTokens: a model whose generation config
+	// lists several (Llama 3.1 Instruct: <|end_of_text|> and <|eom_id|>
+	// besides <|eot_id|>), as vLLM's stop_token_ids. Read only.
+	MoreEOS []int32
+}
+
+// IsZero reports whether c is the zero config.
+func (c GreedyConfig) IsZero() bool {
+	return c.EOS == 0 && c.MinNewTokens == 0 && c.MaxNewTokens == 0 && c.MoreEOS == nil
+}
+
+// IsEOS reports whether tok ends a sequence: EOS (when not negative) or
+// one of MoreEOS.
+func (c *GreedyConfig) IsEOS(tok int32) bool {
+	return (c.EOS >= 0 && tok == c.EOS) || slices.Contains(c.MoreEOS, tok)
+}
+
+// MaskEOS sets the logits of every end-of-sequence id inside row to -Inf.
+func (c *GreedyConfig) MaskEOS(row []float32) {
+	negInf := float32(math.Inf(-1))
+	if c.EOS >= 0 && int(c.EOS) < len(row) {
+		row[c.EOS] = negInf
+	}
+	for _, id := range c.MoreEOS {
+		if id >= 0 && int(id) < len(row) {
+			row[id] = negInf
+		}
+	}
 }
 
 // Greedy decodes one sequence by argmax. It is not safe for concurrent use;
@@ -73,18 +103,29 @@ func (g *Greedy) Step(logits []float32) (tok int32, done bool, err error) {
 	if len(logits) == 0 {
 		return 0, false, fmt.Errorf("%w: greedy: empty logits row", ErrBadInput)
 	}
-	mask := g.cfg.EOS >= 0 && len(g.tokens) < g.cfg.MinNewTokens && int(g.cfg.EOS) < len(logits)
-	if mask && len(logits) == 1 {
-		return 0, false, fmt.Errorf("%w: greedy: vocabulary of one token, the EOS, which is masked", ErrBadInput)
+	mask := len(g.tokens) < g.cfg.MinNewTokens
+	var best int
+	if mask && len(g.cfg.MoreEOS) > 0 {
+		row := slices.Clone(logits)
+		g.cfg.MaskEOS(row)
+		best = Argmax(row)
+		if g.cfg.IsEOS(int32(best)) {
+			return 0, false, fmt.Errorf("%w: greedy: every token of the vocabulary is an end-of-sequence id, which are masked", ErrBadInput)
+		}
+	} else {
+		mask = mask && g.cfg.EOS >= 0 && int(g.cfg.EOS) < len(logits)
+		if mask && len(logits) == 1 {
+			return 0, false, fmt.Errorf("%w: greedy: vocabulary of one token, the EOS, which is masked", ErrBadInput)
+		}
+		skip := -1
+		if mask {
+			skip = int(g.cfg.EOS)
+		}
+		best = argmaxMasked(logits, skip)
 	}
-	skip := -1
-	if mask {
-		skip = int(g.cfg.EOS)
-	}
-	best := argmaxMasked(logits, skip)
 	tok = int32(best)
 	g.tokens = append(g.tokens, tok)
-	g.done = (g.cfg.EOS >= 0 && tok == g.cfg.EOS) || len(g.tokens) >= g.cfg.MaxNewTokens
+	g.done = g.cfg.IsEOS(tok) || len(g.tokens) >= g.cfg.MaxNewTokens
 	return tok, g.done, nil
 }
 

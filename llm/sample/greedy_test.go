@@ -28,6 +28,18 @@ func TestGreedy(t *testing.T) {
 			want: []int32{1, 0, 3, 2},
 		},
 		{
+			name: "a MoreEOS id ends the sequence like EOS",
+			cfg:  GreedyConfig{EOS: 2, MoreEOS: []int32{0}, MaxNewTokens: 5},
+			rows: [][]float32{{1, 9, 0, 3}, {9, 1, 0, 3}},
+			want: []int32{1, 0},
+		},
+		{
+			name: "MoreEOS ids are masked with EOS under min_new_tokens",
+			cfg:  GreedyConfig{EOS: 2, MoreEOS: []int32{0, 3}, MinNewTokens: 1, MaxNewTokens: 5},
+			rows: [][]float32{{9, 1, 8, 7}, {9, 1, 8, 7}},
+			want: []int32{1, 0},
+		},
+		{
 			name: "max_new_tokens ends the sequence",
 			cfg:  GreedyConfig{EOS: 2, MaxNewTokens: 3},
 			rows: [][]float32{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 0, 1}},

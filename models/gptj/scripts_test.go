@@ -100,6 +100,30 @@ func TestVerifyDatasetScript(t *testing.T) {
 	}
 }
 
+// Run from outside the clone without a tokenizer argument, the script
+// uses the tokenizer where the binary finds it (`mlperf deps`: here the
+// per-user folder make setup fills), not a .deps beside the working
+// directory; where the binary finds none, it says so and how to fix it.
+func TestVerifyDatasetScriptFindsTheTokenizerAsTheBinaryDoes(t *testing.T) {
+	dir := t.TempDir()
+	userDeps := filepath.Join(dir, "per-user-deps")
+	fake := scripttest.FakeMlperf(t, dir, userDeps)
+	file := filepath.Join(dir, "cnn_eval.json")
+	os.WriteFile(file, []byte("[]"), 0o644)
+	elsewhere := t.TempDir()
+	env := []string{"MLPERF=" + fake, "MLPERF_DEPS="}
+	out, ok := scripttest.RunIn(t, elsewhere, "verify_dataset.sh", env, file)
+	if ok || !strings.Contains(out, "GPT-2 tokenizer not installed") || !strings.Contains(out, "make setup") || !strings.Contains(out, "(per-user)") {
+		t.Fatalf("no tokenizer anywhere: ok=%v:\n%s", ok, out)
+	}
+	os.MkdirAll(filepath.Join(userDeps, "gptj"), 0o755)
+	os.WriteFile(filepath.Join(userDeps, "gptj", "encoder.json"), []byte("{}"), 0o644)
+	out, ok = scripttest.RunIn(t, elsewhere, "verify_dataset.sh", env, file)
+	if !ok || !strings.Contains(out, "args: dataset verify cnndm --data "+file+" --tokenizer "+filepath.Join(userDeps, "gptj")) {
+		t.Fatalf("tokenizer in the per-user folder: ok=%v:\n%s", ok, out)
+	}
+}
+
 func TestDownloadDatasetScript(t *testing.T) {
 	// Without a URL the script explains how to make the file and fails.
 	out, ok := scripttest.Run(t, "download_dataset.sh", []string{"CNNDM_URL="}, t.TempDir())

@@ -13,9 +13,8 @@ import (
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
-	"github.com/mlperf-go/inference/harness"
 	"github.com/mlperf-go/inference/llm/generate"
-	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -61,6 +60,7 @@ var descriptor = &spec.Benchmark{
 	// running sequence (--batch), and the prompts are read from the
 	// parquet as they are.
 	Compliance: []string{"TEST06"},
+	EOS:        EOS,
 	Driver:     driver{},
 }
 
@@ -69,6 +69,16 @@ type driver struct{}
 
 // BuildModel implements spec.ModelBuilder.
 func (driver) BuildModel(path, size string, seed uint64) error { return buildFile(path, size, seed) }
+
+// BuildGGUF implements spec.GGUFBuilder: the synthetic model as a llama.cpp
+// GGUF with the Llama 2 vocabulary of --tokenizer.
+func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
+	tok, err := lazyTokenizer(e["tokenizer"])()
+	if err != nil {
+		return err
+	}
+	return buildGGUFFile(path, size, seed, tok)
+}
 
 // CheckOptions implements spec.OptionChecker: --max-new-tokens.
 func (driver) CheckOptions(o *spec.RunOptions) error { _, err := maxNewTokens(o.Extra); return err }
@@ -157,17 +167,16 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		// A sequence's cache at its longest: the longest prompt of the
 		// data set and every new token.
 		SampleBytes: dims.BytesPerToken(backend.Float32) * int64(openorca.MaxTokens+maxNew),
-		Done:        func() int64 { n, _ := bench.Done(); return n },
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw: staticBatches(m, qsl, gen),
+		Raw: llmbench.StaticBatches(m, qsl.Prompt, gen),
 		After: func(ctx context.Context, res *loadgen.Result) error {
 			samples, tokens := bench.Done()
 			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens\n", samples, tokens)
 			if env.AuditConf == "" {
 				return nil
 			}
-			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
+			return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
 		},
 		Close: closeAll,
 	}, nil
@@ -207,25 +216,6 @@ func loadDecoder(env *spec.OpenRequest, tok func() (*tokenizer.Llama, error), ne
 		fmt.Fprintf(env.Stderr, "llama2: %v; the model's vocabulary is not checked\n", terr)
 	}
 	return m, dims, sess.Close, nil
-}
-
-// staticBatches is the decoder as perf's raw side calls it: greedy
-// decoding of each batch of loaded prompts as one static batch (where the
-// SUT batches continuously), without the loadgen.
-func staticBatches(m *generate.Model, qsl *qsl, gen sample.GreedyConfig) harness.Model {
-	cfg := generate.GreedyConfig{GreedyConfig: gen}
-	return harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
-		prompts := make([][]int32, len(idx))
-		for i, s := range idx {
-			p, err := qsl.Prompt(s)
-			if err != nil {
-				return err
-			}
-			prompts[i] = p
-		}
-		_, err := m.Greedy(ctx, prompts, cfg)
-		return err
-	})
 }
 
 // Score is the reference's evaluate-accuracy.py: ROUGE of the decoded

@@ -2,7 +2,6 @@ package llama2
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/mlperf-go/inference/backend"
@@ -34,23 +33,15 @@ func Generation() sample.GreedyConfig {
 // encodeTokens appends the response payload of ids to dst: every generated
 // id, first token included, as little-endian int32 (what the evaluator and
 // TEST06 read with --dtype int32).
-func encodeTokens(dst []byte, ids []int32) []byte {
-	for _, t := range ids {
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(t))
-	}
-	return dst
-}
+func encodeTokens(dst []byte, ids []int32) []byte { return generate.EncodeInt32(dst, ids) }
 
 // DecodeTokens reads a response payload written by EncodeTokens.
 func DecodeTokens(b []byte) ([]int32, error) {
-	if len(b)%4 != 0 {
-		return nil, fmt.Errorf("llama2: response of %d bytes is not a whole number of int32 ids", len(b))
+	ids, err := generate.DecodeInt32(b)
+	if err != nil {
+		return nil, fmt.Errorf("llama2: %w", err)
 	}
-	out := make([]int32, len(b)/4)
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out, nil
+	return ids, nil
 }
 
 // New checks sess against the decoder contract of config c (the official
@@ -93,7 +84,7 @@ type sutConfig struct {
 // token included, with Tokens set (n_tokens = length, TEST06's checks).
 // Close it after the run.
 func newSUT(ctx context.Context, m *generate.Model, cfg sutConfig) (*generate.SUT, error) {
-	if cfg.Generation == (sample.GreedyConfig{}) {
+	if cfg.Generation.IsZero() {
 		cfg.Generation = Generation()
 	}
 	s, err := m.NewSUT(ctx, generate.SUTConfig{

@@ -16,6 +16,7 @@ import (
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -177,11 +178,10 @@ func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err err
 	if maxNew != maxNewTokensDefault {
 		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
 	}
-	bench := &benchmark{sut: sut, offline: env.Scenario == loadgen.Offline}
+	bench := llmbench.Wrap(sut, env.Scenario == loadgen.Offline)
 	return &spec.Instance{
-		SUT:  bench,
-		QSL:  qsl,
-		Done: func() int64 { n, _ := bench.Done(); return n },
+		SUT: bench,
+		QSL: qsl,
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
 		After: func(ctx context.Context, res *loadgen.Result) error {
@@ -190,7 +190,7 @@ func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err err
 			if env.AuditConf == "" {
 				return nil
 			}
-			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
+			return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
 		},
 		Close: func() error {
 			err := bench.Close()

@@ -7,10 +7,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/remote/openai"
 )
@@ -29,81 +29,28 @@ func promptIDs(t *tokenizer.Llama, text string) []int32 {
 	return append(ids, t.Encode(text, false)...)
 }
 
-// generator is Llama 2 greedy decoding with continuous batching behind
-// openai.Generator: every request joins the running batch. Close it after
-// the server has drained.
-type generator struct {
-	bt   *generate.Batcher
-	tok  *tokenizer.Llama
-	eos  int32
-	done chan error
-}
+// textTokenizer is the Llama 2 tokenizer as llmbench.Generator reads
+// and writes text.
+type textTokenizer struct{ *tokenizer.Llama }
 
-// newGenerator starts a batcher of maxBatch sequences on m; tok turns text
-// into ids and back.
-func newGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*generator, error) {
+func (t textTokenizer) PromptIDs(text string) []int32 { return promptIDs(t.Llama, text) }
+
+func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.AppendPieceBytes(dst, id) }
+
+// newGenerator starts Llama 2 greedy decoding with continuous batching
+// behind openai.Generator (llmbench.Generator) with a batcher of maxBatch
+// sequences on m: every request joins the running batch, the tokens
+// stream as their text, byte pieces joined into whole UTF-8 characters,
+// EOS not written; tok turns text into ids and back. Close it after the
+// server has drained.
+func newGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*llmbench.Generator, error) {
 	gen := Generation()
 	gen.MaxNewTokens = maxNew
-	bt, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: gen, MaxBatch: maxBatch})
+	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, maxBatch, gen)
 	if err != nil {
 		return nil, fmt.Errorf("llama2: %w", err)
 	}
-	g := &generator{bt: bt, tok: tok, eos: int32(gen.EOS), done: make(chan error, 1)}
-	go func() { g.done <- bt.Run(ctx) }()
 	return g, nil
-}
-
-// Generate implements openai.Generator: the tokens stream as their text,
-// byte pieces joined into whole UTF-8 characters, EOS not written.
-func (g *generator) Generate(ctx context.Context, prompt string, maxTokens int, emit func(string)) (openai.Usage, error) {
-	ids := promptIDs(g.tok, prompt)
-	toks := make(chan int32, maxTokens+1)
-	type result struct {
-		toks []int32
-		err  error
-	}
-	res := make(chan result, 1)
-	g.bt.Submit(&generate.Request{
-		Prompt: ids, MaxNewTokens: maxTokens,
-		Token: func(t int32) { toks <- t },
-		Done:  func(t []int32, err error) { res <- result{t, err} },
-	})
-	var pending []byte
-	out := func(t int32) {
-		pending = g.tok.AppendPieceBytes(pending, t)
-		if len(pending) > 0 && (utf8.Valid(pending) || len(pending) >= utf8.UTFMax) && ctx.Err() == nil {
-			emit(string(pending))
-			pending = pending[:0]
-		}
-	}
-	for {
-		select {
-		case t := <-toks:
-			out(t)
-			continue
-		case r := <-res:
-			for len(toks) > 0 {
-				out(<-toks)
-			}
-			if r.err != nil {
-				return openai.Usage{}, fmt.Errorf("llama2: %w", r.err)
-			}
-			if len(pending) > 0 && ctx.Err() == nil {
-				emit(string(pending))
-			}
-			u := openai.Usage{PromptTokens: len(ids), CompletionTokens: len(r.toks), FinishReason: "length"}
-			if n := len(r.toks); n > 0 && r.toks[n-1] == g.eos {
-				u.FinishReason = "stop"
-			}
-			return u, nil
-		}
-	}
-}
-
-// Close stops the batcher once every accepted request is done.
-func (g *generator) Close() error {
-	g.bt.Close()
-	return <-g.done
 }
 
 // OpenGenerator implements spec.GeneratorOpener: the run's model as a

@@ -85,3 +85,37 @@ func TestDownloadModel(t *testing.T) {
 		})
 	}
 }
+
+// The data set scripts reach datasets/imagenet's: the download explains
+// ImageNet's manual step when no tar is given, and the verification
+// passes a complete folder and fails one missing an image.
+func TestDatasetScripts(t *testing.T) {
+	dir := t.TempDir()
+	out, ok := scripttest.Run(t, "download_dataset.sh", nil, "-d", filepath.Join(dir, "none"), "-t", filepath.Join(dir, "absent.tar"))
+	if ok || !strings.Contains(out, "image-net.org") {
+		t.Fatalf("download without the tar: ok=%v:\n%s", ok, out)
+	}
+	data := filepath.Join(dir, "imagenet")
+	os.MkdirAll(data, 0o755)
+	os.WriteFile(filepath.Join(data, "val_map.txt"), []byte("a.JPEG 0\nb.JPEG 1\n"), 0o644)
+	os.WriteFile(filepath.Join(data, "a.JPEG"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(data, "b.JPEG"), []byte("b"), 0o644)
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", nil, "-d", data, "-n", "2"); !ok {
+		t.Fatalf("verify of a complete folder: %s", out)
+	}
+	os.Remove(filepath.Join(data, "b.JPEG"))
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", nil, "-d", data, "-n", "2"); ok || !strings.Contains(out, "b.JPEG") {
+		t.Fatalf("verify of a folder missing b.JPEG: ok=%v:\n%s", ok, out)
+	}
+}
+
+// run_and_time.sh runs `mlperf run resnet50` with its arguments, passes on its
+// exit status and reports the wall-clock time.
+func TestRunAndTime(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "mlperf")
+	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
+	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
+	if ok || !strings.Contains(out, "args: run resnet50 --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
+		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}

@@ -146,9 +146,8 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (inst *spec.Instanc
 	}
 	s := m.Shape()
 	return &spec.Instance{
-		SUT:  sut,
-		QSL:  qsl,
-		Done: sut.Done,
+		SUT: sut,
+		QSL: qsl,
 		Describe: fmt.Sprintf("whisper: %s %s, model %s (%d+%d layers, width %d, vocabulary %d), %s backend, batch %d, %d worker(s), %d clips (%.2f hours) in %s",
 			r.Scenario, r.Mode, r.Model, s.Layers, s.Layers, s.Width, s.Vocab, r.Backend, r.Batch, r.Workers, ds.Len(), ds.Duration/3600, ds.Manifest),
 		Close: func() error {

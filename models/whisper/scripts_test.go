@@ -109,3 +109,33 @@ func TestModelFiles(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+// The data set scripts reach datasets/librispeech's: verification of a
+// folder without the manifest names the download; with it, both run
+// `mlperf dataset verify librispeech` on the folder.
+func TestDatasetScripts(t *testing.T) {
+	dir := t.TempDir()
+	fake := scripttest.FakeMlperf(t, t.TempDir(), t.TempDir())
+	env := []string{"MLPERF=" + fake}
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", env, dir); ok || !strings.Contains(out, "download_dataset.sh") {
+		t.Fatalf("verify without a manifest: ok=%v:\n%s", ok, out)
+	}
+	os.WriteFile(filepath.Join(dir, "dev-all-repack.json"), []byte("[]"), 0o644)
+	if out, ok := scripttest.Run(t, "verify_dataset.sh", env, dir); !ok || !strings.Contains(out, "args: dataset verify librispeech --data "+dir+" -n 0") {
+		t.Fatalf("verify: ok=%v:\n%s", ok, out)
+	}
+	if out, ok := scripttest.Run(t, "download_dataset.sh", env, dir); !ok || !strings.Contains(out, "already there") || !strings.Contains(out, "args: dataset verify librispeech --data "+dir) {
+		t.Fatalf("download of a prepared folder: ok=%v:\n%s", ok, out)
+	}
+}
+
+// run_and_time.sh runs `mlperf run whisper` with its arguments, passes on
+// its exit status and reports the wall-clock time.
+func TestRunAndTime(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "mlperf")
+	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
+	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
+	if ok || !strings.Contains(out, "args: run whisper --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
+		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}

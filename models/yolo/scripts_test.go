@@ -245,3 +245,14 @@ func TestDownloadAndVerifyDatasetScripts(t *testing.T) {
 		t.Error("corrupted archive kept")
 	}
 }
+
+// run_and_time.sh runs `mlperf run yolo` with its arguments, passes on
+// its exit status and reports the wall-clock time.
+func TestRunAndTime(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "mlperf")
+	os.WriteFile(fake, []byte("#!/usr/bin/env bash\necho \"args: $*\"\nexit 3\n"), 0o755)
+	out, ok := scripttest.Run(t, "run_and_time.sh", []string{"MLPERF_BIN=" + fake}, "--scenario", "Offline")
+	if ok || !strings.Contains(out, "args: run yolo --scenario Offline") || !strings.Contains(out, "exit status 3") || !strings.Contains(out, "wall-clock") {
+		t.Fatalf("ok=%v:\n%s", ok, out)
+	}
+}

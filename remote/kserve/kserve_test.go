@@ -296,9 +296,26 @@ func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 	log.mu.Lock()
 	before := len(log.nodes) // inferences made while dialling, if any
 	log.mu.Unlock()
-	for range 4 {
-		if _, err := p.Run(ctx, []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}); err != nil {
+	// Requests go round-robin, each reporting its node's index into
+	// Endpoints to a caller that asks (WithNodeReport).
+	if got := p.Endpoints(); len(got) != 2 || "http://"+got[0] != eps[0] || "http://"+got[1] != eps[1] {
+		t.Errorf("Endpoints %v, dialled %v", got, eps)
+	}
+	for i := range 4 {
+		node := -1
+		rctx := WithNodeReport(ctx, &node)
+		in := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1, 3}, Data: []float32{1, 2, 3}}}
+		var err error
+		if i%2 == 0 {
+			_, err = p.Run(rctx, in)
+		} else {
+			_, _, err = p.RunTimed(rctx, in)
+		}
+		if err != nil {
 			t.Fatal(err)
+		}
+		if node != i%2 {
+			t.Errorf("request %d went to node %d, want %d in turn", i, node, i%2)
 		}
 	}
 	log.mu.Lock()

@@ -69,8 +69,37 @@ func (s *Session) Endpoint() string {
 
 // RunTimed is Run on the next node in turn, with the server's timings.
 func (p *Pool) RunTimed(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, Timings, error) {
-	n := p.nodes[int((p.next.Add(1)-1)%uint64(len(p.nodes)))]
-	return n.RunTimed(ctx, in)
+	return p.pick(ctx).RunTimed(ctx, in)
+}
+
+// nodeReportKey is the context key of WithNodeReport.
+type nodeReportKey struct{}
+
+// WithNodeReport returns ctx carrying i: a Pool's Run or RunTimed under it
+// stores there the index (into Endpoints) of the node it sends the
+// request to, so that a caller can tell which node served which samples.
+func WithNodeReport(ctx context.Context, i *int) context.Context {
+	return context.WithValue(ctx, nodeReportKey{}, i)
+}
+
+// pick returns the next node in turn, reporting its index to ctx's
+// WithNodeReport.
+func (p *Pool) pick(ctx context.Context) Node {
+	i := int((p.next.Add(1) - 1) % uint64(len(p.nodes)))
+	if r, ok := ctx.Value(nodeReportKey{}).(*int); ok && r != nil {
+		*r = i
+	}
+	return p.nodes[i]
+}
+
+// Endpoints lists the nodes' endpoints, in the order WithNodeReport's
+// indices count them (the order dialled).
+func (p *Pool) Endpoints() []string {
+	out := make([]string, len(p.nodes))
+	for i, n := range p.nodes {
+		out[i] = n.Endpoint()
+	}
+	return out
 }
 
 var _ Node = (*Session)(nil)

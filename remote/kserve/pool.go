@@ -70,8 +70,7 @@ func (p *Pool) Nodes() int { return len(p.nodes) }
 
 // Run implements backend.Session on the next node in turn.
 func (p *Pool) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
-	n := p.nodes[int((p.next.Add(1)-1)%uint64(len(p.nodes)))]
-	return n.Run(ctx, in)
+	return p.pick(ctx).Run(ctx, in)
 }
 
 // Name asks every node for its name (a network round trip each, as the

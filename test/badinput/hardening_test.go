@@ -40,16 +40,16 @@ func hardeningCases() []badCase {
 			return err
 		}},
 		{name: "report: a file instead of a folder", want: "is a file, not a folder; give a run folder", run: func(t *testing.T) error {
-			return report.Write(io.Discard, write(t, "notes.txt", []byte("x")))
+			return report.Write(io.Discard, report.Options{Paths: []string{write(t, "notes.txt", []byte("x"))}})
 		}},
 		{name: "report: the summary log instead of its folder", want: "give the run folder that holds it", run: func(t *testing.T) error {
-			return report.Write(io.Discard, write(t, "mlperf_log_summary.txt", []byte("x")))
+			return report.Write(io.Discard, report.Options{Paths: []string{write(t, "mlperf_log_summary.txt", []byte("x"))}})
 		}},
 		{name: "report: a path that does not exist", want: "does not exist", run: func(t *testing.T) error {
-			return report.Write(io.Discard, filepath.Join(t.TempDir(), "results"))
+			return report.Write(io.Discard, report.Options{Paths: []string{filepath.Join(t.TempDir(), "results")}})
 		}},
 		{name: "report: an empty folder", want: "no mlperf_log_detail.txt", run: func(t *testing.T) error {
-			return report.Write(io.Discard, t.TempDir())
+			return report.Write(io.Discard, report.Options{Paths: []string{t.TempDir()}})
 		}},
 		{name: "dataset: --data a file where the data set is a folder", want: "is a file; want the ImageNet folder", run: func(t *testing.T) error {
 			d := &spec.Dataset{Name: "imagenet", DataWant: "the ImageNet folder"}
@@ -188,9 +188,8 @@ func hardeningCases() []badCase {
 			var out bytes.Buffer
 			return check.Main(context.Background(), []string{t.TempDir(), t.TempDir()}, &out, &out)
 		}},
-		badCase{name: "report: a second folder", want: "unexpected argument", run: func(t *testing.T) error {
-			var out bytes.Buffer
-			return report.Main(context.Background(), []string{t.TempDir(), "other", "--out", "-"}, &out, &out)
+		badCase{name: "report: a third folder", want: "give one folder, or two to compare", run: func(t *testing.T) error {
+			return report.Write(io.Discard, report.Options{Paths: []string{t.TempDir(), t.TempDir(), t.TempDir()}})
 		}},
 		badCase{name: "submission: --out a file", want: "is a file", run: func(t *testing.T) error {
 			var out bytes.Buffer

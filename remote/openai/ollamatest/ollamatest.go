@@ -1,11 +1,15 @@
 // Package ollamatest starts a real OpenAI-compatible serving engine for
 // tests: ollama (built by make setup into .deps/ollama) serving a tiny
 // Llama-architecture GGUF with seeded weights and the real Llama 2
-// vocabulary (package llm/gguf), on a loopback port. Tests skip, with the
-// reason, when ollama is not installed.
+// vocabulary (package llm/gguf), or a GGUF the test wrote (StartFile), on
+// a loopback port. Tests skip, with the reason, when ollama is not
+// installed.
 package ollamatest
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -46,16 +50,14 @@ func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 // printed if t failed.
 func Start(t testing.TB, tok *tokenizer.Llama, parallel int) string {
 	t.Helper()
-	bin := Binary()
-	if bin == "" {
+	if Binary() == "" {
 		t.Skip("ollama is not installed (make setup installs it into .deps/ollama); skipping the real-engine test")
 	}
-	dir := t.TempDir()
 	f, err := gguf.Llama(gguf.TinyLlama, tok, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(dir, "tiny.gguf")
+	model := filepath.Join(t.TempDir(), "tiny.gguf")
 	out, err := os.Create(model)
 	if err != nil {
 		t.Fatal(err)
@@ -64,10 +66,26 @@ func Start(t testing.TB, tok *tokenizer.Llama, parallel int) string {
 		t.Fatal(err)
 	}
 	out.Close()
+	return StartFile(t, model, parallel)
+}
+
+// StartFile serves the GGUF at model as Model, as Start does; params are
+// extra Modelfile lines ("PARAMETER repeat_penalty 1").
+func StartFile(t testing.TB, model string, parallel int, params ...string) string {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		t.Skip("ollama is not installed (make setup installs it into .deps/ollama); skipping the real-engine test")
+	}
+	dir := t.TempDir()
 	// TEMPLATE {{ .Prompt }}: the prompt goes to the model as sent, with no
 	// chat template around it.
 	mf := filepath.Join(dir, "Modelfile")
-	if err := os.WriteFile(mf, []byte("FROM "+model+"\nTEMPLATE {{ .Prompt }}\nPARAMETER num_ctx 1024\n"), 0o644); err != nil {
+	body := "FROM " + model + "\nTEMPLATE {{ .Prompt }}\nPARAMETER num_ctx 1024\n"
+	for _, p := range params {
+		body += p + "\n"
+	}
+	if err := os.WriteFile(mf, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -127,4 +145,31 @@ func Start(t testing.TB, tok *tokenizer.Llama, parallel int) string {
 		t.Fatalf("ollama create: %v\n%s", err, b)
 	}
 	return addr
+}
+
+// Complete asks the server at addr for a greedy (temperature 0), not
+// streamed /v1/completions of at most n tokens of prompt from Model and
+// returns its text.
+func Complete(t testing.TB, addr, prompt string, n int) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": Model, "prompt": prompt, "max_tokens": n, "temperature": 0})
+	c := &http.Client{Timeout: 2 * time.Minute}
+	resp, err := c.Post("http://"+addr+"/v1/completions", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("completion: status %d, %v: %s", resp.StatusCode, err, b)
+	}
+	var out struct {
+		Choices []struct {
+			Text string `json:"text"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil || len(out.Choices) != 1 {
+		t.Fatalf("completion: %v: %s", err, b)
+	}
+	return out.Choices[0].Text
 }

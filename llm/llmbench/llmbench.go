@@ -1,0 +1,218 @@
+// Package llmbench holds what every LLM benchmark (Llama 2, Llama 3.1,
+// Mixtral) builds on top of llm/generate for a run: the counting SUT
+// (continuous batching locally, or a remote engine's SUT), the static
+// batches of `mlperf perf`'s raw side, and the text generator `mlperf
+// serve` puts behind /v1/completions. A benchmark package gives it its
+// generation rule, tokenizer and prompts.
+package llmbench
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/llm/generate"
+	"github.com/mlperf-go/inference/llm/sample"
+	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/remote/openai"
+)
+
+// Prompts returns the prompt ids of a loaded sample.
+type Prompts func(loadgen.SampleIndex) ([]int32, error)
+
+// ClosingSUT is a SUT that is closed after the run: the local decoder's or
+// a remote engine's.
+type ClosingSUT interface {
+	loadgen.SUT
+	Close() error
+}
+
+// SUT is a loadgen SUT for one scenario: a decoder's SUT with FirstToken
+// withheld in Offline (LoadGen needs it only in the other scenarios) and a
+// count of completed samples and tokens. IssueQuery is safe for
+// concurrent use.
+type SUT struct {
+	sut     ClosingSUT
+	offline bool
+	samples atomic.Int64
+	tokens  atomic.Int64
+}
+
+// Wrap counts the responses of s; offline withholds FirstToken.
+func Wrap(s ClosingSUT, offline bool) *SUT { return &SUT{sut: s, offline: offline} }
+
+// LocalConfig configures NewLocal.
+type LocalConfig struct {
+	// Prompts gives the prompt ids of a loaded sample.
+	Prompts Prompts
+	// MaxBatch is the number of sequences decoded together (continuous
+	// batching); at least 1.
+	MaxBatch int
+	// Generation is the decoding rule.
+	Generation sample.GreedyConfig
+	// Offline withholds FirstToken (the Offline scenario).
+	Offline bool
+}
+
+// NewLocal starts greedy decoding with continuous batching on m: the
+// first token goes to the loadgen's FirstToken (not in Offline) and every
+// response holds all generated ids as little-endian int32, first token
+// included, with Tokens set (n_tokens = length, TEST06's checks). Close it
+// after the run.
+func NewLocal(ctx context.Context, m *generate.Model, cfg LocalConfig) (*SUT, error) {
+	s, err := m.NewSUT(ctx, generate.SUTConfig{
+		BatcherConfig: generate.BatcherConfig{GreedyConfig: cfg.Generation, MaxBatch: cfg.MaxBatch},
+		Prompt:        cfg.Prompts,
+		Encode:        generate.EncodeInt32,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Wrap(s, cfg.Offline), nil
+}
+
+// counting passes responses on and counts them.
+type counting struct {
+	c loadgen.Completer
+	b *SUT
+}
+
+func (c counting) Complete(rs ...loadgen.Response) {
+	n := 0
+	for _, r := range rs {
+		n += r.Tokens
+	}
+	c.b.tokens.Add(int64(n))
+	c.b.samples.Add(int64(len(rs)))
+	c.c.Complete(rs...)
+}
+
+type countingTokens struct {
+	counting
+	tc loadgen.TokenCompleter
+}
+
+func (c countingTokens) FirstToken(id loadgen.ResponseID, data []byte) { c.tc.FirstToken(id, data) }
+
+// IssueQuery implements loadgen.SUT.
+func (b *SUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	cc := counting{c: c, b: b}
+	if tc, ok := c.(loadgen.TokenCompleter); ok && !b.offline {
+		b.sut.IssueQuery(ctx, samples, countingTokens{cc, tc})
+		return
+	}
+	b.sut.IssueQuery(ctx, samples, cc)
+}
+
+// Done returns the samples and generated tokens completed so far.
+func (b *SUT) Done() (samples, tokens int64) { return b.samples.Load(), b.tokens.Load() }
+
+// Close stops the SUT once every issued sample is done.
+func (b *SUT) Close() error { return b.sut.Close() }
+
+// StaticBatches is the decoder as perf's raw side calls it: greedy
+// decoding of each batch of loaded prompts as one static batch (where the
+// SUT batches continuously), without the loadgen.
+func StaticBatches(m *generate.Model, prompts Prompts, gen sample.GreedyConfig) harness.Model {
+	cfg := generate.GreedyConfig{GreedyConfig: gen}
+	return harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+		ps := make([][]int32, len(idx))
+		for i, s := range idx {
+			p, err := prompts(s)
+			if err != nil {
+				return err
+			}
+			ps[i] = p
+		}
+		_, err := m.Greedy(ctx, ps, cfg)
+		return err
+	})
+}
+
+// TextTokenizer is what Generator needs of a tokenizer.
+type TextTokenizer interface {
+	// PromptIDs returns the ids a server runs for a prompt text (BOS
+	// first, as the engines add it).
+	PromptIDs(text string) []int32
+	// AppendText appends the bytes id stands for in generated text to dst
+	// (nothing for special tokens).
+	AppendText(dst []byte, id int32) []byte
+}
+
+// Generator is greedy decoding with continuous batching behind
+// openai.Generator: every request joins the running batch. Close it after
+// the server has drained.
+type Generator struct {
+	bt   *generate.Batcher
+	tok  TextTokenizer
+	gen  sample.GreedyConfig
+	done chan error
+}
+
+// NewGenerator starts a batcher of maxBatch sequences decoding by gen on
+// m; tok turns text into ids and back.
+func NewGenerator(ctx context.Context, m *generate.Model, tok TextTokenizer, maxBatch int, gen sample.GreedyConfig) (*Generator, error) {
+	bt, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: gen, MaxBatch: maxBatch})
+	if err != nil {
+		return nil, err
+	}
+	g := &Generator{bt: bt, tok: tok, gen: gen, done: make(chan error, 1)}
+	go func() { g.done <- bt.Run(ctx) }()
+	return g, nil
+}
+
+// Generate implements openai.Generator: the tokens stream as their text,
+// bytes joined into whole UTF-8 characters, end-of-sequence ids not
+// written.
+func (g *Generator) Generate(ctx context.Context, prompt string, maxTokens int, emit func(string)) (openai.Usage, error) {
+	ids := g.tok.PromptIDs(prompt)
+	toks := make(chan int32, maxTokens+1)
+	type result struct {
+		toks []int32
+		err  error
+	}
+	res := make(chan result, 1)
+	g.bt.Submit(&generate.Request{
+		Prompt: ids, MaxNewTokens: maxTokens,
+		Token: func(t int32) { toks <- t },
+		Done:  func(t []int32, err error) { res <- result{t, err} },
+	})
+	var pending []byte
+	out := func(t int32) {
+		pending = g.tok.AppendText(pending, t)
+		if len(pending) > 0 && (utf8.Valid(pending) || len(pending) >= utf8.UTFMax) && ctx.Err() == nil {
+			emit(string(pending))
+			pending = pending[:0]
+		}
+	}
+	for {
+		select {
+		case t := <-toks:
+			out(t)
+			continue
+		case r := <-res:
+			for len(toks) > 0 {
+				out(<-toks)
+			}
+			if r.err != nil {
+				return openai.Usage{}, fmt.Errorf("llmbench: %w", r.err)
+			}
+			if len(pending) > 0 && ctx.Err() == nil {
+				emit(string(pending))
+			}
+			u := openai.Usage{PromptTokens: len(ids), CompletionTokens: len(r.toks), FinishReason: "length"}
+			if n := len(r.toks); n > 0 && g.gen.IsEOS(r.toks[n-1]) {
+				u.FinishReason = "stop"
+			}
+			return u, nil
+		}
+	}
+}
+
+// Close stops the batcher once every accepted request is done.
+func (g *Generator) Close() error {
+	g.bt.Close()
+	return <-g.done
+}

@@ -1,0 +1,58 @@
+package llama3
+
+// The model as a text generator for `mlperf serve llama3.1-8b`: OpenAI
+// completions over the local greedy decoder with continuous batching.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/llm/llmbench"
+	"github.com/mlperf-go/inference/llm/tokenizer"
+	"github.com/mlperf-go/inference/remote/openai"
+)
+
+// textTokenizer is the Llama 3.1 tokenizer as llmbench.Generator reads
+// and writes text: a prompt gets <|begin_of_text|> first and its special
+// tokens parsed, as vLLM and llama.cpp tokenize one; special tokens are
+// not written back.
+type textTokenizer struct{ *tokenizer.Llama3 }
+
+func (t textTokenizer) PromptIDs(text string) []int32 { return t.Encode(text, true) }
+
+func (t textTokenizer) AppendText(dst []byte, id int32) []byte {
+	return t.AppendTokenBytes(dst, id, true)
+}
+
+// OpenGenerator implements spec.GeneratorOpener: the run's model as a
+// text generator, batching --batch sequences, stopping on the reference's
+// end-of-sequence ids.
+func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
+	maxNew, err := maxNewTokens(env.Extra)
+	if err != nil {
+		return nil, nil, err
+	}
+	tok, err := loadTokenizer(env.Extra["tokenizer"])
+	if err != nil {
+		return nil, nil, err
+	}
+	m, _, closeModel, err := loadDecoder(env, tok)
+	if err != nil {
+		return nil, nil, err
+	}
+	gen := generation()
+	gen.MaxNewTokens = maxNew
+	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, max(env.Batch, 1), gen)
+	if err != nil {
+		closeModel()
+		return nil, nil, fmt.Errorf("llama3.1-8b: %w", err)
+	}
+	return g, func() error {
+		err := g.Close()
+		if cerr := closeModel(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
+}
