@@ -344,13 +344,14 @@ func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 }
 
 func TestNullSessionShapes(t *testing.T) {
-	n := &NullSession{Out: []backend.Info{{Name: "ArgMax:0", DType: backend.Int64, Shape: []int64{-1}}, {Name: "p", DType: backend.Float32, Shape: []int64{-1, 4}}}}
+	n := &NullSession{Out: []backend.Info{{Name: "ArgMax:0", DType: backend.Int64, Shape: []int64{-1}}, {Name: "p", DType: backend.Float32, Shape: []int64{-1, 4}}, {Name: "d", DType: backend.Float32, Shape: []int64{-1, -1, 2}}}}
 	out, err := n.Run(context.Background(), []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{8, 3}, Data: make([]float32, 24)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out[0].Data.([]int64)) != 8 || len(out[1].Data.([]float32)) != 32 {
-		t.Errorf("shapes %v %v", out[0].Shape, out[1].Shape)
+	// The leading dynamic dimension is the batch; the others are 1.
+	if len(out[0].Data.([]int64)) != 8 || len(out[1].Data.([]float32)) != 32 || !slices.Equal(out[2].Shape, []int64{8, 1, 2}) || len(out[2].Data.([]float32)) != 16 {
+		t.Errorf("shapes %v %v %v", out[0].Shape, out[1].Shape, out[2].Shape)
 	}
 }
 
