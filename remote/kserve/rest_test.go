@@ -367,3 +367,39 @@ func TestWriteBuffersPartialWrites(t *testing.T) {
 	}
 	c2.Close()
 }
+
+// TestClientReportsCutAnswers: an answer cut in its head, or no answer, is
+// an EOF error; one cut in a body of known length is "cut short" with
+// io.ErrUnexpectedEOF; a body that runs to the end of the connection and
+// is whole decodes.
+func TestClientReportsCutAnswers(t *testing.T) {
+	full := goodAnswer("HTTP/1.1 200 OK\r\nInference-Header-Content-Length: %d\r\nContent-Length: %d\r\n\r\n")
+	whole := strings.Replace(full, "\r\nContent-Length: 124\r\n", "\r\nConnection: close\r\n", 1)
+	if whole == full {
+		t.Fatal("the answer without Content-Length was not made")
+	}
+	for _, c := range []struct {
+		name   string
+		answer string
+		ok     bool
+	}{
+		{"head cut", "HTTP/1.1 200 OK\r\nContent-Le", false},
+		{"nothing", "", false},
+		{"body of known length cut", full[:len(full)-5], false},
+		{"body to the end, whole", whole, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newRawServer(t, func(conn net.Conn, n int) {
+				io.WriteString(conn, c.answer)
+				conn.Close()
+			})
+			out, err := dialRaw(t, s).Run(context.Background(), oneSample)
+			switch {
+			case c.ok && (err != nil || len(out) != 1):
+				t.Errorf("%v, %v", out, err)
+			case !c.ok && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF):
+				t.Errorf("%v, want an EOF error", err)
+			}
+		})
+	}
+}
