@@ -3,8 +3,11 @@ package submission
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/mlperf-go/inference/loadgen"
 )
 
 // TestCheckNameEachRule: one case per rule, and the names just inside.
@@ -68,5 +71,27 @@ func TestWriteFileRefusesLinksAndFolders(t *testing.T) {
 	os.Mkdir(filepath.Join(root, "a", "dir.txt"), 0o755)
 	if err := w.writeFile("a/dir.txt", []byte("x")); err == nil || !strings.Contains(err.Error(), "is a folder where the tree needs a file") {
 		t.Errorf("over a folder: %v", err)
+	}
+}
+
+// TestVersionOf: the module version, else devel, with the first 12 digits
+// of a VCS revision that has them, and the LoadGen version.
+func TestVersionOf(t *testing.T) {
+	rev := func(v string) []debug.BuildSetting { return []debug.BuildSetting{{Key: "vcs.revision", Value: v}} }
+	for _, c := range []struct {
+		bi   *debug.BuildInfo
+		ok   bool
+		want string
+	}{
+		{nil, false, "mlperf-go devel, LoadGen "},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, true, "mlperf-go v1.2.3, LoadGen "},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: rev("0123456789abcdef")}, true, "mlperf-go devel (0123456789ab), LoadGen "},
+		{&debug.BuildInfo{Settings: rev("0123456789ab")}, true, "mlperf-go devel (0123456789ab), LoadGen "},
+		{&debug.BuildInfo{Settings: rev("0123456789a")}, true, "mlperf-go devel, LoadGen "},
+		{&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "0123456789abcdef"}}}, true, "mlperf-go devel, LoadGen "},
+	} {
+		if got := versionOf(c.bi, c.ok); got != c.want+loadgen.Version {
+			t.Errorf("versionOf(%+v) = %q, want %q", c.bi, got, c.want+loadgen.Version)
+		}
 	}
 }
