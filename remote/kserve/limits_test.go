@@ -300,6 +300,7 @@ func TestTensorBytesAndCheckInputsAtTheirBounds(t *testing.T) {
 		{f32(7, -1), 3, 7 * MaxDynamicDim * 4},
 		{f32(-1, -1), 2, 2 * MaxDynamicDim * 4},
 		{f32(2, 3), 9, 2 * 3 * 4},
+		{f32(0, 5), 3, 0}, // a leading 0 is no batch: no bytes
 	} {
 		if got := TensorBytes(c.in, c.batch); got != c.want {
 			t.Errorf("TensorBytes(%v, batch %d) = %d, want %d", c.in[0].Shape, c.batch, got, c.want)
