@@ -1,6 +1,7 @@
 package check
 
 import (
+	"math"
 	"math/big"
 	"testing"
 )
@@ -37,6 +38,27 @@ func TestPyJoin(t *testing.T) {
 	} {
 		if got := pyJoin(c.parts...); got != c.want {
 			t.Errorf("pyJoin(%q) = %q, want %q", c.parts, got, c.want)
+		}
+	}
+}
+
+// TestPyParseFloat: Python 3.11's float() on the same strings (printed by
+// /usr/bin/python3).
+func TestPyParseFloat(t *testing.T) {
+	for s, want := range map[string]float64{"1.5": 1.5, " -2e3 ": -2000, "inf": math.Inf(1), "-Infinity": math.Inf(-1),
+		"1_000.5": 1000.5, "1e999": math.Inf(1), "+1.": 1, ".5": 0.5} {
+		if f, err := pyParseFloat(s); err != nil || f != want {
+			t.Errorf("float(%q) = %v, %v; want %v", s, f, err, want)
+		}
+	}
+	for _, s := range []string{"nan", "NaN"} {
+		if f, err := pyParseFloat(s); err != nil || !math.IsNaN(f) {
+			t.Errorf("float(%q) = %v, %v; want nan", s, f, err)
+		}
+	}
+	for _, s := range []string{"1__0", "_1", "1_", "0x10", "0X10", "-0x1p3", "abc", "1_e5", "1._5", "1e_5", "-_1"} {
+		if f, err := pyParseFloat(s); err == nil {
+			t.Errorf("float(%q) = %v, want ValueError", s, f)
 		}
 	}
 }

@@ -365,7 +365,7 @@ func pyParseFloat(s string) (float64, error) {
 	case "nan":
 		return math.NaN(), nil
 	}
-	if strings.Contains(t, "__") || strings.HasPrefix(body, "_") || strings.HasSuffix(t, "_") || strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
+	if !underscoresBetweenDigits(t) || strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
 		return 0, pyErr("ValueError: could not convert string to float: %s", pyRepr(vStr(s)))
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
@@ -373,6 +373,19 @@ func pyParseFloat(s string) (float64, error) {
 		return 0, pyErr("ValueError: could not convert string to float: %s", pyRepr(vStr(s)))
 	}
 	return f, nil
+}
+
+// underscoresBetweenDigits reports whether every _ of s stands between two
+// ASCII digits, the only place Python's float() takes one ("1_e5" and
+// "1._5" are ValueError).
+func underscoresBetweenDigits(s string) bool {
+	digit := func(i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	for i := range len(s) {
+		if s[i] == '_' && (!digit(i-1) || !digit(i+1)) {
+			return false
+		}
+	}
+	return true
 }
 
 // pyStr is Python's str(v).
