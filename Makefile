@@ -7,11 +7,17 @@ BIN := $(CURDIR)/bin/mlperf
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 export MLPERF_DEPS ?= $(DEPS)
 
-.PHONY: setup build test run bench bench-loadgen lint fmt clean mutate
+.PHONY: setup setup-gpu build test run bench bench-loadgen lint fmt clean mutate
 
-## setup: install everything the project needs (idempotent)
+## setup: install everything the project needs (idempotent); CPU only,
+## unless MLPERF_GPU=1 (then also what setup-gpu installs)
 setup:
 	@bash scripts/setup.sh "$(DEPS)"
+
+## setup-gpu: setup plus ONNX Runtime's CUDA and TensorRT execution
+## providers (about 180 MB from npm, sha256-checked) for --backend cuda|tensorrt
+setup-gpu:
+	@MLPERF_GPU=1 bash scripts/setup.sh "$(DEPS)"
 
 # REVISION is the source's git revision (+modified with uncommitted
 # changes), stamped into the binary for `mlperf version` where the Go

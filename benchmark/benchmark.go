@@ -50,9 +50,12 @@ type Options struct {
 	// remote backend (RemoteBackends).
 	Backend string
 	Device  int // accelerator id
-	Threads int // engine intra-op threads (0: the engine's default)
-	Workers int // concurrent inference calls (≥ 1 after defaults)
-	Batch   int // most samples per inference call (≥ 1 after defaults)
+	// ProviderOptions are key/values for the cuda or tensorrt execution
+	// provider (ort.Options.ProviderOptions), e.g. gpu_mem_limit.
+	ProviderOptions map[string]string
+	Threads         int // engine intra-op threads (0: the engine's default)
+	Workers         int // concurrent inference calls (≥ 1 after defaults)
+	Batch           int // most samples per inference call (≥ 1 after defaults)
 	// Count, if positive, uses only the first Count samples of the data
 	// set.
 	Count int
@@ -88,6 +91,10 @@ type Options struct {
 	// Protocol is the Open Inference Protocol transport of --backend
 	// kserve: "http" (REST) or "grpc" (kserve.Protocols); "" is http.
 	Protocol string
+	// PromptForm is how --backend openai and sglang send prompts: "auto"
+	// (token ids where every endpoint takes them, else text; "" is auto),
+	// "ids" or "text" (openai.Forms).
+	PromptForm string
 }
 
 // Backends are the execution providers a local run may ask for.

@@ -1,6 +1,7 @@
 package benchmark
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,11 +22,17 @@ import (
 
 // RemoteBackends are the backends that run the model on remote serving
 // engines rather than in this process: "kserve" (Open Inference Protocol
-// over HTTP, for tensor models; several --endpoint values make this
-// process the Network division's LoadGen node, dispatching round-robin)
-// and "openai" (an OpenAI-compatible /v1/completions server, for the
-// decoders).
-var RemoteBackends = []string{"kserve", "openai"}
+// over HTTP or gRPC, for tensor models; several --endpoint values make
+// this process the Network division's LoadGen node, dispatching
+// round-robin), and for the decoders "openai" (OpenAI-compatible
+// /v1/completions and /v1/chat/completions servers) and "sglang"
+// (SGLang's native /generate), whose several --endpoint values share the
+// samples by fewest requests in flight.
+var RemoteBackends = []string{"kserve", "openai", "sglang"}
+
+// textBackend reports whether backend is a remote text-generation one
+// (openai, sglang).
+func textBackend(backend string) bool { return backend == "openai" || backend == "sglang" }
 
 // RemoteInFlight is the default number of requests in flight per remote
 // endpoint (--workers overrides the total).
@@ -51,13 +58,23 @@ func (o *Options) checkRemote(b *spec.Benchmark) error {
 			{"--endpoint", strings.Join(o.Endpoints, ",")}, {"--served-model", o.ServedModel}, {"--api-key-env", o.APIKeyEnv},
 		} {
 			if f.v != "" {
-				return spec.UsageError("%s: %s needs --backend kserve or openai (a remote engine); with --backend %s it would do nothing", b.Name, f.flag, o.Backend)
+				return spec.UsageError("%s: %s needs --backend kserve, openai or sglang (a remote engine); with --backend %s it would do nothing", b.Name, f.flag, o.Backend)
 			}
 		}
+	}
+	if o.PromptForm != "" {
+		if !textBackend(o.Backend) {
+			return spec.UsageError("%s: --prompt-form needs --backend openai or sglang (a remote decoder); with --backend %s it would do nothing", b.Name, o.Backend)
+		}
+		if _, err := openai.ParseForm(o.PromptForm); err != nil {
+			return spec.UsageError("%s: --prompt-form %q: want %s", b.Name, o.PromptForm, strings.Join(openai.Forms, ", "))
+		}
+	}
+	if !o.Remote() {
 		return nil
 	}
-	if o.APIKeyEnv != "" && o.Backend != "openai" {
-		return spec.UsageError("%s: --api-key-env is sent only by --backend openai; with --backend %s it would do nothing (put credentials in the endpoint URL, http://user:password@host:port)", b.Name, o.Backend)
+	if o.APIKeyEnv != "" && !textBackend(o.Backend) {
+		return spec.UsageError("%s: --api-key-env is sent only by --backend openai and sglang; with --backend %s it would do nothing (put credentials in the endpoint URL, http://user:password@host:port)", b.Name, o.Backend)
 	}
 	if b.LocalOnly != "" {
 		return spec.UsageError("%s: --backend %s is not available: %s, which the Network division does not allow of a QDL; run %s locally (--backend %s)", b.Name, o.Backend, b.LocalOnly, b.Name, strings.Join(Backends, ", "))
@@ -65,12 +82,12 @@ func (o *Options) checkRemote(b *spec.Benchmark) error {
 	if len(o.Endpoints) == 0 {
 		return spec.UsageError("%s: --backend %s needs --endpoint host:port (the serving engine)", b.Name, o.Backend)
 	}
-	if o.Backend == "openai" && len(o.Endpoints) > 1 {
-		return spec.UsageError("%s: --backend openai takes one --endpoint (put a load balancer in front of several servers)", b.Name)
+	if textBackend(o.Backend) && len(o.Endpoints) > openai.MaxEndpoints {
+		return spec.UsageError("%s: %d --endpoint values: at most %d", b.Name, len(o.Endpoints), openai.MaxEndpoints)
 	}
 	for _, ep := range o.Endpoints {
 		check := func(ep string) error { return kserve.CheckEndpoint(ep, o.Protocol) }
-		if o.Backend == "openai" {
+		if textBackend(o.Backend) {
 			check = openai.CheckEndpoint
 		}
 		if err := check(ep); err != nil {
@@ -118,8 +135,8 @@ func (e *engine) OpenSession(path string, outputs []string) (backend.Session, er
 	switch o.Backend {
 	case "kserve":
 		sess, err = e.dialKServe()
-	case "openai":
-		return nil, spec.UsageError("%s: --backend openai is not available for this benchmark: it drives greedy decoders over /v1/completions (llama2); tensor models take --backend kserve", e.s.b.Name)
+	case "openai", "sglang":
+		return nil, spec.UsageError("%s: --backend %s is not available for this benchmark: it drives greedy decoders (llama2, llama3.1-8b); tensor models take --backend kserve", e.s.b.Name, o.Backend)
 	default:
 		sess, err = OpenLocal(o, path, outputs)
 	}
@@ -134,10 +151,11 @@ func (e *engine) OpenSession(path string, outputs []string) (backend.Session, er
 // (--backend, --device, --threads), fetching only outputs (nil: all).
 func OpenLocal(o *Options, path string, outputs []string) (backend.Session, error) {
 	return ort.Open(path, ort.Options{
-		Provider:       o.Backend,
-		DeviceID:       o.Device,
-		IntraOpThreads: o.Threads,
-		Outputs:        outputs,
+		Provider:        o.Backend,
+		DeviceID:        o.Device,
+		ProviderOptions: o.ProviderOptions,
+		IntraOpThreads:  o.Threads,
+		Outputs:         outputs,
 	})
 }
 
@@ -225,36 +243,50 @@ func (e *engine) dialKServe() (backend.Session, error) {
 	return withServerTimings(p, &s.stats.server), nil
 }
 
-// OpenCompletions implements spec.Engine: the openai backend's SUT for a
-// decoder benchmark, with c's Prompt, Encode, Chunk and MaxTokens.
+// OpenCompletions implements spec.Engine: the openai or sglang backend's
+// SUT for a decoder benchmark, with c's prompts, tokenizer, vocabulary
+// and MaxTokens; the engine sets the endpoints, API, served model, key,
+// prompt form, requests in flight and timeout, checks every server and
+// records the endpoints' figures for the logs.
 func (e *engine) OpenCompletions(c openai.Config) (*openai.SUT, error) {
 	s := e.s
-	if s.o.Backend != "openai" {
-		return nil, spec.UsageError("%s: /v1/completions needs --backend openai", s.b.Name)
+	if !textBackend(s.o.Backend) {
+		return nil, spec.UsageError("%s: a remote decoder needs --backend openai or sglang", s.b.Name)
 	}
 	if s.o.APIKeyEnv != "" {
 		c.APIKey = os.Getenv(s.o.APIKeyEnv)
 	}
-	c.Endpoint, c.Model = s.o.Endpoints[0], s.servedModel()
+	c.Endpoints, c.Model = s.o.Endpoints, s.servedModel()
+	c.API = openai.Completions
+	if s.o.Backend == "sglang" {
+		c.API = openai.SGLang
+	}
+	form, err := openai.ParseForm(cmp.Or(s.o.PromptForm, "auto"))
+	if err != nil {
+		return nil, spec.UsageError("%s: --prompt-form: %v", s.b.Name, err)
+	}
+	c.Form = form
 	c.MaxInFlight, c.Timeout = max(s.o.Workers, s.o.Batch), s.remoteTimeout()
+	c.Served = s.stats.sampleEP.set
 	sut, err := openai.New(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
 	}
 	// A request in flight holds at most a line and its text.
 	e.sampleFixed = satAdd(e.sampleFixed, openai.MaxLine+int64(c.MaxTokens)*openai.MaxTokenBytes)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := sut.Check(ctx); err != nil {
 		sut.Close()
 		return nil, fmt.Errorf("%s: %w", s.b.Name, err)
 	}
 	e.remoteName = sut.Name
-	how := "the server's where its stream carries token_ids, else this benchmark's tokenizer over the returned text"
+	s.stats.llm = sut
+	how := "the tokenizer over the returned text"
 	if c.Chunk != nil {
-		how = "the server's where its stream carries token_ids, else this benchmark's vocabulary over each streamed token's text"
+		how = "the vocabulary over each streamed token's text"
 	}
-	fmt.Fprintf(s.stderr, "%s: %s; token ids are %s\n", s.b.Name, sut.Name(), how)
+	fmt.Fprintf(s.stderr, "%s: %s; %s; generated token ids are the server's where its stream carries them, else %s\n", s.b.Name, sut.Name(), sut.FormNote(), how)
 	return sut, nil
 }
 
@@ -271,4 +303,43 @@ func (n namedSUT) Flush() {
 	if f, ok := n.SUT.(loadgen.Flusher); ok {
 		f.Flush()
 	}
+}
+
+// firstTokenSUT reports the first n bytes of each response its SUT
+// completes as the sample's first token, just before completing it
+// (Instance.FirstTokenBytes), passing Flush through. It wraps the
+// harness's SUTs, which have no name of their own.
+type firstTokenSUT struct {
+	loadgen.SUT
+	n int
+}
+
+func (f firstTokenSUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	if tc, ok := c.(loadgen.TokenCompleter); ok {
+		c = firstTokenCompleter{c, tc, f.n}
+	}
+	f.SUT.IssueQuery(ctx, samples, c)
+}
+
+func (f firstTokenSUT) Flush() {
+	if fl, ok := f.SUT.(loadgen.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// firstTokenCompleter sends the first n bytes of every successful
+// response of at least n bytes to FirstToken before completing it.
+type firstTokenCompleter struct {
+	loadgen.Completer
+	tc loadgen.TokenCompleter
+	n  int
+}
+
+func (c firstTokenCompleter) Complete(rs ...loadgen.Response) {
+	for _, r := range rs {
+		if r.Err == nil && len(r.Data) >= c.n {
+			c.tc.FirstToken(r.ID, r.Data[:c.n])
+		}
+	}
+	c.Completer.Complete(rs...)
 }

@@ -293,6 +293,9 @@ func (s *setup) open(ctx context.Context) (*opened, error) {
 		closeInst()
 		return nil, err
 	}
+	if inst.FirstTokenBytes > 0 && s.o.Scenario != loadgen.Offline {
+		sut = firstTokenSUT{sut, inst.FirstTokenBytes}
+	}
 	if s.engine.remoteName != nil {
 		sut = namedSUT{sut, s.engine.remoteName}
 	}
@@ -403,6 +406,11 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 		return append(extra(r), loadgen.DetailEntry{Name: BenchmarkName, Value: map[string]any{"name": b.Name, "checker_ids": b.CheckerIDs}})
 	}
 	switch {
+	case s.stats.llm != nil:
+		for _, e := range s.stats.llm.EndpointStats() {
+			logs.Endpoints = append(logs.Endpoints, e.Endpoint)
+		}
+		logs.EndpointOf = s.stats.sampleEP.of
 	case len(s.stats.server.endpoints) > 0:
 		for i := range s.stats.server.endpoints {
 			logs.Endpoints = append(logs.Endpoints, s.stats.server.endpoints[i].name)
@@ -442,6 +450,7 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 			return res, err
 		}
 	}
+	s.stats.reportIDs(stderr, b.Name)
 	if inst.After != nil {
 		if err := inst.After(ctx, res); err != nil {
 			return res, err

@@ -14,6 +14,7 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/querylog"
 	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
 )
 
 // Names (after loadgen.ExtraKeyPrefix) of the detail log entries a run
@@ -40,10 +41,13 @@ const (
 	// "client_overhead" = round trip − the server's four (network,
 	// HTTP and encoding on both ends; 0 where the clocks disagree).
 	ServerTimingName = "server_timing_ns"
-	// EndpointsName is, for a remote kserve backend, a list of objects,
-	// one per --endpoint in order: "endpoint", "requests" and "errors"
-	// sent during the performance run, and "round_trip", the Dist (ns) of
-	// its requests' round trips as this client saw them.
+	// EndpointsName is, for a remote run (kserve nodes, or the decoder
+	// replicas of --backend openai and sglang), a list of objects, one
+	// per --endpoint in order: "endpoint" (its base URL, password
+	// masked), "requests" and "errors" sent during the performance run,
+	// "round_trip", the Dist (ns) of its requests' round trips as this
+	// client saw them (for a decoder: sent to the end of the stream), and
+	// for a decoder "ttft", the Dist (ns) of sent to the first token.
 	EndpointsName = "endpoints"
 	// BenchmarkName is the run's benchmark: {"name": ..., "checker_ids":
 	// [...]}, so that a report judges accuracy.txt against the right
@@ -65,6 +69,8 @@ type endpointEntry struct {
 	Requests  int64        `json:"requests"`
 	Errors    int64        `json:"errors"`
 	RoundTrip loadgen.Dist `json:"round_trip"`
+	// TTFT is a decoder endpoint's time to the first token.
+	TTFT *loadgen.Dist `json:"ttft,omitempty"`
 }
 
 // sampleEndpoints records which endpoint served each sample (by response
@@ -235,8 +241,10 @@ type runStats struct {
 	queueWait hist.Hist
 	sendLag   hist.Hist
 	server    serverTimings
-	// sampleEP is which endpoint served each sample (remote kserve).
+	// sampleEP is which endpoint served each sample (remote runs).
 	sampleEP sampleEndpoints
+	// llm is the remote decoder's SUT, if the run has one.
+	llm *openai.SUT
 }
 
 // reset starts a series afresh (loadgen.LogSettings.OnSeries).
@@ -244,6 +252,29 @@ func (s *runStats) reset(bool) {
 	s.queueWait.Reset()
 	s.sendLag.Reset()
 	s.server.reset()
+	if s.llm != nil {
+		s.llm.ResetStats()
+	}
+}
+
+// endpointEntries is the EndpointsName entry's value: the remote
+// decoder's endpoints, else the kserve nodes; nil when no request was
+// sent.
+func (s *runStats) endpointEntries() []endpointEntry {
+	if s.llm == nil {
+		return s.server.endpointEntries()
+	}
+	var out []endpointEntry
+	var n int64
+	for _, e := range s.llm.EndpointStats() {
+		ttft := e.TTFT
+		out = append(out, endpointEntry{Endpoint: e.Endpoint, Requests: e.Requests, Errors: e.Failed, RoundTrip: e.Latency, TTFT: &ttft})
+		n += e.Requests
+	}
+	if n == 0 {
+		return nil
+	}
+	return out
 }
 
 // extra is the loadgen.LogSettings.Extra of a run in scenario sc.
@@ -269,7 +300,7 @@ func (s *runStats) extra(sc loadgen.Scenario) func(*loadgen.Result) []loadgen.De
 		if m := s.server.dists(); m != nil {
 			out = append(out, loadgen.DetailEntry{Name: ServerTimingName, Value: m})
 		}
-		if eps := s.server.endpointEntries(); eps != nil {
+		if eps := s.endpointEntries(); eps != nil {
 			out = append(out, loadgen.DetailEntry{Name: EndpointsName, Value: eps})
 		}
 		return out
@@ -302,6 +333,7 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 		fmt.Fprintf(w, "%s: send lag (a worker sending the sample − its scheduled time) p50 %s, p99 %s, max %s over %d samples\n",
 			what, us(l.P50), us(l.P99), us(l.Max), l.Count)
 	}
+	s.reportLLM(w, what)
 	m := s.server.dists()
 	if m == nil {
 		return
@@ -317,4 +349,44 @@ func (s *runStats) report(w io.Writer, what string, r *loadgen.Result, sc loadge
 	}
 	fmt.Fprintf(w, "%s: per request (mean/p50/p99) server %s, %s, %s, %s; client round trip %s/%s/%s, %s over %d requests\n",
 		what, part("queue"), part("compute_input"), part("compute_infer"), part("compute_output"), us(rt.Mean), us(rt.P50), us(rt.P99), part("client_overhead"), rt.Count)
+}
+
+// reportLLM prints a remote decoder's endpoint lines (share, failures,
+// latency and TTFT) of the performance run.
+func (s *runStats) reportLLM(w io.Writer, what string) {
+	if s.llm == nil {
+		return
+	}
+	st := s.llm.EndpointStats()
+	var total int64
+	for _, e := range st {
+		total += e.Requests
+	}
+	for _, e := range st {
+		if total == 0 {
+			break
+		}
+		fmt.Fprintf(w, "%s: endpoint %s: %d requests (%.1f%%), %d failed; latency p50 %s, p99 %s; TTFT p50 %s, p99 %s\n",
+			what, e.Endpoint, e.Requests, 100*float64(e.Requests)/float64(total), e.Failed,
+			us(e.Latency.P50), us(e.Latency.P99), us(e.TTFT.P50), us(e.TTFT.P99))
+	}
+}
+
+// reportIDs prints where a remote decoder's responses took their token
+// ids from, over the whole run (accuracy and performance alike).
+func (s *runStats) reportIDs(w io.Writer, what string) {
+	if s.llm == nil {
+		return
+	}
+	server, text, miscounted := s.llm.IDSources()
+	switch {
+	case text == 0 && server > 0:
+		fmt.Fprintf(w, "%s: token ids of all %d responses are the server's\n", what, server)
+	case text > 0:
+		fmt.Fprintf(w, "%s: token ids of %d responses are the server's, of %d this benchmark's tokenizer over the returned text", what, server, text)
+		if miscounted > 0 {
+			fmt.Fprintf(w, "; %d of those differ in number from the server's count of generated tokens, so their TPOT is not the server's", miscounted)
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -87,7 +87,11 @@ func Run(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Option
 	if err := RunTest(ctx, b, test, o, work, stderr); err != nil {
 		return Result{Test: test}, err
 	}
-	res, err := Verify(stdout, test, results, work, results, "", o.Scenario.String(), b.EOS)
+	dtype := ""
+	if test == "TEST06" {
+		dtype = TEST06DType(b)
+	}
+	res, err := Verify(stdout, test, results, work, results, dtype, o.Scenario.String(), b.EOS)
 	if err == nil && test == "TEST01" && !res.AccuracyPass {
 		fmt.Fprintln(stderr, "compliance: TEST01's accuracy check failed; scoring the baseline and compliance logs (Part III)")
 		if err := Fallback(filepath.Join(results, "TEST01"), filepath.Join(results, "accuracy", "mlperf_log_accuracy.json"), ScorerOf(ctx, b, o, stderr)); err != nil {
@@ -130,6 +134,13 @@ func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Op
 		return fmt.Errorf("compliance: %w", err)
 	}
 	o.AuditConf, o.Out, o.Mode = auditPath, work, loadgen.PerformanceOnly
+	if test == "TEST06" {
+		conf, err := tokenLatencyConf(o, name, work)
+		if err != nil {
+			return err
+		}
+		o.UserConf = conf
+	}
 	if n := modelMinQueries(audit, name, o.Scenario.String()); n > 0 {
 		// LoadGen applies only the "*" lines; the reference's SUTs read the
 		// model's own lines (TEST04's min_query_count for sdxl and wan).
@@ -139,6 +150,49 @@ func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Op
 		return fmt.Errorf("compliance: %s run of %s: %w", test, b.Name, err)
 	}
 	return nil
+}
+
+// TEST06DType is the element type TEST06 reads b's responses as
+// (run_verification.py's --dtype): the type of b's accuracy log, int32
+// (the script's default) when b does not say.
+func TEST06DType(b *spec.Benchmark) string {
+	if b.LogShape != nil && b.LogShape.DType != "" {
+		return string(b.LogShape.DType)
+	}
+	return "int32"
+}
+
+// tokenLatencyConf returns the user.conf of a TEST06 run of the model
+// name. TEST06 checks the token count and first token LoadGen logs with
+// each response, which it logs only with use_token_latencies; for a model
+// whose mlperf.conf infers its token latencies instead (GPT-J) it writes
+// work/user.conf, the run's user.conf with
+// "<name>.*.use_token_latencies = 1" added, as a submitter's TEST06 run
+// must set it. Otherwise it returns o's user.conf unchanged.
+func tokenLatencyConf(o benchmark.Options, name, work string) (string, error) {
+	o.ModelName = name
+	s, err := benchmark.Settings(&o)
+	if err != nil {
+		return "", fmt.Errorf("compliance: TEST06 settings of %s: %w", name, err)
+	}
+	if s.UseTokenLatencies {
+		return o.UserConf, nil
+	}
+	var conf []byte
+	if o.UserConf != "" {
+		if conf, err = os.ReadFile(o.UserConf); err != nil {
+			return "", fmt.Errorf("compliance: %w", err)
+		}
+		if len(conf) > 0 && conf[len(conf)-1] != '\n' {
+			conf = append(conf, '\n')
+		}
+	}
+	conf = fmt.Appendf(conf, "# TEST06 checks the token counts and first tokens LoadGen logs only with use_token_latencies\n%s.*.use_token_latencies = 1\n", name)
+	path := filepath.Join(work, "user.conf")
+	if err := os.WriteFile(path, conf, 0o644); err != nil {
+		return "", fmt.Errorf("compliance: %w", err)
+	}
+	return path, nil
 }
 
 // modelMinQueries returns the min_query_count an audit.config sets for

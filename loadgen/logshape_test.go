@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
@@ -204,6 +206,50 @@ func TestLogShapesMatchLoadGen(t *testing.T) {
 				t.Errorf("log shape differs from the C++ LoadGen's:\n%s", d)
 			}
 		})
+	}
+}
+
+// stallSUT is a NullSUT whose first query waits for stall before it
+// completes, as a run does when the machine's load takes the CPU away.
+type stallSUT struct {
+	loadgentest.NullSUT
+	stall time.Duration
+	once  sync.Once
+}
+
+func (s *stallSUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
+	s.once.Do(func() { time.Sleep(s.stall) })
+	s.NullSUT.IssueQuery(ctx, samples, c)
+}
+
+// TestValidSingleStreamShapeHoldsWhenTheRunStalls runs the valid
+// SingleStream case with its first query held past the min duration, so the
+// run ends at min_query_count, the fewest queries a loaded machine can give:
+// the shape must still be the C++ LoadGen's (both early-stopping estimates).
+// With min_query_count 600 it was not: 600 queries are too few for the 99th
+// percentile estimate.
+func TestValidSingleStreamShapeHoldsWhenTheRunStalls(t *testing.T) {
+	s, err := loadgen.LoadConfigs("resnet50", loadgen.SingleStream, loadgen.PerformanceOnly, "", "testdata/logshape/valid.conf", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	logs := loadgen.DefaultLogSettings()
+	logs.OutDir = dir
+	sut := &stallSUT{stall: 2 * time.Duration(s.MinDurationMs) * time.Millisecond}
+	r, err := loadgen.Run(context.Background(), sut, &loadgentest.MemQSL{Total: 1024, Performance: 1024}, s, logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.QueryCount != int(s.MinQueryCount) {
+		t.Fatalf("the stalled run processed %d queries, want exactly min_query_count %d", r.QueryCount, s.MinQueryCount)
+	}
+	want, err := os.ReadFile("testdata/logshape/resnet_SingleStream_valid.shape")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := firstDiff(string(want), shape(t, dir, "performance")); d != "" {
+		t.Errorf("log shape of the stalled run differs from the C++ LoadGen's:\n%s", d)
 	}
 }
 

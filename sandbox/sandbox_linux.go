@@ -208,9 +208,6 @@ func copyFile(src, dst string) error {
 // Isolation reports what this Sandbox sets up for each program.
 func (s *Sandbox) Isolation() Isolation { return s.iso }
 
-// Limits returns the Sandbox's limits (Config.Limits over DefaultLimits).
-func (s *Sandbox) Limits() Limits { return s.lim }
-
 // probe tries the namespaces from the strongest set down and keeps the
 // first the kernel accepts.
 func (s *Sandbox) probe() {

@@ -24,9 +24,6 @@ func New(Config) (*Sandbox, error) {
 // Isolation reports nothing off Linux.
 func (s *Sandbox) Isolation() Isolation { return Isolation{} }
 
-// Limits returns DefaultLimits off Linux.
-func (s *Sandbox) Limits() Limits { return DefaultLimits }
-
 // Look fails off Linux.
 func (s *Sandbox) Look(name string) (string, error) {
 	return "", fmt.Errorf("%w: the sandbox needs Linux", ErrUnavailable)

@@ -1,7 +1,7 @@
 // Package serve is `mlperf serve`: it makes this process an SUT node that
 // serves a benchmark's model over the Open Inference Protocol (KServe v2
 // REST and gRPC, on one port), or a decoder's text generation over
-// OpenAI completions, so that `mlperf run B --backend kserve|openai
+// OpenAI completions and chat completions, so that `mlperf run B --backend kserve|openai
 // --endpoint ...` on another machine (the LoadGen node) can drive it: the
 // Network division's shape.
 package serve
@@ -256,7 +256,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if benchmark.Generates(b) && !cfg.Null {
-		// A decoder: /v1/completions over the local greedy decoder.
+		// A decoder: /v1/completions and /v1/chat/completions over the
+		// local greedy decoder.
 		gen, closeGen, err := benchmark.OpenGenerator(ctx, b, o, path, size, stdout, stderr)
 		if err != nil {
 			return err
@@ -264,7 +265,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer closeGen()
 		cfg.Completions = openai.NewHandler(b.Name, gen)
 		return Serve(ctx, cfg, b.Name, nil, func(addr string) {
-			fmt.Fprintf(stdout, "serving %s (%s, continuous batching of %d) over OpenAI completions at http://%s/v1/completions\n", b.Name, path, o.Batch, addr)
+			fmt.Fprintf(stdout, "serving %s (%s, continuous batching of %d) over OpenAI completions at http://%s/v1/completions and /v1/chat/completions (text or token-id prompts, token ids back)\n", b.Name, path, o.Batch, addr)
 		})
 	}
 	sess, err := benchmark.OpenLocal(&o, path, nil)

@@ -407,6 +407,7 @@ func (p *Plan) Write(ctx context.Context, scs []Scenario, stderr io.Writer) ([]s
 	tree := &Tree{
 		Out: p.Out, Division: p.Division, Submitter: p.Submitter, System: p.SystemName, SystemJSON: p.System, Round: p.Round,
 		Benchmark: p.CheckerID, TEST01DType: p.TEST01DType, Log: stderr, Measurements: p.Measurements, Scenarios: scs, Work: p.Work,
+		TEST06DType: compliance.TEST06DType(p.Benchmark), EOS: p.Benchmark.EOS,
 	}
 	if p.Benchmark.Driver != nil {
 		tree.Score = compliance.ScorerOf(ctx, p.Benchmark, p.RunOptions, stderr)

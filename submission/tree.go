@@ -146,6 +146,11 @@ type Tree struct {
 	// TEST01DType is the response element type TEST01 compares (byte
 	// when empty).
 	TEST01DType string
+	// TEST06DType is the element type TEST06 reads responses as (int32
+	// when empty) and EOS the end-of-sequence id it counts (2, the
+	// script's default, when 0): run_verification.py's -d and -e.
+	TEST06DType string
+	EOS         int64
 	// Log receives run_verification.py's console lines.
 	Log io.Writer
 	// Score, when set, scores accuracy logs for TEST01's Part III (the
@@ -370,7 +375,14 @@ func (t *Tree) writeCompliance(dir, comp, test, src, scenario string) error {
 		}
 		defer os.RemoveAll(stage)
 		results := filepath.Join(t.Out, dir)
-		res, err := compliance.Verify(t.Log, test, results, logFolder(src), stage, t.TEST01DType, scenario, 2)
+		dtype, eos := t.TEST01DType, int64(2)
+		if test == "TEST06" {
+			dtype = t.TEST06DType
+			if t.EOS != 0 {
+				eos = t.EOS
+			}
+		}
+		res, err := compliance.Verify(t.Log, test, results, logFolder(src), stage, dtype, scenario, eos)
 		if err != nil {
 			return err
 		}

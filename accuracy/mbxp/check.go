@@ -61,9 +61,6 @@ func NewChecker(sb *sandbox.Sandbox) (*Checker, error) {
 	return c, nil
 }
 
-// Sandbox is the sandbox the Checker runs programs in.
-func (c *Checker) Sandbox() *sandbox.Sandbox { return c.sb }
-
 // Close closes the sandbox NewChecker made (not one it was given).
 func (c *Checker) Close() error {
 	if c.own {

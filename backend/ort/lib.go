@@ -14,7 +14,11 @@
 //
 // Steps 2 to 4 are package internal/deps's search.
 //
-// The library is loaded once per process, on the first Open.
+// The library is loaded once per process, on the first Open. The cuda and
+// tensorrt providers are files beside it (libonnxruntime_providers_*.so,
+// which `make setup-gpu` installs); before ONNX Runtime loads one, the
+// CUDA libraries it needs are looked for where they are and loaded (see
+// Ready, and README.md beside this file).
 package ort
 
 import (

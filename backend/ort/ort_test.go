@@ -560,3 +560,84 @@ func TestAbsurdThreadCountsAreRefused(t *testing.T) {
 		t.Errorf("err = %v, want backend.ErrTooLarge", err)
 	}
 }
+
+// Open with the cuda provider either runs the model as the CPU does (a
+// GPU machine with the providers and CUDA) or fails with the one message of
+// gpu.go: every missing library on its own line, and none of them present
+// in any folder the message says was searched.
+func TestOpenCUDARunsOrNamesEachMissingLibrary(t *testing.T) {
+	needORT(t)
+	path := writeModel(t, linearModel())
+	s, err := ort.Open(path, ort.Options{Provider: ort.CUDA})
+	if err == nil {
+		defer s.Close()
+		x := []float32{1, 2, 3, 4, -1, -2, -3, -4}
+		out, err := s.Run(context.Background(), []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{2, 4}, Data: x}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, _ := linearRef(x)
+		for i, v := range out[0].Data.([]float32) {
+			if d := v - y[i]; d > 1e-5 || d < -1e-5 {
+				t.Fatalf("cuda y[%d] = %g, want %g", i, v, y[i])
+			}
+		}
+		return
+	}
+	msg := err.Error()
+	header, rest, ok := strings.Cut(msg, "\n")
+	if !ok || !strings.HasPrefix(header, "ort: execution provider cuda cannot start: ") {
+		t.Fatalf("not the provider's message:\n%s", msg)
+	}
+	missingPart, looked, ok := strings.Cut(rest, "\nlooked in:\n")
+	if !ok || !strings.HasSuffix(msg, "fix: install what is missing, or add the folders holding it to LD_LIBRARY_PATH") {
+		t.Fatalf("message lacks the searched places or the fix:\n%s", msg)
+	}
+	var missing []string
+	for _, l := range strings.Split(missingPart, "\n") {
+		name, _, ok := strings.Cut(strings.TrimPrefix(l, "  "), ": ")
+		if !ok || !strings.HasPrefix(l, "  lib") || !strings.Contains(name, ".so") {
+			t.Fatalf("bad line %q in:\n%s", l, msg)
+		}
+		missing = append(missing, name)
+	}
+	if want := fmt.Sprintf("%d libraries are missing:", len(missing)); len(missing) > 1 && !strings.HasSuffix(header, want) {
+		t.Errorf("header %q does not count %d libraries", header, len(missing))
+	}
+	var dirs []string
+	for _, l := range strings.Split(looked, "\n") {
+		_, list, ok := strings.Cut(strings.TrimPrefix(l, "  "), ": ")
+		if !ok || !strings.HasPrefix(list, "/") {
+			continue // "unset", or a note
+		}
+		dirs = append(dirs, strings.Split(list, ", ")...)
+	}
+	for _, name := range missing {
+		if strings.HasPrefix(name, "libonnxruntime_providers_") {
+			lib, _ := ort.LibraryPath()
+			if _, err := os.Stat(filepath.Join(filepath.Dir(lib), name)); err == nil {
+				t.Errorf("%s is listed missing but is beside %s", name, lib)
+			}
+			continue
+		}
+		for _, d := range dirs {
+			if _, err := os.Stat(filepath.Join(d, name)); err == nil {
+				t.Errorf("%s is listed missing but is in %s, a folder the message says was searched", name, d)
+			}
+		}
+	}
+	// The second attempt gives the same message (nothing half-loaded).
+	if _, err2 := ort.Open(path, ort.Options{Provider: ort.CUDA}); err2 == nil || err2.Error() != msg {
+		t.Errorf("second Open: %v", err2)
+	}
+}
+
+// Provider options name the provider they configure: the CPU takes none.
+func TestOpenRefusesProviderOptionsOnCPU(t *testing.T) {
+	needORT(t)
+	_, err := ort.Open(writeModel(t, linearModel()), ort.Options{ProviderOptions: map[string]string{"use_tf32": "0", "gpu_mem_limit": "1024"}})
+	want := "ort: provider options gpu_mem_limit=1024 use_tf32=0 are for the cuda and tensorrt providers; the cpu provider takes none"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -87,11 +86,20 @@ type Options struct {
 	// Provider is the execution provider: "cpu" (default), "cuda" or
 	// "tensorrt" (with CUDA as fallback for unsupported nodes).
 	Provider string
-	// DeviceID selects the GPU for cuda and tensorrt.
+	// DeviceID selects the GPU for cuda and tensorrt (the provider's
+	// device_id).
 	DeviceID int
-	// ProviderOptions are extra key/values for the provider (see the ONNX
-	// Runtime CUDA and TensorRT provider documentation), e.g.
-	// "trt_fp16_enable": "1".
+	// ProviderOptions are extra key/values for the cuda or tensorrt
+	// provider, as ONNX Runtime's CUDA and TensorRT execution providers
+	// take them (it refuses unknown keys), e.g. for CUDA's memory arena
+	// "gpu_mem_limit": "8589934592" (bytes) and "arena_extend_strategy":
+	// "kSameAsRequested" (default kNextPowerOfTwo), "cudnn_conv_algo_search":
+	// "HEURISTIC", "use_tf32": "0"; for TensorRT "trt_fp16_enable": "1".
+	// IO binding is not offered: onnxruntime_go v1.27.0 binds host memory
+	// only (its one OrtMemoryInfo is the CPU's, with no device allocator or
+	// BindOutputToDevice), so a bound run makes the same host-device copies
+	// as Run; enable_cuda_graph, which needs inputs and outputs bound in
+	// device memory, is therefore not usable either.
 	ProviderOptions map[string]string
 	// IntraOpThreads is the number of threads inside one operator (0: ONNX
 	// Runtime's default, one per physical core).
@@ -177,6 +185,9 @@ func open(path string, data []byte, o Options) (*Session, error) {
 	prov, err := ParseProvider(o.Provider)
 	if err != nil {
 		return nil, err
+	}
+	if prov == CPU && len(o.ProviderOptions) > 0 {
+		return nil, fmt.Errorf("ort: provider options %s are for the cuda and tensorrt providers; the cpu provider takes none", formatOptions(o.ProviderOptions))
 	}
 	// Introspect on the CPU with optimisations off: cheap, and needed
 	// because the session binds its input and output names at creation.
@@ -325,31 +336,8 @@ func sessionOptions(prov string, o Options) (*onnxruntime.SessionOptions, error)
 	return so, nil
 }
 
-// providerLibs are the files ONNX Runtime loads, from its own folder, to
-// enable a provider.
-var providerLibs = map[string][]string{
-	CUDA:     {"libonnxruntime_providers_shared.so", "libonnxruntime_providers_cuda.so"},
-	TensorRT: {"libonnxruntime_providers_shared.so", "libonnxruntime_providers_tensorrt.so"},
-}
-
-// checkProviderLibs reports the first provider library missing beside the
-// ONNX Runtime library.
-func checkProviderLibs(prov string) error {
-	lib, err := LibraryPath()
-	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(lib)
-	for _, f := range providerLibs[prov] {
-		p := filepath.Join(dir, f)
-		if !isFile(p) {
-			return fmt.Errorf("ort: execution provider %s needs %s, which is missing: the ONNX Runtime at %s has no %s support (make setup installs a CPU-only build); install a GPU build of ONNX Runtime and point %s at its libonnxruntime.so",
-				prov, p, lib, prov, EnvLibrary)
-		}
-	}
-	return nil
-}
-
+// providerOptions are the key/values given to the cuda and tensorrt
+// providers: device_id from DeviceID, then ProviderOptions.
 func providerOptions(o Options) map[string]string {
 	m := map[string]string{"device_id": strconv.Itoa(o.DeviceID)}
 	for k, v := range o.ProviderOptions {
@@ -359,7 +347,7 @@ func providerOptions(o Options) map[string]string {
 }
 
 func appendCUDA(so *onnxruntime.SessionOptions, o Options) error {
-	if err := checkProviderLibs(CUDA); err != nil {
+	if err := prepareGPU(CUDA); err != nil {
 		return err
 	}
 	co, err := onnxruntime.NewCUDAProviderOptions()
@@ -368,7 +356,7 @@ func appendCUDA(so *onnxruntime.SessionOptions, o Options) error {
 	}
 	defer co.Destroy()
 	if err := co.Update(providerOptions(o)); err != nil {
-		return fmt.Errorf("ort: cuda provider options: %w", err)
+		return fmt.Errorf("ort: cuda provider options %s: %w (see the keys of ONNX Runtime's CUDA execution provider)", formatOptions(providerOptions(o)), err)
 	}
 	if err := so.AppendExecutionProviderCUDA(co); err != nil {
 		return fmt.Errorf("ort: enable cuda execution provider: %w", err)
@@ -377,7 +365,7 @@ func appendCUDA(so *onnxruntime.SessionOptions, o Options) error {
 }
 
 func appendTensorRT(so *onnxruntime.SessionOptions, o Options) error {
-	if err := checkProviderLibs(TensorRT); err != nil {
+	if err := prepareGPU(TensorRT); err != nil {
 		return err
 	}
 	to, err := onnxruntime.NewTensorRTProviderOptions()
@@ -386,12 +374,26 @@ func appendTensorRT(so *onnxruntime.SessionOptions, o Options) error {
 	}
 	defer to.Destroy()
 	if err := to.Update(providerOptions(o)); err != nil {
-		return fmt.Errorf("ort: tensorrt provider options: %w", err)
+		return fmt.Errorf("ort: tensorrt provider options %s: %w (see the keys of ONNX Runtime's TensorRT execution provider)", formatOptions(providerOptions(o)), err)
 	}
 	if err := so.AppendExecutionProviderTensorRT(to); err != nil {
 		return fmt.Errorf("ort: enable tensorrt execution provider: %w", err)
 	}
 	return nil
+}
+
+// formatOptions prints key/values sorted by key, for messages.
+func formatOptions(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, " ")
 }
 
 func dtypeOf(t onnxruntime.TensorElementDataType) backend.DType {

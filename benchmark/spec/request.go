@@ -88,13 +88,13 @@ func (r *OpenRequest) Describe(samples int) string {
 type Engine interface {
 	// OpenSession opens a model file, fetching only outputs (nil: all).
 	// With --backend kserve it connects to the served model instead and
-	// path is not used; --backend openai refuses it.
+	// path is not used; --backend openai and sglang refuse it.
 	OpenSession(path string, outputs []string) (backend.Session, error)
-	// OpenCompletions opens the openai backend's SUT for a decoder: c
-	// carries the benchmark's part (Prompt, Encode, Chunk, MaxTokens);
-	// the engine sets the endpoint, served model, key, requests in
-	// flight and timeout, and checks the server. Other backends refuse
-	// it.
+	// OpenCompletions opens the openai or sglang backend's SUT for a
+	// decoder: c carries the benchmark's part (Prompt, Encode, Chunk,
+	// MaxTokens, ProbeIDs, Vocab, Chat); the engine sets the endpoints,
+	// API, served model, key, prompt form, requests in flight and
+	// timeout, and checks the servers. Other backends refuse it.
 	OpenCompletions(c openai.Config) (*openai.SUT, error)
 }
 
@@ -147,6 +147,15 @@ type Instance struct {
 	SampleBytes int64
 	// Describe is one line printed before the run (model, data, batch).
 	Describe string
+	// FirstTokenBytes, when positive, has the framework report the first
+	// FirstTokenBytes bytes of each completed response of Model (its first
+	// token id) to the loadgen as the sample's first token, just before it
+	// completes the sample; not in Offline, where LoadGen asks for no
+	// first token. It is for a decoder whose first token is final only
+	// with the whole response (beam search picks its best hypothesis at
+	// the end), so its time to first token is its latency; TEST06 checks
+	// the token against the response.
+	FirstTokenBytes int
 	// After, when set, runs after a completed loadgen run (e.g. TEST06's
 	// checks on an LLM accuracy log).
 	After func(ctx context.Context, res *loadgen.Result) error

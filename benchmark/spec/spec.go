@@ -110,7 +110,7 @@ type Benchmark struct {
 	// (e.g. --tokenizer); their values reach the Driver in Extra.
 	Options []Option
 	// LocalOnly, when set, says why the benchmark cannot run behind a
-	// remote backend (--backend kserve or openai): some of its processing
+	// remote backend (--backend kserve, openai or sglang): some of its processing
 	// (a search loop, a lookup, a pipeline) would stay on the LoadGen
 	// node, which the Network division does not allow of a QDL. The
 	// framework then refuses a remote backend with it.
@@ -181,7 +181,8 @@ type OptionChecker interface {
 }
 
 // GeneratorOpener is a Driver whose model is a text generator that
-// `mlperf serve` serves over /v1/completions (the decoders). The returned
+// `mlperf serve` serves over /v1/completions and /v1/chat/completions
+// (the decoders). The returned
 // func releases it once the requests in flight are done.
 type GeneratorOpener interface {
 	OpenGenerator(ctx context.Context, r *OpenRequest) (openai.Generator, func() error, error)

@@ -33,7 +33,7 @@ func init() {
 	handle("dataset synth", "write a small data set in the real on-disk format: dataset synth <dataset> -o PATH", datasetCmd("synth"))
 	handle("dataset verify", "check a data set: dataset verify <dataset> --data PATH", datasetCmd("verify"))
 	handle("dataset preprocess", "preprocess a data set as the reference's harness reads it: dataset preprocess <dataset> --data PATH", datasetCmd("preprocess"))
-	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
+	handle("serve", "serve a benchmark's model over KServe v2 REST and gRPC on one port (and /v1/completions and /v1/chat/completions for the LLMs): serve <benchmark> --listen ADDR", serve.Main)
 	handle("list", "list the registered benchmarks (scenarios, data set, synthetic models) and data sets", listCmd)
 }
 
@@ -94,12 +94,19 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 	fs.StringVar(&o.Model, "model", b.Model.Default, "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE ("+sizeNames(b)+")")
 	fs.StringVar(&o.ModelName, "model-name", b.ConfNames[0], "model name in mlperf.conf / user.conf: "+strings.Join(b.ConfNames, ", "))
 	fs.StringVar(&o.Data, "data", "synthetic", "data set folder or file, or synthetic (a small generated data set in the real format)")
-	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models) or openai (/v1/completions, decoders)")
-	fs.Func("endpoint", "with --backend kserve|openai: a serving engine's host:port or URL (repeat for several kserve nodes)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.Backend, "backend", "cpu", "execution provider ("+strings.Join(benchmark.Backends, ", ")+") or remote engine: kserve (Open Inference Protocol over REST or gRPC, tensor models), openai (/v1/completions and /v1/chat/completions, decoders) or sglang (SGLang's /generate, decoders)")
+	fs.Func("endpoint", "with --backend kserve|openai|sglang: a serving engine's host:port or URL (repeat for several: kserve nodes in turn, decoder replicas by fewest requests in flight)", func(v string) error { o.Endpoints = append(o.Endpoints, v); return nil })
+	fs.StringVar(&o.PromptForm, "prompt-form", "", "with --backend openai|sglang: send prompts as token ids, as text, or auto (ids where every endpoint takes them, else text; \"\": auto)")
 	fs.StringVar(&o.Protocol, "protocol", "", "with --backend kserve: the Open Inference Protocol transport, "+strings.Join(kserve.Protocols, " or ")+" (\"\": http, REST)")
 	fs.StringVar(&o.ServedModel, "served-model", "", "the remote engine's name of the model (\"\": the benchmark's name)")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding a bearer token for the remote engine")
 	fs.IntVar(&o.Device, "device", 0, "GPU id for cuda / tensorrt")
+	fs.Func("ep-option", "KEY=VALUE for the cuda or tensorrt execution provider, as ONNX Runtime takes it (repeatable), e.g. gpu_mem_limit=BYTES, arena_extend_strategy=kSameAsRequested, cudnn_conv_algo_search=HEURISTIC, use_tf32=0", func(s string) error {
+		if o.ProviderOptions == nil {
+			o.ProviderOptions = map[string]string{}
+		}
+		return keyValues(o.ProviderOptions).Set(s)
+	})
 	fs.IntVar(&o.Threads, "threads", 0, "inference engine threads (0: all cores)")
 	fs.IntVar(&o.Workers, "workers", 0, "concurrent inference calls (0: 1 on cpu, 2 on a GPU)")
 	fs.IntVar(&o.Batch, "batch", 0, "most samples per inference call (0: the scenario's default)")

@@ -11,6 +11,7 @@ import (
 	_ "github.com/mlperf-go/inference/models/gptj"
 	_ "github.com/mlperf-go/inference/models/llama2"
 	_ "github.com/mlperf-go/inference/models/llama3"
+	_ "github.com/mlperf-go/inference/models/mixtral"
 	_ "github.com/mlperf-go/inference/models/resnet50"
 	_ "github.com/mlperf-go/inference/models/retinanet"
 	_ "github.com/mlperf-go/inference/models/sdxl"

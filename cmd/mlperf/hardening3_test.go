@@ -163,8 +163,8 @@ func TestFlagsThatDoNothingAreRefused(t *testing.T) {
 	checkBadRuns(t, env, run, []badRun{
 		{"--out empty", []string{"--out", ""}, 2, "--out is empty; name the folder for the run's logs", false, nil},
 		{"--workers 100000", []string{"--workers", "100000", "--out", filepath.Join(dir, "w")}, 2, "--workers 100000: more concurrent inference calls than this machine can run", false, nil},
-		{"--api-key-env with cpu", []string{"--api-key-env", "HOME", "--out", filepath.Join(dir, "k")}, 2, "--api-key-env needs --backend kserve or openai (a remote engine); with --backend cpu it would do nothing", false, nil},
-		{"--served-model with cpu", []string{"--served-model", "m", "--out", filepath.Join(dir, "s")}, 2, "--served-model needs --backend kserve or openai", false, nil},
+		{"--api-key-env with cpu", []string{"--api-key-env", "HOME", "--out", filepath.Join(dir, "k")}, 2, "--api-key-env needs --backend kserve, openai or sglang (a remote engine); with --backend cpu it would do nothing", false, nil},
+		{"--served-model with cpu", []string{"--served-model", "m", "--out", filepath.Join(dir, "s")}, 2, "--served-model needs --backend kserve, openai or sglang", false, nil},
 		{"--api-key-env with kserve", []string{"--backend", "kserve", "--endpoint", "127.0.0.1:1", "--api-key-env", "HOME", "--out", filepath.Join(dir, "ks")}, 2, "--api-key-env is sent only by --backend openai", false, nil},
 		{"--workers 100000 remote", []string{"--backend", "kserve", "--endpoint", "127.0.0.1:1", "--workers", "100000", "--out", filepath.Join(dir, "kw")}, 2, "more requests in flight than 1 endpoint(s) can take (at most 1024 each)", false, nil},
 	})

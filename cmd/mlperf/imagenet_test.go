@@ -89,7 +89,7 @@ func TestRunFlagsParseAndValidate(t *testing.T) {
 		{"no model", []string{"--model", ""}, "--model is required"},
 		{"unknown model-name", []string{"--model-name", "bert"}, "--model-name"},
 		{"missing user.conf", []string{"--user-conf", "/nonexistent/user.conf"}, "file not found"},
-		{"endpoint without a remote backend", []string{"--endpoint", "127.0.0.1:8000"}, "--endpoint needs --backend kserve or openai"},
+		{"endpoint without a remote backend", []string{"--endpoint", "127.0.0.1:8000"}, "--endpoint needs --backend kserve, openai or sglang"},
 		{"remote backend without an endpoint", []string{"--backend", "kserve"}, "needs --endpoint"},
 		{"openai with two endpoints", []string{"--backend", "openai", "--endpoint", "a:1", "--endpoint", "b:2"}, "takes one --endpoint"},
 		{"unknown protocol", []string{"--backend", "kserve", "--endpoint", "a:1", "--protocol", "smtp"}, `unknown --protocol "smtp" (want one of http, grpc)`},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,7 +157,8 @@ func TestLlama3BadInputs(t *testing.T) {
 		{"short tokenizer", []string{"--tokenizer", short}, 1, "has 128250 ids, Llama 3.1's has 128256"},
 		{"interactive offline", []string{"--model-name", "llama3_1-8b-interactive", "--scenario", "Offline"}, 2, "runs Server, not Offline"},
 		{"edge server", []string{"--model-name", "llama3_1-8b-edge", "--scenario", "Server"}, 2, "runs SingleStream and Offline, not Server"},
-		{"openai", []string{"--backend", "openai", "--endpoint", "127.0.0.1:9"}, 2, "not available yet"},
+		{"openai, no server", []string{"--backend", "openai", "--endpoint", "127.0.0.1:9"}, 1, "the server at http://127.0.0.1:9 does not answer"},
+		{"openai, a server of another vocabulary", []string{"--backend", "openai", "--endpoint", foreignVocabServer(t)}, 1, "token id 200000, outside the benchmark's vocabulary of 128256"},
 		{"one token", []string{"--max-new-tokens", "1"}, 2, "want at least 2"},
 		{"missing data", []string{"--data", filepath.Join(dir, "nothing")}, 1, "download it with models/llama3/download_dataset.sh"},
 		{"data folder without the edge file", []string{"--data", dir, "--model-name", "llama3_1-8b-edge"}, 1, "sample_cnn_eval_5000.json"},
@@ -166,6 +168,20 @@ func TestLlama3BadInputs(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d with %q:\n%s", tc.name, code, tc.code, tc.want, msg)
 		}
 	}
+}
+
+// foreignVocabServer answers like an OpenAI-compatible server running a
+// model of a larger vocabulary: it takes token ids and returns id 200000.
+func foreignVocabServer(t *testing.T) string {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"llama3.1-8b"}]}`)
+			return
+		}
+		io.WriteString(w, `{"choices":[{"text":"x","token_ids":[200000],"finish_reason":"length"}]}`)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
 }
 
 // TestModelBuildGGUF: `mlperf model build <llm> --format gguf` writes the

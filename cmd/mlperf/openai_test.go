@@ -45,7 +45,7 @@ func driveOpenAILlama2(t *testing.T, addr, model string) {
 	byScenario := map[string]map[int][]int32{}
 	for _, sc := range []string{"Offline", "Server"} {
 		out, log := run("acc-"+sc, "--scenario", sc, "--mode", "accuracy", "--qps", "20")
-		for _, want := range []string{"'rougeL': ", "'tokens_per_sample': ", "token ids are the server's where its stream carries token_ids, else this benchmark's vocabulary over each streamed token's text", "not a compliant run"} {
+		for _, want := range []string{"'rougeL': ", "'tokens_per_sample': ", "generated token ids are the server's where its stream carries them, else the vocabulary over each streamed token's text", "not a compliant run"} {
 			if !strings.Contains(log, want) {
 				t.Errorf("%s: output lacks %q:\n%s", sc, want, log)
 			}
@@ -94,11 +94,11 @@ func driveOpenAILlama2(t *testing.T, addr, model string) {
 			t.Errorf("%s = %v", k, v)
 		}
 	}
-	if !strings.Contains(s, "SUT name : OpenAI-compatible server at http://"+addr) {
+	if !strings.Contains(s, "SUT name : OpenAI-compatible server(s) http://"+addr) {
 		t.Errorf("summary does not name the server:\n%s", s)
 	}
 	t.Logf("Server performance against %s:\n%s", addr, s[:strings.Index(s, "Test Parameters Used")])
-	if !strings.Contains(log, "over /v1/completions") {
+	if !strings.Contains(log, "over --backend openai") {
 		t.Errorf("no description of the remote run:\n%s", log)
 	}
 }

@@ -18,6 +18,7 @@ func TestLibraryCommandsAreWired(t *testing.T) {
 		{[]string{"model", "convert", "dlrm"}, 2, "--snapshot DIR and -o OUT are required"},
 		{[]string{"model", "convert", "dlrm", "--snapshot", filepath.Join(t.TempDir(), "none"), "-o", t.TempDir()}, 1, "none"},
 		{[]string{"check", t.TempDir()}, 1, "no results under"},
+		{[]string{"check", t.TempDir(), t.TempDir()}, 2, "unexpected argument"},
 		{[]string{"compliance", "audit-config", "test01", "resnet50"}, 0, "accuracy_log_sampling_target"},
 		{[]string{"compliance", "test06", "nosuchbenchmark", "--results", t.TempDir()}, 1, "unknown benchmark"},
 	} {

@@ -17,14 +17,20 @@ type GGUFConfig struct {
 	Vocab func(*gguf.File) error
 }
 
-// GGUF converts a graph Build made with the default MLP into a float32
+// GGUF converts a graph Build made with the default MLP (dense SwiGLU, or
+// with experts MoE) into a float32
 // GGUF of llama.cpp's "llama" architecture with the same weights, as
 // convert_hf_to_gguf.py converts a transformers checkpoint: linear weights
 // as [out, in] rows, the query and key rows of each head reordered from
 // transformers' rotate-half pairs (i, i+D/2) to llama.cpp's adjacent pairs
 // (2i, 2i+1), and, with the llama3 rope rescaling, rope_freqs.weight
 // holding each frequency's divisor (1, factor, or 1/((1−smooth)/factor +
-// smooth) between). The graph must come from Build with config c.
+// smooth) between). With experts (Mixtral) it writes llama.cpp's layout
+// for a mixture of experts: llama.expert_count and expert_used_count, the
+// router as blk.N.ffn_gate_inp.weight (rows of experts) and each layer's
+// experts stacked into blk.N.ffn_{gate,up,down}_exps.weight (ne [in, out,
+// experts]), as convert_hf_to_gguf.py stacks w1, w3 and w2. The graph
+// must come from Build with config c.
 func GGUF(g *onnx.Graph, c Config, gc GGUFConfig) (*gguf.File, error) {
 	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("gguf: %w", err)
@@ -68,6 +74,10 @@ func GGUF(g *onnx.Graph, c Config, gc GGUFConfig) (*gguf.File, error) {
 	f.Float32("llama.rope.freq_base", float32(c.RopeTheta))
 	f.Float32("llama.attention.layer_norm_rms_epsilon", c.RMSEps)
 	f.Uint32("llama.vocab_size", uint32(c.Vocab))
+	if c.Experts > 0 {
+		f.Uint32("llama.expert_count", uint32(c.Experts))
+		f.Uint32("llama.expert_used_count", uint32(c.ExpertsPerToken))
+	}
 	if gc.Vocab != nil {
 		if err := gc.Vocab(f); err != nil {
 			return nil, err
@@ -105,6 +115,24 @@ func GGUF(g *onnx.Graph, c Config, gc GGUFConfig) (*gguf.File, error) {
 		f.Tensor(dst, []uint64{uint64(in), uint64(out)}, d)
 		return nil
 	}
+	// experts stacks the [in, out] weight src(e) of every expert as GGUF
+	// ne [in, out, experts]: expert e's rows of out follow expert e-1's.
+	experts := func(dst string, src func(e int64) string, in, out int64) error {
+		d := make([]float32, 0, c.Experts*in*out)
+		for e := range c.Experts {
+			v, err := get(src(e), in, out)
+			if err != nil {
+				return err
+			}
+			for o := range out {
+				for i := range in {
+					d = append(d, float32(v[i*out+o]))
+				}
+			}
+		}
+		f.Tensor(dst, []uint64{uint64(in), uint64(out), uint64(c.Experts)}, d)
+		return nil
+	}
 	emb, err := get("model.embed_tokens.weight", c.Vocab, c.Hidden)
 	if err != nil {
 		return nil, err
@@ -116,17 +144,30 @@ func GGUF(g *onnx.Graph, c Config, gc GGUFConfig) (*gguf.File, error) {
 	for l := range c.Layers {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		q := fmt.Sprintf("blk.%d.", l)
-		for _, e := range []error{
+		steps := []error{
 			vector(q+"attn_norm.weight", p+"input_layernorm.weight", c.Hidden),
 			linear(q+"attn_q.weight", p+"self_attn.q_proj.weight", c.Hidden, c.Heads*D, c.Heads),
 			linear(q+"attn_k.weight", p+"self_attn.k_proj.weight", c.Hidden, c.KVHeads*D, c.KVHeads),
 			linear(q+"attn_v.weight", p+"self_attn.v_proj.weight", c.Hidden, c.KVHeads*D, 0),
 			linear(q+"attn_output.weight", p+"self_attn.o_proj.weight", c.Heads*D, c.Hidden, 0),
 			vector(q+"ffn_norm.weight", p+"post_attention_layernorm.weight", c.Hidden),
-			linear(q+"ffn_gate.weight", p+"mlp.gate_proj.weight", c.Hidden, c.Intermediate, 0),
-			linear(q+"ffn_up.weight", p+"mlp.up_proj.weight", c.Hidden, c.Intermediate, 0),
-			linear(q+"ffn_down.weight", p+"mlp.down_proj.weight", c.Intermediate, c.Hidden, 0),
-		} {
+		}
+		if c.Experts > 0 {
+			ex := func(w string) func(int64) string {
+				return func(e int64) string { return fmt.Sprintf("%sblock_sparse_moe.experts.%d.%s.weight", p, e, w) }
+			}
+			steps = append(steps,
+				linear(q+"ffn_gate_inp.weight", p+"block_sparse_moe.gate.weight", c.Hidden, c.Experts, 0),
+				experts(q+"ffn_gate_exps.weight", ex("w1"), c.Hidden, c.Intermediate),
+				experts(q+"ffn_up_exps.weight", ex("w3"), c.Hidden, c.Intermediate),
+				experts(q+"ffn_down_exps.weight", ex("w2"), c.Intermediate, c.Hidden))
+		} else {
+			steps = append(steps,
+				linear(q+"ffn_gate.weight", p+"mlp.gate_proj.weight", c.Hidden, c.Intermediate, 0),
+				linear(q+"ffn_up.weight", p+"mlp.up_proj.weight", c.Hidden, c.Intermediate, 0),
+				linear(q+"ffn_down.weight", p+"mlp.down_proj.weight", c.Intermediate, c.Hidden, 0))
+		}
+		for _, e := range steps {
 			if e != nil {
 				return nil, e
 			}

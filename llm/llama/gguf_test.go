@@ -3,6 +3,7 @@ package llama
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
@@ -217,5 +218,66 @@ func TestGGUFRefusesOtherGraphs(t *testing.T) {
 	other.Layers = 2
 	if _, err := GGUF(g, other, GGUFConfig{}); err == nil {
 		t.Error("converted a graph with fewer layers")
+	}
+}
+
+// TestGGUFExpertsLayout: a mixture-of-experts graph goes to llama.cpp's
+// layout: the router as rows of experts, each layer's experts stacked
+// (expert e's rows after expert e-1's, each row one output), and no dense
+// MLP tensors; the metadata names the expert counts.
+func TestGGUFExpertsLayout(t *testing.T) {
+	c := Config{Layers: 1, Hidden: 16, Heads: 4, KVHeads: 2, Intermediate: 12, Vocab: 11, MaxPositions: 64, RopeTheta: 1e6, RMSEps: 1e-5,
+		Experts: 4, ExpertsPerToken: 2}
+	g, err := Build(c, 9, Options{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := GGUF(g, c, GGUFConfig{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := f.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"llama.expert_count", "llama.expert_used_count"} {
+		if !bytes.Contains(buf.Bytes(), []byte(key)) {
+			t.Errorf("no %s", key)
+		}
+	}
+	ts := ggufTensors(t, buf.Bytes())
+	ws := map[string][]float64{}
+	for _, in := range g.Initializers() {
+		v, _ := in.Values()
+		ws[in.Name] = v
+	}
+	H, I, E := c.Hidden, c.Intermediate, c.Experts
+	if _, ok := ts["blk.0.ffn_gate.weight"]; ok {
+		t.Error("a dense ffn_gate in a mixture of experts")
+	}
+	for name, n := range map[string]int64{"blk.0.ffn_gate_inp.weight": H * E, "blk.0.ffn_gate_exps.weight": E * I * H,
+		"blk.0.ffn_up_exps.weight": E * I * H, "blk.0.ffn_down_exps.weight": E * H * I} {
+		if int64(len(ts[name])) != n {
+			t.Errorf("%s has %d values, want %d", name, len(ts[name]), n)
+		}
+	}
+	for e := range E {
+		for _, tc := range []struct {
+			gg, hf  string
+			in, out int64
+		}{
+			{"ffn_gate_exps", "w1", H, I},
+			{"ffn_up_exps", "w3", H, I},
+			{"ffn_down_exps", "w2", I, H},
+		} {
+			w := ws[fmt.Sprintf("model.layers.0.block_sparse_moe.experts.%d.%s.weight", e, tc.hf)]
+			o, i := (e+3)%tc.out, (2*e+1)%tc.in
+			if got, want := ts["blk.0."+tc.gg+".weight"][e*tc.out*tc.in+o*tc.in+i], float32(w[i*tc.out+o]); got != want {
+				t.Errorf("%s expert %d [%d][%d] = %g, want %g", tc.gg, e, o, i, got, want)
+			}
+		}
+		if got, want := ts["blk.0.ffn_gate_inp.weight"][e*H+5], float32(ws["model.layers.0.block_sparse_moe.gate.weight"][5*E+e]); got != want {
+			t.Errorf("ffn_gate_inp[%d][5] = %g, want %g", e, got, want)
+		}
 	}
 }

@@ -60,6 +60,12 @@ type Config struct {
 	// Float16IO makes the cache (past/present) and the logits float16, as
 	// in a float16 export; the graph still computes in float32.
 	Float16IO bool
+	// Experts, when positive, replaces every layer's MLP by a sparse
+	// mixture of that many SwiGLU experts of width Intermediate, each
+	// token routed to ExpertsPerToken of them (transformers'
+	// num_local_experts and num_experts_per_tok; Mixtral: 8 and 2). See
+	// MoE.
+	Experts, ExpertsPerToken int64
 }
 
 // HeadDim is Hidden / Heads.
@@ -75,6 +81,9 @@ func (c Config) Check() error {
 	}
 	if c.RopeTheta <= 1 {
 		return fmt.Errorf("rope theta %g: want more than 1", c.RopeTheta)
+	}
+	if c.Experts < 0 || (c.Experts > 0 && (c.ExpertsPerToken < 1 || c.ExpertsPerToken > c.Experts)) || (c.Experts == 0 && c.ExpertsPerToken != 0) {
+		return fmt.Errorf("%d experts, %d per token: want 1 ≤ per token ≤ experts (or neither, for a dense MLP)", c.Experts, c.ExpertsPerToken)
 	}
 	if s := c.RopeScaling; s != nil {
 		if s.Factor < 1 || s.LowFreqFactor <= 0 || s.HighFreqFactor <= s.LowFreqFactor || s.OriginalMaxPositions <= 0 {
@@ -98,6 +107,18 @@ func (c Config) DenseParams() int64 {
 	D := c.HeadDim()
 	perLayer := c.Hidden*c.Heads*D*2 + c.Hidden*c.KVHeads*D*2 + 3*c.Hidden*c.Intermediate + 2*c.Hidden
 	return 2*c.Vocab*c.Hidden + c.Layers*perLayer + c.Hidden
+}
+
+// Params is the number of weights Build writes for c: DenseParams, or
+// with experts each layer's MLP replaced by the router ([Hidden, Experts])
+// and Experts SwiGLU experts.
+func (c Config) Params() int64 {
+	if c.Experts == 0 {
+		return c.DenseParams()
+	}
+	dense := c.DenseParams()
+	mlp := 3 * c.Hidden * c.Intermediate
+	return dense + c.Layers*(c.Experts*mlp+c.Hidden*c.Experts-mlp)
 }
 
 // InvFreq returns the rotary inverse frequencies of a head of dim
@@ -164,7 +185,8 @@ func GatedFFN(b *decoder.Builder, gateName, upName, downName, x string, hidden, 
 type Options struct {
 	// Name is the graph name; Doc its doc string.
 	Name, Doc string
-	// MLP builds each layer's feed-forward block; nil means SwiGLU.
+	// MLP builds each layer's feed-forward block; nil means SwiGLU, or
+	// MoE when the config has experts.
 	MLP MLP
 }
 
@@ -175,7 +197,11 @@ func Build(c Config, seed uint64, o Options) (*onnx.Graph, error) {
 		return nil, err
 	}
 	mlp := o.MLP
-	if mlp == nil {
+	switch {
+	case mlp != nil:
+	case c.Experts > 0:
+		mlp = MoE
+	default:
 		mlp = SwiGLU
 	}
 	g := onnx.NewGraph(onnx.Config{Name: o.Name, Seed: seed, Doc: o.Doc})

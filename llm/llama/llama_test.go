@@ -111,6 +111,15 @@ func TestCheckRefusesBadConfigs(t *testing.T) {
 			c.RopeScaling = &RopeScaling{Factor: 8, LowFreqFactor: 4, HighFreqFactor: 4, OriginalMaxPositions: 8192}
 		},
 		"no original size": func(c *Config) { c.RopeScaling = &RopeScaling{Factor: 8, LowFreqFactor: 1, HighFreqFactor: 4} },
+		"top 3 of 2":       func(c *Config) { c.Experts, c.ExpertsPerToken = 2, 3 },
+		"experts, top 0":   func(c *Config) { c.Experts = 8 },
+		"top 2, no expert": func(c *Config) { c.ExpertsPerToken = 2 },
+		"negative experts": func(c *Config) { c.Experts, c.ExpertsPerToken = -8, 2 },
+	}
+	moe := good
+	moe.Experts, moe.ExpertsPerToken = 8, 2
+	if err := moe.Check(); err != nil {
+		t.Errorf("8 experts, top 2: %v", err)
 	}
 	for name, f := range bad {
 		c := good

@@ -136,6 +136,9 @@ type TextTokenizer interface {
 	// PromptIDs returns the ids a server runs for a prompt text (BOS
 	// first, as the engines add it).
 	PromptIDs(text string) []int32
+	// ChatIDs returns the ids of chat messages in the model's chat
+	// template, the assistant's turn opened (BOS first).
+	ChatIDs(msgs []openai.Message) []int32
 	// AppendText appends the bytes id stands for in generated text to dst
 	// (nothing for special tokens).
 	AppendText(dst []byte, id int32) []byte
@@ -146,6 +149,7 @@ type TextTokenizer interface {
 // the server has drained.
 type Generator struct {
 	bt   *generate.Batcher
+	spec generate.Spec
 	tok  TextTokenizer
 	gen  sample.GreedyConfig
 	done chan error
@@ -158,34 +162,51 @@ func NewGenerator(ctx context.Context, m *generate.Model, tok TextTokenizer, max
 	if err != nil {
 		return nil, err
 	}
-	g := &Generator{bt: bt, tok: tok, gen: gen, done: make(chan error, 1)}
+	g := &Generator{bt: bt, spec: m.Spec(), tok: tok, gen: gen, done: make(chan error, 1)}
 	go func() { g.done <- bt.Run(ctx) }()
 	return g, nil
 }
 
-// Generate implements openai.Generator: the tokens stream as their text,
-// bytes joined into whole UTF-8 characters, end-of-sequence ids not
-// written.
-func (g *Generator) Generate(ctx context.Context, prompt string, maxTokens int, emit func(string)) (openai.Usage, error) {
-	ids := g.tok.PromptIDs(prompt)
-	toks := make(chan int32, maxTokens+1)
+// Generate implements openai.Generator: the prompt's ids as given, or its
+// text or chat messages tokenized; every generated id is emitted as it
+// comes, with the text it completes (bytes joined into whole UTF-8
+// characters; nothing for end-of-sequence and other special ids). A
+// prompt the model cannot run (ids outside its vocabulary, past its
+// context) is openai.ErrBadRequest.
+func (g *Generator) Generate(ctx context.Context, req openai.Request, emit func(int32, string)) (openai.Usage, error) {
+	ids := req.IDs
+	switch {
+	case len(req.Messages) > 0:
+		ids = g.tok.ChatIDs(req.Messages)
+	case len(ids) == 0:
+		ids = g.tok.PromptIDs(req.Prompt)
+	}
+	if err := g.spec.CheckPrompt(ids, req.MaxTokens); err != nil {
+		return openai.Usage{}, fmt.Errorf("%w: %w", openai.ErrBadRequest, err)
+	}
+	toks := make(chan int32, req.MaxTokens+1)
 	type result struct {
 		toks []int32
 		err  error
 	}
 	res := make(chan result, 1)
 	g.bt.Submit(&generate.Request{
-		Prompt: ids, MaxNewTokens: maxTokens,
+		Prompt: ids, MaxNewTokens: req.MaxTokens,
 		Token: func(t int32) { toks <- t },
 		Done:  func(t []int32, err error) { res <- result{t, err} },
 	})
 	var pending []byte
 	out := func(t int32) {
 		pending = g.tok.AppendText(pending, t)
-		if len(pending) > 0 && (utf8.Valid(pending) || len(pending) >= utf8.UTFMax) && ctx.Err() == nil {
-			emit(string(pending))
-			pending = pending[:0]
+		if ctx.Err() != nil {
+			return
 		}
+		if len(pending) > 0 && (utf8.Valid(pending) || len(pending) >= utf8.UTFMax) {
+			emit(t, string(pending))
+			pending = pending[:0]
+			return
+		}
+		emit(t, "")
 	}
 	for {
 		select {
@@ -200,7 +221,7 @@ func (g *Generator) Generate(ctx context.Context, prompt string, maxTokens int, 
 				return openai.Usage{}, fmt.Errorf("llmbench: %w", r.err)
 			}
 			if len(pending) > 0 && ctx.Err() == nil {
-				emit(string(pending))
+				emit(-1, string(pending)) // a character the model left incomplete
 			}
 			u := openai.Usage{PromptTokens: len(ids), CompletionTokens: len(r.toks), FinishReason: "length"}
 			if n := len(r.toks); n > 0 && g.gen.IsEOS(r.toks[n-1]) {

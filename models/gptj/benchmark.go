@@ -45,7 +45,11 @@ var descriptor = &spec.Benchmark{
 		{Name: "length-norm", Default: "prompt", Usage: "beam-score length normalisation: prompt (prompt + generated tokens, transformers ≈4.30) or generated"}},
 	LocalOnly: "GPT-J's reference decodes with beam search (4 beams), which /v1/completions does not carry, and behind --backend kserve the search would run on the LoadGen node, a network round trip per generated token with the KV cache in the payload",
 	LogShape:  &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int64, MinElems: 1, MaxValue: 50400},
-	Driver:    driver{},
+	// TEST06 (output consistency) is required of gptj by the v5.0 checker
+	// (constants.py models_TEST06).
+	Compliance: []string{"TEST06"},
+	EOS:        EOS,
+	Driver:     driver{},
 }
 
 // driver is the gptj benchmark's spec.Driver.
@@ -129,6 +133,8 @@ func (driver) Open(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, er
 		Model:       m,
 		QSL:         qsl,
 		SampleBytes: beams * dims.BytesPerToken(backend.Float32) * positions,
+		// The best beam, and so its first token, is known only at the end.
+		FirstTokenBytes: 8,
 		Describe: fmt.Sprintf("gptj: %s %s, model %s, %s backend, batch %d, %d worker(s), beam search %d beams, %d to %d new tokens",
 			r.Scenario, r.Mode, r.Model, r.Backend, r.Batch, r.Workers, beams, MinNewTokens, MaxNewTokens),
 		Close: sess.Close,

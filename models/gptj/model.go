@@ -63,8 +63,8 @@ type promptFunc func(loadgen.SampleIndex) ([]int32, error)
 
 // Model is GPT-J summarisation for the harness: each Predict call runs a
 // beam search per sample (the samples of a call batched together, beams ×
-// samples rows) and answers the best hypothesis as int64 ids. Safe for
-// concurrent use when the session is.
+// samples rows) and answers the best hypothesis as int64 ids, with its
+// length in Tokens. Safe for concurrent use when the session is.
 type Model struct {
 	gen     *generate.Model
 	prompts promptFunc
@@ -118,7 +118,10 @@ func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []lo
 		return err
 	}
 	for i, t := range toks {
-		out[i].Data = encodeTokens(nil, t)
+		// Tokens is the id count LoadGen logs as token_count (TEST06's
+		// length check); the framework reports the first id as the first
+		// token (Instance.FirstTokenBytes).
+		out[i].Data, out[i].Tokens = encodeTokens(nil, t), len(t)
 	}
 	return nil
 }

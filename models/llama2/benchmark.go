@@ -107,10 +107,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, err
 	}
 	switch env.Backend {
-	case "openai":
+	case "openai", "sglang":
 		return openRemote(env, maxNew)
 	case "kserve":
-		return nil, spec.UsageError("llama2: --backend kserve serves tensor models; a decoder runs remotely over --backend openai (e.g. against mlperf serve llama2)")
+		return nil, spec.UsageError("llama2: --backend kserve serves tensor models; a decoder runs remotely over --backend openai or sglang (e.g. against mlperf serve llama2)")
 	}
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)

@@ -1,19 +1,20 @@
 package llama2
 
-// Llama 2 on a remote OpenAI-compatible serving engine (--backend openai):
-// the prompts go out as text, the generated text comes back and is
-// mapped back to Llama 2 ids here for the accuracy log, as the reference's
-// SUT_API.py does (mlcommons/inference language/llama2-70b/SUT_API.py).
+// Llama 2 on remote serving engines (--backend openai or sglang): the
+// prompts go out as the data set's token ids where the servers take them
+// (tok_input, what the reference's SUT.py runs), else as text, as the
+// reference's SUT_API.py sends them (mlcommons/inference
+// language/llama2-70b/SUT_API.py); generated ids are the server's where it
+// returns them, else the generated text mapped back to Llama 2 ids here
+// for the accuracy log.
 
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 
-	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/openorca"
 	"github.com/mlperf-go/inference/llm/llmbench"
@@ -23,8 +24,9 @@ import (
 )
 
 // textQSL is the query sample library of a remote run: sample i is row
-// i's prompt text, read from the file when the loadgen loads it (one pass
-// over the column per LoadSamples call). The text is the `input` column,
+// i's prompt ids (tok_input) and text, read from the file when the
+// loadgen loads it (one pass over the columns per LoadSamples call). The
+// text is the `input` column,
 // the chat-formatted prompt tok_input was tokenized from (processorca.py);
 // a file without that column gives tok_input decoded with the tokenizer,
 // BOS dropped, which is what SUT_API.py sends (tokenizer.decode of the
@@ -36,7 +38,7 @@ type textQSL struct {
 	ds      *openorca.Dataset
 	tok     *tokenizer.Llama
 	total   int
-	prompts []string
+	prompts []openai.Prompt
 	loaded  []bool
 	n       atomic.Int64
 }
@@ -51,7 +53,7 @@ func newTextQSL(ds *openorca.Dataset, tok *tokenizer.Llama, count int) (*textQSL
 	if n == 0 {
 		return nil, fmt.Errorf("llama2: %s has no rows", ds.Path())
 	}
-	return &textQSL{ds: ds, tok: tok, total: n, prompts: make([]string, n), loaded: make([]bool, n)}, nil
+	return &textQSL{ds: ds, tok: tok, total: n, prompts: make([]openai.Prompt, n), loaded: make([]bool, n)}, nil
 }
 
 // TotalSampleCount implements loadgen.QSL.
@@ -77,6 +79,10 @@ func (q *textQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) er
 	if len(rows) == 0 {
 		return nil
 	}
+	toks, err := q.ds.Tokens(openorca.ColTokInput, rows)
+	if err != nil {
+		return err
+	}
 	texts := make([]string, len(rows))
 	if q.ds.HasColumn(openorca.ColInput) {
 		all, err := q.ds.Strings(openorca.ColInput)
@@ -87,10 +93,6 @@ func (q *textQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) er
 			texts[k] = all[r]
 		}
 	} else {
-		toks, err := q.ds.Tokens(openorca.ColTokInput, rows)
-		if err != nil {
-			return err
-		}
 		for k, t := range toks {
 			if len(t) > 0 && t[0] == tokenizer.LlamaBOSID {
 				t = t[1:] // the server adds its own
@@ -99,12 +101,12 @@ func (q *textQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) er
 		}
 	}
 	for k, r := range rows {
-		if texts[k] == "" {
+		if texts[k] == "" || len(toks[k]) == 0 {
 			return fmt.Errorf("llama2: row %d of %s has an empty prompt", r, q.ds.Path())
 		}
 	}
 	for k, r := range rows {
-		q.prompts[r], q.loaded[r] = texts[k], true
+		q.prompts[r], q.loaded[r] = openai.Prompt{IDs: toks[k], Text: texts[k]}, true
 	}
 	q.n.Add(int64(len(rows)))
 	return nil
@@ -114,17 +116,17 @@ func (q *textQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) er
 func (q *textQSL) UnloadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
 	for _, i := range idx {
 		if int(i) < q.total && q.loaded[i] {
-			q.prompts[i], q.loaded[i] = "", false
+			q.prompts[i], q.loaded[i] = openai.Prompt{}, false
 			q.n.Add(-1)
 		}
 	}
 	return nil
 }
 
-// Prompt returns the prompt text of a loaded sample.
-func (q *textQSL) Prompt(i loadgen.SampleIndex) (string, error) {
+// Prompt returns the prompt of a loaded sample.
+func (q *textQSL) Prompt(i loadgen.SampleIndex) (openai.Prompt, error) {
 	if int(i) >= q.total || !q.loaded[i] {
-		return "", fmt.Errorf("llama2: sample %d is not loaded", i)
+		return openai.Prompt{}, fmt.Errorf("llama2: sample %d is not loaded", i)
 	}
 	return q.prompts[i], nil
 }
@@ -142,16 +144,17 @@ func streamedIDs(t *tokenizer.Llama) func(string) []int32 {
 	}
 }
 
-// openRemote opens the openai backend: the data set's prompt texts sent to
-// the --endpoint server with greedy settings and max_tokens from
-// --max-new-tokens; the generated text is tokenized with the Llama 2
-// tokenizer (no BOS) for the accuracy log and the token counts.
+// openRemote opens the remote backends (llmbench.OpenRemote): the data
+// set's prompts (tok_input, or text) to the --endpoint servers with
+// greedy settings and max_tokens from --max-new-tokens; generated ids
+// are the servers' where they return them, else the Llama 2 tokenizer's
+// over the streamed text, a vocabulary lookup per streamed token.
 func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err error) {
 	tokPath := env.Extra["tokenizer"]
 	tok := lazyTokenizer(tokPath)
 	t, err := tok()
 	if err != nil {
-		return nil, fmt.Errorf("%w; --backend openai needs it to turn the generated text into token ids", err)
+		return nil, fmt.Errorf("%w; --backend %s needs it to turn generated text into token ids and check the server's", err, env.Backend)
 	}
 	dataPath, err := dataFile(env.Data, env.CacheDir, tok, env.Stderr)
 	if err != nil {
@@ -170,34 +173,14 @@ func openRemote(env *spec.OpenRequest, maxNew int) (inst *spec.Instance, err err
 	if err != nil {
 		return nil, err
 	}
-	encode := func(s string) []int32 { return t.Encode(s, false) }
-	sut, err := env.Engine.OpenCompletions(openai.Config{Prompt: qsl.Prompt, Encode: encode, Chunk: streamedIDs(t), MaxTokens: maxNew})
-	if err != nil {
-		return nil, err
-	}
-	if maxNew != maxNewTokensDefault {
-		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
-	}
-	bench := llmbench.Wrap(sut, env.Scenario == loadgen.Offline)
-	return &spec.Instance{
-		SUT: bench,
-		QSL: qsl,
-		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s over /v1/completions (greedy, max_tokens %d, %d requests in flight at most), %d samples in %s",
-			env.Scenario, env.Mode, env.ModelName, env.Model, maxNew, sut.MaxInFlight(), qsl.TotalSampleCount(), dataPath),
-		After: func(ctx context.Context, res *loadgen.Result) error {
-			samples, tokens := bench.Done()
-			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens (Llama 2 ids of the streamed text)\n", samples, tokens)
-			if env.AuditConf == "" {
-				return nil
-			}
-			return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
-		},
-		Close: func() error {
-			err := bench.Close()
-			if cerr := ds.Close(); err == nil {
-				err = cerr
-			}
-			return err
-		},
-	}, nil
+	return llmbench.OpenRemote(env, llmbench.RemoteConfig{
+		Name: "llama2", QSL: qsl, Prompt: qsl.Prompt, DataPath: dataPath,
+		Encode:   func(s string) []int32 { return t.Encode(s, false) },
+		Chunk:    streamedIDs(t),
+		ProbeIDs: append([]int32{tokenizer.LlamaBOSID}, t.Encode("Hello", false)...),
+		Vocab:    t.VocabSize(),
+		MaxNew:   maxNew, MaxNewDefault: maxNewTokensDefault,
+		EOS:   EOS,
+		Close: ds.Close,
+	})
 }

@@ -35,6 +35,39 @@ type textTokenizer struct{ *tokenizer.Llama }
 
 func (t textTokenizer) PromptIDs(text string) []int32 { return promptIDs(t.Llama, text) }
 
+// ChatIDs is the Llama 2 chat format: one system and one user message as
+// the reference's processorca.py formats an OpenOrca row
+// ("<s>[INST] <<SYS>>\n{system}\n<</SYS>>\n\n{user} [/INST]", or without
+// the system block), so that a chat request of a row's system prompt and
+// question runs its tok_input; further turns as Meta's chat format
+// (mlcommons/inference language/llama2-70b/processorca.py;
+// meta-llama/llama generation.py): "[INST] {user} [/INST] {answer} </s>",
+// each turn after BOS.
+func (t textTokenizer) ChatIDs(msgs []openai.Message) []int32 {
+	system := ""
+	if len(msgs) > 0 && msgs[0].Role == "system" {
+		system, msgs = msgs[0].Content, msgs[1:]
+	}
+	var ids []int32
+	for i := 0; i < len(msgs); i++ {
+		sys := ""
+		if i == 0 {
+			sys = system
+		}
+		turn := promptIDs(t.Llama, tokenizer.FormatLlama2Prompt(sys, msgs[i].Content))
+		if i > 0 {
+			turn = turn[1:] // promptIDs' BOS and the template's: one per later turn
+		}
+		ids = append(ids, turn...)
+		if i+1 < len(msgs) && msgs[i+1].Role == "assistant" {
+			i++
+			ids = append(ids, t.Encode(" "+msgs[i].Content+" ", false)...)
+			ids = append(ids, tokenizer.LlamaEOSID)
+		}
+	}
+	return ids
+}
+
 func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.AppendPieceBytes(dst, id) }
 
 // newGenerator starts Llama 2 greedy decoding with continuous batching

@@ -132,10 +132,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, err
 	}
 	switch env.Backend {
-	case "openai":
-		return nil, spec.UsageError("llama3.1-8b: --backend openai is not available yet for this benchmark (it comes with token-id prompts); run it locally, or serve it with mlperf serve llama3.1-8b")
+	case "openai", "sglang":
+		return openRemote(env, maxNew)
 	case "kserve":
-		return nil, spec.UsageError("llama3.1-8b: --backend kserve serves tensor models; a decoder runs remotely over --backend openai")
+		return nil, spec.UsageError("llama3.1-8b: --backend kserve serves tensor models; a decoder runs remotely over --backend openai or sglang")
 	}
 	tok, err := loadTokenizer(env.Extra["tokenizer"])
 	if err != nil {

@@ -18,12 +18,11 @@ import (
 // /bucket/NAME/FILE → the bytes; lie replaces a listed MD5.
 func r2Bucket(t *testing.T, files map[string]map[string][]byte, lie map[string]string) (*httptest.Server, *atomic.Int64) {
 	var hits atomic.Int64
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for name, fs := range files {
 			switch r.URL.Path {
 			case "/metadata/" + name + ".uri":
-				fmt.Fprintf(w, "%s/bucket/%s\n", srv.URL, name)
+				fmt.Fprintf(w, "http://%s/bucket/%s\n", r.Host, name)
 				return
 			case "/metadata/" + name + ".md5":
 				for f, b := range fs {

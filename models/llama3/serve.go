@@ -6,6 +6,7 @@ package llama3
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/llm/llmbench"
@@ -20,6 +21,19 @@ import (
 type textTokenizer struct{ *tokenizer.Llama3 }
 
 func (t textTokenizer) PromptIDs(text string) []int32 { return t.Encode(text, true) }
+
+// ChatIDs is the chat template of the Llama 3 tokenizer_config.json that
+// make setup installs: <|begin_of_text|>, then each message as
+// "<|start_header_id|>{role}<|end_header_id|>\n\n{content, trimmed}<|eot_id|>",
+// then the assistant's header.
+func (t textTokenizer) ChatIDs(msgs []openai.Message) []int32 {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString("<|start_header_id|>" + m.Role + "<|end_header_id|>\n\n" + strings.TrimSpace(m.Content) + "<|eot_id|>")
+	}
+	b.WriteString("<|start_header_id|>assistant<|end_header_id|>\n\n")
+	return t.Encode(b.String(), true)
+}
 
 func (t textTokenizer) AppendText(dst []byte, id int32) []byte {
 	return t.AppendTokenBytes(dst, id, true)

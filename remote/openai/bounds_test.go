@@ -34,8 +34,8 @@ func streamServer(t *testing.T, body func(w http.ResponseWriter, r *http.Request
 // response.
 func one(t *testing.T, hs *httptest.Server, key string) loadgen.Response {
 	t.Helper()
-	s, err := New(Config{Endpoint: hs.URL, Model: "m", APIKey: key, MaxTokens: 8, Timeout: time.Minute,
-		Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "m", APIKey: key, MaxTokens: 8, Timeout: time.Minute,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +132,8 @@ func TestCloseCancelsRequestsInFlight(t *testing.T) {
 		started <- struct{}{}
 		<-r.Context().Done()
 	})
-	s, err := New(Config{Endpoint: hs.URL, Model: "m", MaxTokens: 8, MaxInFlight: 4, Timeout: time.Hour,
-		Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "m", MaxTokens: 8, MaxInFlight: 4, Timeout: time.Hour,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,35 +1,50 @@
-// Package openai drives an OpenAI-compatible completions server (vLLM,
-// TGI, SGLang, ollama, `mlperf serve`) as a loadgen SUT for the decoder
-// benchmarks: every sample is one streamed /v1/completions request with
-// greedy settings; the first streamed text is the sample's first token
-// (TTFT), the end of the stream its completion.
+// Package openai drives LLM serving engines as a loadgen SUT for the
+// decoder benchmarks: OpenAI-compatible servers (vLLM, SGLang, TGI,
+// TensorRT-LLM, ollama, `mlperf serve`) over /v1/completions and
+// /v1/chat/completions, and SGLang's native /generate. Every sample is one
+// streamed request with greedy settings; the first generated token is the
+// sample's first token (TTFT), the end of the stream its completion.
 //
-// A response's token ids are the server's where its streamed choices carry
-// them (a "token_ids" array, as vLLM adds on request); a stream that mixes
-// chunks with and without them is an error. Most servers return text only
-// (ollama refuses ids), and then the ids are the benchmark's tokenizer over
-// the returned text. Servers stream one token per chunk, so with
-// Config.Chunk each chunk's text maps back to its ids (a vocabulary lookup,
-// as the reference's SUT_API.py maps streamed token strings) and the first
-// token reported is the first id of the response; without it the whole
-// text is encoded at the end (Config.Encode). The run's logs say which,
-// and Server reports whether a response's ids were the server's.
+// Several endpoints (replicas of one model) share the samples: each
+// request goes to the endpoint with the fewest requests in flight, ties
+// taken in turn. Every endpoint's requests, failures, latency and TTFT are
+// kept (EndpointStats) for the run's logs. A dead endpoint fails the
+// samples sent to it, as data; the others go on.
 //
-// API: https://platform.openai.com/docs/api-reference/completions (the
-// legacy completions endpoint with stream=true: server-sent events, one
-// JSON chunk per `data:` line, ending with `data: [DONE]`).
+// Prompts go as the benchmark's token ids where the server takes them
+// (vLLM and SGLang take a list of ids as `prompt`; SGLang's /generate
+// takes `input_ids`), so that server and reference run the same tokens,
+// and as text where it does not (ollama, TGI). Config.Form chooses; the
+// default asks every endpoint once (Check). A benchmark whose reference
+// applies a chat template sends it as a user message to
+// /v1/chat/completions when it sends text, so that the server applies the
+// model's template; its ids carry the template already.
+//
+// A response's token ids are the server's where its stream carries them
+// (vLLM's `token_ids` with return_token_ids, logprobs tokens written as
+// "token_id:N", SGLang's `output_ids`), checked against the benchmark's
+// vocabulary (Config.Vocab). Otherwise they are the benchmark's tokenizer
+// over the returned text: with Config.Chunk each streamed chunk's text
+// maps back to its ids (servers stream one token per chunk; a vocabulary
+// lookup, as the reference's SUT_API.py maps streamed token strings),
+// without it the whole text is encoded at the end (Config.Encode).
+// IDSources counts which, for the logs.
+//
+// APIs: https://platform.openai.com/docs/api-reference/completions and
+// .../chat (server-sent events, one JSON chunk per `data:` line, ending
+// with `data: [DONE]`); vLLM's extensions (vllm-project/vllm
+// vllm/entrypoints/openai/completion/protocol.py: prompt as ids,
+// return_token_ids); SGLang's /generate (sgl-project/sglang
+// python/sglang/srt/entrypoints/http_server.py: input_ids,
+// sampling_params, stream; chunks of text, output_ids and meta_info,
+// cumulative by default, increments with --incremental-streaming-output).
 package openai
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -42,25 +57,101 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
+// API is the wire format of the servers.
+type API int
+
+const (
+	// Completions is the OpenAI-compatible API: /v1/completions, and
+	// /v1/chat/completions for a chat benchmark's text prompts.
+	Completions API = iota
+	// SGLang is SGLang's native /generate.
+	SGLang
+)
+
+func (a API) String() string {
+	if a == SGLang {
+		return "SGLang /generate"
+	}
+	return "OpenAI-compatible"
+}
+
+// Form is how prompts are sent.
+type Form int
+
+const (
+	// FormAuto sends token ids where every endpoint takes them (Check asks
+	// each once with Config.ProbeIDs), text otherwise; SGLang takes ids.
+	FormAuto Form = iota
+	// FormIDs sends the benchmark's token ids.
+	FormIDs
+	// FormText sends the prompt text.
+	FormText
+)
+
+// Forms are the names ParseForm takes, in Form order.
+var Forms = []string{"auto", "ids", "text"}
+
+func (f Form) String() string {
+	if f < 0 || int(f) >= len(Forms) {
+		return fmt.Sprintf("Form(%d)", int(f))
+	}
+	return Forms[f]
+}
+
+// ParseForm parses "auto", "ids" or "text".
+func ParseForm(s string) (Form, error) {
+	for i, n := range Forms {
+		if s == n {
+			return Form(i), nil
+		}
+	}
+	return 0, fmt.Errorf("openai: prompt form %q: want %s", s, strings.Join(Forms, ", "))
+}
+
+// Prompt is one sample's prompt in both forms.
+type Prompt struct {
+	// IDs are the benchmark's input ids, as its reference runs them (BOS
+	// and any template included).
+	IDs []int32
+	// Text is the prompt as text: the whole prompt, or with Config.Chat
+	// the user message that the model's chat template wraps.
+	Text string
+}
+
 // Config configures a SUT.
 type Config struct {
-	// Endpoint is the server's base URL or host:port; requests go to
-	// Endpoint/v1/completions.
-	Endpoint string
+	// Endpoints are the servers' base URLs or host:port (replicas of one
+	// model); requests go to Endpoint/v1/completions (or /generate).
+	Endpoints []string
+	// API is the servers' wire format.
+	API API
 	// Model is the served model's name ("model" in the request).
 	Model string
 	// APIKey, if set, is sent as a bearer token.
 	APIKey string
 	// MaxTokens is max_tokens of every request (the benchmark's limit).
 	MaxTokens int
-	// MaxInFlight bounds the requests in flight (and the connections);
-	// samples beyond it wait in a queue (0: 64).
+	// MaxInFlight bounds the requests in flight over all endpoints (and
+	// the connections); samples beyond it wait in a queue (0: 64).
 	MaxInFlight int
 	// Timeout bounds one request from send to the end of its stream (0:
 	// none beyond the run's context).
 	Timeout time.Duration
-	// Prompt returns the prompt text of a loaded sample.
-	Prompt func(i loadgen.SampleIndex) (string, error)
+	// Prompt returns the prompt of a loaded sample.
+	Prompt func(i loadgen.SampleIndex) (Prompt, error)
+	// Form is how prompts are sent (FormAuto: as Check finds).
+	Form Form
+	// Chat says that the benchmark's reference applies the model's chat
+	// template: prompts sent as text go to /v1/chat/completions as a user
+	// message.
+	Chat bool
+	// ProbeIDs are a short prompt of valid ids that Check sends to each
+	// endpoint with FormAuto to learn whether it takes ids (none: text).
+	ProbeIDs []int32
+	// Vocab, if positive, is the benchmark's vocabulary size: a server id
+	// outside [0, Vocab) fails the sample (the server runs another
+	// model).
+	Vocab int
 	// Encode turns generated text into the benchmark's token ids, for the
 	// accuracy log and the token counts.
 	Encode func(text string) []int32
@@ -70,23 +161,32 @@ type Config struct {
 	Chunk func(text string) []int32
 	// Client, if set, replaces the pooled HTTP client New makes.
 	Client *http.Client
+	// Served, if set, is told which endpoint (its index in Endpoints)
+	// took each sample, just before the sample completes, from the
+	// worker's goroutine.
+	Served func(id loadgen.ResponseID, endpoint int)
 }
 
-// SUT is a loadgen SUT over an OpenAI-compatible server. IssueQuery never
-// blocks: samples are queued and MaxInFlight workers send them. Close
-// stops the workers and cancels the requests in flight; samples still
-// queued fail with ErrClosed.
+// SUT is a loadgen SUT over LLM serving engines. IssueQuery never blocks:
+// samples are queued and MaxInFlight workers send them, each to the
+// endpoint with the fewest requests in flight. Close stops the workers
+// and cancels the requests in flight; samples still queued fail with
+// ErrClosed.
 //
 // Every stream is bounded whatever the server sends: a line of at most
 // MaxLine bytes, a text of at most MaxTokens × MaxTokenBytes, at most
 // MaxTokens server token ids, and at most MaxTokens × 4 + 4096 lines.
 type SUT struct {
 	cfg    Config
-	url    string
-	base   string
+	eps    []*endpoint
 	client *http.Client
-	// auth is the Authorization header value ("" for none).
+	// auth is the Authorization header value ("" for none); an endpoint
+	// URL with credentials has its own.
 	auth string
+	// form is the resolved prompt form (FormIDs or FormText); formNote
+	// says why, for the logs.
+	form     Form
+	formNote string
 	// ctx ends every request in flight when the SUT is closed.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -95,15 +195,14 @@ type SUT struct {
 	cond   *sync.Cond
 	queue  []job
 	closed bool
+	next   int // the endpoint a tie goes to
 	wg     sync.WaitGroup
 
-	serverIDs atomic.Bool // a response's ids came from the server's token_ids
+	// Responses whose ids were the server's, and the tokenizer's over the
+	// text; responses whose tokenizer ids differ in number from the
+	// server's count of generated tokens (usage).
+	serverIDs, textIDs, miscounted atomic.Int64
 }
-
-// ServerTokenIDs reports whether any response so far took its token ids
-// from the server (token_ids in the stream) rather than the tokenizer. It
-// is safe for concurrent use.
-func (s *SUT) ServerTokenIDs() bool { return s.serverIDs.Load() }
 
 type job struct {
 	ctx context.Context
@@ -118,12 +217,20 @@ var ErrClosed = errors.New("openai: SUT closed")
 // Stream bounds.
 const (
 	// MaxLine is the longest line of a stream, in bytes: one event of a
-	// completion chunk is a few hundred.
+	// completion chunk is a few hundred (SGLang's cumulative chunks a few
+	// kB).
 	MaxLine = 256 << 10
 	// MaxTokenBytes is the most text one generated token may carry, in
 	// bytes (the longest token of the suite's vocabularies is under 64).
 	MaxTokenBytes = 256
+	// MaxEndpoints is the most endpoints one SUT takes (as many as a
+	// per-query record names, loadgen/querylog).
+	MaxEndpoints = 255
 )
+
+// apiPaths are the API paths an endpoint must not end in (the client adds
+// them).
+var apiPaths = []string{"/v1/completions", "/v1/chat/completions", "/v1/models", "/generate"}
 
 // CheckEndpoint reports whether endpoint is a server's base URL (host:port
 // or an http(s) URL) without contacting it, so that a command can refuse
@@ -133,7 +240,7 @@ const (
 func CheckEndpoint(endpoint string) error {
 	shown := redact.URL(endpoint)
 	if strings.ContainsAny(endpoint, ", ") {
-		return fmt.Errorf("openai: endpoint %q holds a comma or a space: give one server's URL (put a load balancer in front of several)", shown)
+		return fmt.Errorf("openai: endpoint %q holds a comma or a space: give one server's URL per --endpoint (repeat the flag for several)", shown)
 	}
 	ep := endpoint
 	if !strings.Contains(ep, "://") {
@@ -144,56 +251,87 @@ func CheckEndpoint(endpoint string) error {
 		return fmt.Errorf("openai: endpoint %q is not host:port or an http(s) URL", shown)
 	}
 	p := strings.TrimRight(u.Path, "/")
-	for _, api := range []string{"/v1/completions", "/v1/chat/completions", "/v1/models"} {
+	for _, api := range apiPaths {
 		if strings.HasSuffix(p, api) {
 			base := *u
 			base.Path = strings.TrimSuffix(p, api)
-			return fmt.Errorf("openai: endpoint %q ends in the API path %s; give the server's base URL %s (the client adds /v1/completions)", shown, api, base.Redacted())
+			return fmt.Errorf("openai: endpoint %q ends in the API path %s; give the server's base URL %s (the client adds the API path)", shown, api, base.Redacted())
 		}
 	}
 	return nil
 }
 
-// New checks cfg and starts the workers.
+// New checks cfg and starts the workers; it does not contact the servers
+// (Check does).
 func New(cfg Config) (*SUT, error) {
-	if cfg.Endpoint == "" {
-		return nil, errors.New("openai: no endpoint given (--endpoint URL of an OpenAI-compatible server)")
+	if len(cfg.Endpoints) == 0 {
+		return nil, errors.New("openai: no endpoint given (--endpoint URL of a serving engine)")
 	}
-	if err := CheckEndpoint(cfg.Endpoint); err != nil {
-		return nil, err
+	if len(cfg.Endpoints) > MaxEndpoints {
+		return nil, fmt.Errorf("openai: %d endpoints: at most %d", len(cfg.Endpoints), MaxEndpoints)
 	}
-	ep := cfg.Endpoint
-	if !strings.Contains(ep, "://") {
-		ep = "http://" + ep
-	}
-	u, _ := url.Parse(ep) // CheckEndpoint parsed it
 	if cfg.Prompt == nil || cfg.Encode == nil {
 		return nil, errors.New("openai: Config needs Prompt and Encode")
 	}
 	if cfg.MaxTokens < 1 {
 		return nil, fmt.Errorf("openai: max_tokens %d: want at least 1", cfg.MaxTokens)
 	}
+	if cfg.API != Completions && cfg.API != SGLang {
+		return nil, fmt.Errorf("openai: unknown API %d", cfg.API)
+	}
+	if cfg.Form < FormAuto || cfg.Form > FormText {
+		return nil, fmt.Errorf("openai: unknown prompt form %d", cfg.Form)
+	}
+	if cfg.API == SGLang && cfg.Chat && cfg.Form == FormText {
+		return nil, errors.New("openai: SGLang's /generate does not apply the model's chat template, which this benchmark's prompts need as text: send token ids (--prompt-form ids or auto), or use --backend openai (/v1/chat/completions)")
+	}
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 64
 	}
-	base := u.Scheme + "://" + u.Host + strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/v1")
-	client := cfg.Client
-	if client == nil {
-		client = &http.Client{Transport: &http.Transport{
+	s := &SUT{cfg: cfg}
+	seen := map[string]bool{}
+	for _, raw := range cfg.Endpoints {
+		if err := CheckEndpoint(raw); err != nil {
+			return nil, err
+		}
+		ep := newEndpoint(raw, cfg.API)
+		ep.index = len(s.eps)
+		if seen[ep.base] {
+			return nil, fmt.Errorf("openai: endpoint %s given twice", ep.base)
+		}
+		seen[ep.base] = true
+		s.eps = append(s.eps, ep)
+	}
+	if cfg.APIKey != "" {
+		s.auth = "Bearer " + cfg.APIKey
+	}
+	for _, ep := range s.eps {
+		ep.auth = s.auth
+		if ep.auth == "" && ep.user != nil {
+			pw, _ := ep.user.Password()
+			ep.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(ep.user.Username()+":"+pw))
+		}
+	}
+	s.client = cfg.Client
+	if s.client == nil {
+		s.client = &http.Client{Transport: &http.Transport{
 			DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 			MaxIdleConns:        cfg.MaxInFlight,
 			MaxIdleConnsPerHost: cfg.MaxInFlight,
 			MaxConnsPerHost:     cfg.MaxInFlight,
 			IdleConnTimeout:     90 * time.Second,
+			// A gzip reader would hold streamed events back until its
+			// buffer fills: ask for the stream as the server writes it.
+			DisableCompression: true,
 		}}
 	}
-	s := &SUT{cfg: cfg, base: base, url: base + "/v1/completions", client: client}
+	s.form, s.formNote = cfg.Form, "as asked"
 	switch {
-	case cfg.APIKey != "":
-		s.auth = "Bearer " + cfg.APIKey
-	case u.User != nil:
-		pw, _ := u.User.Password()
-		s.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))
+	case cfg.Form != FormAuto:
+	case cfg.API == SGLang:
+		s.form, s.formNote = FormIDs, "/generate takes input_ids"
+	case len(cfg.ProbeIDs) == 0:
+		s.form, s.formNote = FormText, "the benchmark gives no probe prompt"
 	}
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.cond = sync.NewCond(&s.mu)
@@ -207,69 +345,21 @@ func New(cfg Config) (*SUT, error) {
 // MaxInFlight is the most requests in flight at once.
 func (s *SUT) MaxInFlight() int { return s.cfg.MaxInFlight }
 
-// Check asks the server for its models (GET /v1/models): an unreachable
-// server or an error answer is an error, so a run fails at start rather
-// than sample by sample.
-func (s *SUT) Check(ctx context.Context) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/models", nil)
-	if err != nil {
-		return fmt.Errorf("openai: %w", err)
-	}
-	s.setAuth(req)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("openai: the server at %s does not answer: %w", s.base, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("openai: %s/v1/models: HTTP %d: %s", s.base, resp.StatusCode, s.errorText(resp.Body))
-	}
-	return nil
-}
+// Form is how prompts are sent: FormIDs or FormText once Check has run
+// (FormAuto before, if Check has to ask).
+func (s *SUT) Form() Form { return s.form }
 
-// errorText is the start of an error answer's body, trimmed, with the
-// API key masked (a server may echo it).
-func (s *SUT) errorText(body io.Reader) string {
-	msg, _ := io.ReadAll(io.LimitReader(body, 512))
-	return s.redact(strings.TrimSpace(string(msg)))
+// IDSources returns how many responses so far took their token ids from
+// the server and how many from the tokenizer over the returned text, and
+// of the latter how many differ in number from the server's own count of
+// generated tokens (usage; such a response's TPOT is over the tokenizer's
+// count). It is safe for concurrent use.
+func (s *SUT) IDSources() (server, text, miscounted int64) {
+	return s.serverIDs.Load(), s.textIDs.Load(), s.miscounted.Load()
 }
 
 // redact masks the API key in text from the server.
 func (s *SUT) redact(text string) string { return redact.Secret(text, s.cfg.APIKey) }
-
-// Name asks the server for its models (one network round trip) and
-// returns a description of the endpoint for the logs.
-func (s *SUT) Name() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/v1/models", nil)
-	if err != nil {
-		return "OpenAI-compatible server at " + s.base
-	}
-	s.setAuth(req)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return fmt.Sprintf("OpenAI-compatible server at %s (unreachable: %v)", s.base, s.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	var m struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&m)
-	var ids []string
-	for _, d := range m.Data {
-		ids = append(ids, d.ID)
-	}
-	return fmt.Sprintf("OpenAI-compatible server at %s serving %s (model %s)", s.base, s.redact(strings.Join(ids, ",")), s.cfg.Model)
-}
-
-func (s *SUT) setAuth(r *http.Request) {
-	if s.auth != "" {
-		r.Header.Set("Authorization", s.auth)
-	}
-}
 
 // IssueQuery implements loadgen.SUT: it queues the samples and returns.
 func (s *SUT) IssueQuery(ctx context.Context, samples []loadgen.Sample, c loadgen.Completer) {
@@ -326,211 +416,27 @@ func (s *SUT) work() {
 		j := s.queue[0]
 		s.queue[0] = job{}
 		s.queue = s.queue[1:]
+		ep := s.pick()
 		s.mu.Unlock()
-		s.run(j)
+		s.run(j, ep)
+		s.mu.Lock()
+		ep.inFlight--
+		s.mu.Unlock()
 	}
 }
 
-// run sends one sample and completes it.
-func (s *SUT) run(j job) {
-	ids, err := s.complete(j)
-	if err != nil {
-		j.c.Complete(loadgen.Response{ID: j.s.ID, Err: err})
-		return
-	}
-	j.c.Complete(loadgen.Response{ID: j.s.ID, Data: idsBytes(ids), Tokens: len(ids)})
-}
-
-// idsBytes is the accuracy log's form of token ids: little-endian int32.
-func idsBytes(ids []int32) []byte {
-	b := make([]byte, 0, 4*len(ids))
-	for _, id := range ids {
-		b = binary.LittleEndian.AppendUint32(b, uint32(id))
-	}
-	return b
-}
-
-// request is the body of a completions request.
-type request struct {
-	Model       string  `json:"model"`
-	Prompt      string  `json:"prompt"`
-	MaxTokens   int     `json:"max_tokens"`
-	Temperature float64 `json:"temperature"`
-	TopP        float64 `json:"top_p"`
-	Stream      bool    `json:"stream"`
-}
-
-// chunk is one streamed event.
-type chunk struct {
-	Choices []struct {
-		Text         string  `json:"text"`
-		TokenIDs     []int32 `json:"token_ids"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// complete streams one completion and returns the generated ids.
-func (s *SUT) complete(j job) ([]int32, error) {
-	prompt, err := s.cfg.Prompt(j.s.Index)
-	if err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(request{Model: s.cfg.Model, Prompt: prompt, MaxTokens: s.cfg.MaxTokens, Temperature: 0, TopP: 1, Stream: true})
-	if err != nil {
-		return nil, fmt.Errorf("openai: %w", err)
-	}
-	// The request ends with the sample's context, the SUT's (Close) or
-	// the timeout, whichever comes first.
-	ctx, cancel := context.WithCancelCause(s.ctx)
-	defer cancel(nil)
-	stop := context.AfterFunc(j.ctx, func() { cancel(context.Cause(j.ctx)) })
-	defer stop()
-	if s.cfg.Timeout > 0 {
-		var c context.CancelFunc
-		ctx, c = context.WithTimeout(ctx, s.cfg.Timeout)
-		defer c()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("openai: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	s.setAuth(req)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return nil, s.requestError(ctx, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("openai: %s: HTTP %d: %s", s.url, resp.StatusCode, s.errorText(resp.Body))
-	}
-	ids, err := s.readStream(resp.Body, j)
-	if err != nil && ctx.Err() != nil {
-		return nil, s.requestError(ctx, err)
-	}
-	return ids, err
-}
-
-// requestError says why a request ended: the SUT closed, the timeout, or
-// the network error itself (with the API key masked).
-func (s *SUT) requestError(ctx context.Context, err error) error {
-	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, ErrClosed):
-		return fmt.Errorf("%w: the request to %s was still in flight", ErrClosed, s.url)
-	case errors.Is(cause, context.DeadlineExceeded):
-		return fmt.Errorf("openai: %s: no complete answer within the request timeout of %v", s.url, s.cfg.Timeout)
-	}
-	return fmt.Errorf("openai: %s: %s", s.url, s.redact(err.Error()))
-}
-
-// readStream reads a completion stream (server-sent events) to its
-// [DONE], reporting the first token to j's completer, and returns the
-// generated ids. Whatever the server sends, it holds at most MaxLine
-// bytes of a line, MaxTokens × MaxTokenBytes of text and MaxTokens ids,
-// and reads at most MaxTokens × 4 + 4096 lines.
-func (s *SUT) readStream(body io.Reader, j job) ([]int32, error) {
-	maxText := s.cfg.MaxTokens*MaxTokenBytes + 4096
-	maxLines := 4*s.cfg.MaxTokens + 4096
-	var text strings.Builder
-	var ids []int32    // with Chunk: the chunks' ids so far
-	var server []int32 // the server's own ids, where its chunks carry them
-	withIDs, withoutIDs := false, false
-	first, done := false, false
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 4<<10), MaxLine)
-	for lines := 1; sc.Scan(); lines++ {
-		if lines > maxLines {
-			return nil, fmt.Errorf("openai: %s: the stream runs past %d lines without [DONE] (max_tokens %d takes one event each): the server does not end it", s.url, maxLines, s.cfg.MaxTokens)
-		}
-		line := sc.Bytes()
-		data, ok := bytes.CutPrefix(line, []byte("data:"))
-		if !ok {
-			continue // blank separators, comments, event: lines
-		}
-		data = bytes.TrimSpace(data)
-		if string(data) == "[DONE]" {
-			done = true
-			break
-		}
-		var ch chunk
-		if err := json.Unmarshal(data, &ch); err != nil {
-			return nil, fmt.Errorf("openai: %s: a streamed event is not a completion chunk: %q", s.url, s.redact(truncate(data)))
-		}
-		if ch.Error != nil {
-			return nil, fmt.Errorf("openai: %s: server error mid-stream: %s", s.url, s.redact(ch.Error.Message))
-		}
-		for _, c := range ch.Choices {
-			if text.Len()+len(c.Text) > maxText {
-				return nil, fmt.Errorf("openai: %s: the stream's text runs past %d bytes, more than max_tokens %d tokens of at most %d bytes each", s.url, maxText, s.cfg.MaxTokens, MaxTokenBytes)
-			}
-			text.WriteString(c.Text)
-			switch {
-			case len(c.TokenIDs) > 0:
-				withIDs = true
-				if len(server)+len(c.TokenIDs) > s.cfg.MaxTokens {
-					return nil, fmt.Errorf("openai: %s: the stream gives more than max_tokens %d token ids", s.url, s.cfg.MaxTokens)
-				}
-				server = append(server, c.TokenIDs...)
-			case c.Text != "":
-				withoutIDs = true
-				if s.cfg.Chunk != nil {
-					ids = append(ids, s.cfg.Chunk(c.Text)...)
-				}
-			}
-		}
-		if withIDs && withoutIDs {
-			return nil, fmt.Errorf("openai: %s: the stream gives token_ids with some chunks and not others; cannot tell the response's ids", s.url)
-		}
-		if !first && (text.Len() > 0 || len(server) > 0) {
-			soFar := ids
-			switch {
-			case withIDs:
-				soFar = server
-			case s.cfg.Chunk == nil:
-				soFar = s.cfg.Encode(text.String())
-			}
-			if len(soFar) > 0 {
-				first = true
-				if tc, ok := j.c.(loadgen.TokenCompleter); ok {
-					tc.FirstToken(j.s.ID, idsBytes(soFar[:1]))
-				}
-			}
+// pick returns the endpoint with the fewest requests in flight, ties
+// going to the endpoints in turn, and counts the request in; s.mu is
+// held.
+func (s *SUT) pick() *endpoint {
+	n := len(s.eps)
+	best := s.eps[s.next%n]
+	for k := 1; k < n; k++ {
+		if e := s.eps[(s.next+k)%n]; e.inFlight < best.inFlight {
+			best = e
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("openai: %s: a streamed line runs past %d bytes (an event is a few hundred): the server does not send completion chunks", s.url, MaxLine)
-		}
-		return nil, fmt.Errorf("openai: %s: the stream broke: %w", s.url, err)
-	}
-	if !done {
-		return nil, fmt.Errorf("openai: %s: the stream ended without [DONE] (server died or cut the connection)", s.url)
-	}
-	switch {
-	case withIDs:
-		ids = server
-		s.serverIDs.Store(true)
-	case s.cfg.Chunk == nil:
-		ids = s.cfg.Encode(text.String())
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("openai: %s: empty completion", s.url)
-	}
-	if !first {
-		if tc, ok := j.c.(loadgen.TokenCompleter); ok {
-			tc.FirstToken(j.s.ID, idsBytes(ids[:1]))
-		}
-	}
-	return ids, nil
-}
-
-func truncate(b []byte) string {
-	if len(b) > 120 {
-		return string(b[:120]) + "..."
-	}
-	return string(b)
+	s.next = (s.next + 1) % n
+	best.inFlight++
+	return best
 }

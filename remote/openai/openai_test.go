@@ -76,7 +76,13 @@ func fakeServer(t *testing.T, mode func(prompt string) string) *httptest.Server 
 			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
 			return
 		}
-		var req request
+		var req struct {
+			Model       string  `json:"model"`
+			Prompt      string  `json:"prompt"`
+			MaxTokens   int     `json:"max_tokens"`
+			Temperature float64 `json:"temperature"`
+			Stream      bool    `json:"stream"`
+		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/completions" || !req.Stream || req.Temperature != 0 || req.MaxTokens != 5 || req.Model != "tiny-llama" {
 			http.Error(w, fmt.Sprintf("bad request %+v %v", req, err), 400)
 			return
@@ -113,8 +119,8 @@ func fakeServer(t *testing.T, mode func(prompt string) string) *httptest.Server 
 func TestStreamsFirstTokenThenCompletion(t *testing.T) {
 	prompts := []string{"a bb ccc", "dddd e", "ff"}
 	hs := fakeServer(t, func(string) string { return "" })
-	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
-		Prompt: func(i loadgen.SampleIndex) (string, error) { return prompts[i], nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: prompts[i]}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,9 +161,9 @@ func TestStreamsFirstTokenThenCompletion(t *testing.T) {
 
 func TestServerFaultsFailSamplesAsData(t *testing.T) {
 	hs := fakeServer(t, func(p string) string { return strings.Fields(p)[0] })
-	s, err := New(Config{Endpoint: strings.TrimPrefix(hs.URL, "http://"), Model: "tiny-llama", MaxTokens: 5, Timeout: 300 * time.Millisecond,
-		Prompt: func(i loadgen.SampleIndex) (string, error) {
-			return []string{"500 x", "garbage x", "cut x y", "stall x", "ok x y"}[i], nil
+	s, err := New(Config{Endpoints: []string{strings.TrimPrefix(hs.URL, "http://")}, Model: "tiny-llama", MaxTokens: 5, Timeout: 300 * time.Millisecond,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) {
+			return Prompt{Text: []string{"500 x", "garbage x", "cut x y", "stall x", "ok x y"}[i]}, nil
 		}, Encode: words})
 	if err != nil {
 		t.Fatal(err)
@@ -184,8 +190,8 @@ func TestServerFaultsFailSamplesAsData(t *testing.T) {
 
 func TestCloseFailsQueuedSamples(t *testing.T) {
 	hs := fakeServer(t, func(string) string { return "stall" })
-	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 1,
-		Prompt: func(loadgen.SampleIndex) (string, error) { return "x", nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 1,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "x"}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +210,16 @@ func TestCloseFailsQueuedSamples(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
-	ok := Config{Endpoint: "127.0.0.1:1", Model: "m", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (string, error) { return "", nil }, Encode: words}
+	ok := Config{Endpoints: []string{"127.0.0.1:1"}, Model: "m", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{}, nil }, Encode: words}
 	for name, mut := range map[string]func(*Config){
-		"endpoint":   func(c *Config) { c.Endpoint = "" },
-		"scheme":     func(c *Config) { c.Endpoint = "ftp://x" },
-		"max tokens": func(c *Config) { c.MaxTokens = 0 },
-		"encode":     func(c *Config) { c.Encode = nil },
+		"no endpoint":         func(c *Config) { c.Endpoints = nil },
+		"scheme":              func(c *Config) { c.Endpoints = []string{"ftp://x"} },
+		"one endpoint twice":  func(c *Config) { c.Endpoints = []string{"127.0.0.1:1", "http://127.0.0.1:1/v1"} },
+		"a bad second one":    func(c *Config) { c.Endpoints = []string{"127.0.0.1:1", "a:1,b:2"} },
+		"max tokens":          func(c *Config) { c.MaxTokens = 0 },
+		"encode":              func(c *Config) { c.Encode = nil },
+		"sglang chat as text": func(c *Config) { c.API, c.Chat, c.Form = SGLang, true, FormText },
+		"unknown form":        func(c *Config) { c.Form = 7 },
 	} {
 		c := ok
 		mut(&c)
@@ -226,8 +236,8 @@ func TestChunkIDsPerStreamedToken(t *testing.T) {
 	hs := fakeServer(t, func(string) string { return "" })
 	var encoded int
 	var mu sync.Mutex
-	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5,
-		Prompt: func(i loadgen.SampleIndex) (string, error) { return "a bb ccc", nil },
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "a bb ccc"}, nil },
 		Encode: func(string) []int32 { mu.Lock(); encoded++; mu.Unlock(); return []int32{99} },
 		Chunk:  func(text string) []int32 { return []int32{int32(10 * len(text)), 1} }})
 	if err != nil {
@@ -286,8 +296,8 @@ func TestServerTokenIDsWinOverTheTokenizer(t *testing.T) {
 	run := func(ids [][]int32) (loadgen.Response, []byte, *SUT) {
 		t.Helper()
 		hs := idServer(t, ids)
-		s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5,
-			Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil },
+		s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5,
+			Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil },
 			Encode: func(string) []int32 { return []int32{99} },
 			Chunk:  func(string) []int32 { return []int32{77} }})
 		if err != nil {
@@ -312,12 +322,12 @@ func TestServerTokenIDsWinOverTheTokenizer(t *testing.T) {
 	if len(first) != 4 || binary.LittleEndian.Uint32(first) != 5 {
 		t.Errorf("first token %v, want the server's 5", first)
 	}
-	if !s.ServerTokenIDs() {
-		t.Error("ServerTokenIDs is false after a response with the server's ids")
+	if server, text, _ := s.IDSources(); server != 1 || text != 0 {
+		t.Errorf("IDSources = %d server, %d text after a response with the server's ids", server, text)
 	}
 	r, _, s = run([][]int32{nil, nil})
-	if r.Err != nil || r.Tokens != 2 || int32(binary.LittleEndian.Uint32(r.Data)) != 77 || s.ServerTokenIDs() {
-		t.Errorf("without token_ids: %+v (server ids %v); want the chunks' ids 77 77", r, s.ServerTokenIDs())
+	if server, text, _ := s.IDSources(); r.Err != nil || r.Tokens != 2 || int32(binary.LittleEndian.Uint32(r.Data)) != 77 || server != 0 || text != 1 {
+		t.Errorf("without token_ids: %+v (ids from the server %d, the text %d); want the chunks' ids 77 77", r, server, text)
 	}
 	if r, _, _ := run([][]int32{{5}, nil}); r.Err == nil || !strings.Contains(r.Err.Error(), "token_ids with some chunks") {
 		t.Errorf("a stream mixing chunks with and without token_ids: %v", r.Err)

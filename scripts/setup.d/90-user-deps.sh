@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a copy of what the earlier steps put into DEPS (the ONNX Runtime
-# library, the BERT vocabulary, the GPT-J and Llama 2 tokenizer data,
-# ollama) into the per-user folder, $XDG_DATA_HOME/mlperf-go/deps or
+# library and, after MLPERF_GPU=1, its GPU execution providers, the BERT
+# vocabulary, the GPT-J and Llama 2 tokenizer data, ollama) into the
+# per-user folder, $XDG_DATA_HOME/mlperf-go/deps or
 # ~/.local/share/mlperf-go/deps, which the binary searches last
 # (internal/deps). A binary run from another folder, or installed with
 # `go install`, then finds them without MLPERF_DEPS.
@@ -23,7 +24,7 @@ else
 fi
 
 installed=()
-for rel in onnxruntime/libonnxruntime.so.1 bert/vocab.txt gptj/encoder.json gptj/vocab.bpe llama2/llama-tokenizer.js ollama/ollama; do
+for rel in onnxruntime/libonnxruntime.so.1 onnxruntime/libonnxruntime_providers_shared.so onnxruntime/libonnxruntime_providers_cuda.so onnxruntime/libonnxruntime_providers_tensorrt.so onnxruntime/providers.version bert/vocab.txt gptj/encoder.json gptj/vocab.bpe llama2/llama-tokenizer.js ollama/ollama; do
   src=$DEPS/$rel dst=$USER_DEPS/$rel
   [ -f "$src" ] || continue
   if [ -e "$dst" ] && { [ "$src" -ef "$dst" ] || cmp -s "$src" "$dst"; }; then

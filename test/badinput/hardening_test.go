@@ -3,7 +3,7 @@ package badinput
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"io"
 	"net"
@@ -22,7 +22,6 @@ import (
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/report"
 	"github.com/mlperf-go/inference/serve"
-	"github.com/mlperf-go/inference/submission"
 )
 
 // hardeningCases are the cases added after the first table: progressive
@@ -127,12 +126,27 @@ func hardeningCases() []badCase {
 		remote("REST endpoint with another scheme", "http(s) URL", func(o *benchmark.Options) { o.Protocol, o.Endpoints = "", []string{"ftp://a:1"} }),
 		remote("--protocol without --backend kserve", "needs --backend kserve", func(o *benchmark.Options) { o.Backend, o.Endpoints = "cpu", nil }),
 		remote("--protocol bogus", "unknown --protocol", func(o *benchmark.Options) { o.Protocol = "bogus" }),
-		remote("--endpoint without a remote backend", "needs --backend kserve or openai", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
+		remote("--endpoint without a remote backend", "needs --backend kserve, openai or sglang", func(o *benchmark.Options) { o.Backend, o.Protocol = "cpu", "" }),
 		remote("openai endpoint with the completions path", "give the server's base URL", func(o *benchmark.Options) {
 			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"http://127.0.0.1:8000/v1/completions"}
 		}),
 		remote("openai endpoints as a comma list", "one server's URL", func(o *benchmark.Options) {
 			o.Backend, o.Protocol, o.Endpoints = "openai", "", []string{"a:1,b:2"}
+		}),
+		remote("sglang endpoint with the /generate path", "give the server's base URL http://127.0.0.1:30000", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "sglang", "", []string{"http://127.0.0.1:30000/generate"}
+		}),
+		remote("--prompt-form with a local backend", "--prompt-form needs --backend openai or sglang", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints, o.PromptForm = "cpu", "", nil, "ids"
+		}),
+		remote("--prompt-form bogus", `--prompt-form "tokens": want auto, ids, text`, func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.PromptForm = "openai", "", "tokens"
+		}),
+		remote("more openai endpoints than a per-query record names", "256 --endpoint values: at most 255", func(o *benchmark.Options) {
+			o.Backend, o.Protocol, o.Endpoints = "openai", "", nil
+			for i := range 256 {
+				o.Endpoints = append(o.Endpoints, fmt.Sprintf("127.0.0.1:%d", 1000+i))
+			}
 		}),
 		badCase{name: "run remote: endpoint serving another model", want: "this node serves retinanet", run: func(t *testing.T) error {
 			srv := kserve.NewServer("node", "v")
@@ -174,57 +188,22 @@ func hardeningCases() []badCase {
 		accLog("empty file", "is empty (0 bytes)", func(t *testing.T) string { return write(t, "mlperf_log_accuracy.json", nil) }),
 		accLog("a folder without the log", "is a folder without", func(t *testing.T) string { return t.TempDir() }),
 	)
-	// mlperf check and mlperf submission with odd arguments.
+	// mlperf check with an empty folder (the command-line cases of check
+	// and submission, a stray argument, odd --scenarios, --system-type,
+	// --out a file, are cmd/mlperf's: TestSubmissionRefusesOddFlags,
+	// TestLibraryCommandsAreWired).
 	cs = append(cs,
 		badCase{name: "check: an empty folder (no summary saying OK)", want: "no results under", run: func(t *testing.T) error {
 			var out bytes.Buffer
-			err := check.Main(context.Background(), []string{t.TempDir()}, &out, &out)
+			err := check.Run(t.TempDir(), check.Options{}, &out)
 			if err != nil && strings.Contains(out.String(), "looks OK") {
 				return nil // a contradictory summary counts as a failure
 			}
 			return err
 		}},
-		badCase{name: "check: a second folder", want: "unexpected argument", run: func(t *testing.T) error {
-			var out bytes.Buffer
-			return check.Main(context.Background(), []string{t.TempDir(), t.TempDir()}, &out, &out)
-		}},
 		badCase{name: "report: a third folder", want: "give one folder, or two to compare", run: func(t *testing.T) error {
 			return report.Write(io.Discard, report.Options{Paths: []string{t.TempDir(), t.TempDir(), t.TempDir()}})
 		}},
-		badCase{name: "submission: --out a file", want: "is a file", run: func(t *testing.T) error {
-			var out bytes.Buffer
-			return submission.Main(context.Background(), []string{"--benchmark", "resnet50-badinput", "--out", write(t, "out", []byte("x"))}, &out, &out)
-		}},
-		badCase{name: "submission: --scenarios with an unknown name", want: "is not a scenario of", run: func(t *testing.T) error {
-			var out bytes.Buffer
-			return submission.Main(context.Background(), []string{"--benchmark", "resnet50-badinput", "--out", t.TempDir(), "--from", t.TempDir(), "--scenarios", "Offline,Bogus"}, &out, &out)
-		}},
-		badCase{name: "submission: --system-type cloud", want: "want edge, datacenter", run: func(t *testing.T) error {
-			var out bytes.Buffer
-			return submission.Main(context.Background(), []string{"system-template", "--system-type", "cloud"}, &out, &out)
-		}},
-		badCase{name: "submission: a stray argument", want: "unexpected argument", run: func(t *testing.T) error {
-			var out bytes.Buffer
-			return submission.Main(context.Background(), []string{"--benchmark", "resnet50-badinput", "--out", t.TempDir(), "--from", t.TempDir(), "Offline"}, &out, &out)
-		}},
 	)
 	return cs
-}
-
-func init() {
-	// A registered benchmark for the submission cases (they stop before
-	// anything runs).
-	spec.Register(&spec.Benchmark{Name: "resnet50-badinput", ConfNames: []string{"resnet50-badinput"}, CheckerIDs: []string{"resnet"},
-		Scenarios: []loadgen.Scenario{loadgen.SingleStream, loadgen.Offline}, Driver: refusing{}})
-}
-
-// refusing is a driver that neither runs nor scores.
-type refusing struct{}
-
-func (refusing) Open(context.Context, *spec.OpenRequest) (*spec.Instance, error) {
-	return nil, errors.New("not for running")
-}
-
-func (refusing) Score(context.Context, *spec.ScoreRequest) (*spec.Score, error) {
-	return nil, errors.New("not for scoring")
 }

@@ -188,8 +188,8 @@ func round3Cases() []badCase {
 				body(w, r)
 			}))
 			defer hs.Close()
-			s, err := openai.New(openai.Config{Endpoint: hs.URL, Model: "m", APIKey: key, MaxTokens: 8, Timeout: time.Minute,
-				Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil }, Encode: func(string) []int32 { return []int32{1} }})
+			s, err := openai.New(openai.Config{Endpoints: []string{hs.URL}, Model: "m", APIKey: key, MaxTokens: 8, Timeout: time.Minute,
+				Prompt: func(loadgen.SampleIndex) (openai.Prompt, error) { return openai.Prompt{Text: "p"}, nil }, Encode: func(string) []int32 { return []int32{1} }})
 			if err != nil {
 				return err
 			}
@@ -325,8 +325,8 @@ func round3Cases() []badCase {
 		opts("--workers 100000 over kserve", "at most 1024 each", func(o *benchmark.Options) {
 			o.Backend, o.Endpoints, o.Workers = "kserve", []string{"127.0.0.1:1"}, 100000
 		}),
-		opts("--served-model with a local backend", "--served-model needs --backend kserve or openai", func(o *benchmark.Options) { o.ServedModel = "m" }),
-		opts("--api-key-env with a local backend", "--api-key-env needs --backend kserve or openai", func(o *benchmark.Options) { o.APIKeyEnv = "HOME" }),
+		opts("--served-model with a local backend", "--served-model needs --backend kserve, openai or sglang", func(o *benchmark.Options) { o.ServedModel = "m" }),
+		opts("--api-key-env with a local backend", "--api-key-env needs --backend kserve, openai or sglang", func(o *benchmark.Options) { o.APIKeyEnv = "HOME" }),
 		opts("--user-conf a FIFO", "a named pipe (FIFO)", func(o *benchmark.Options) {
 			p := filepath.Join(os.TempDir(), fmt.Sprintf("badinput-fifo-%d", os.Getpid()))
 			os.Remove(p)

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Turn C++ LoadGen log folders into .shape goldens for logshape_test.go.
 
-usage: make_golden.py RUNS_DIR OUT_DIR
+usage: make_golden.py RUNS_DIR OUT_DIR [CASE ...]
 RUNS_DIR/<case>/out/ holds the mlperf_log_{detail,summary,accuracy} files the
 C++ LoadGen (6.0.17) wrote for each case of cases.txt (see README.md for the
 SUT and how each case was run). A shape keeps what must match LoadGen
 exactly -- the order of detail-log keys, their error/warning flags, the text
 of string values, booleans, the summary's lines and the accuracy-log fields --
 and replaces every number (digits, decimals, exponent) by N, since values
-are compared elsewhere.
+are compared elsewhere. With CASE names, only those cases are rendered.
 The same rules are implemented in Go by logshape_test.go.
 """
 import json
@@ -59,12 +59,14 @@ def accuracy_shape(path, mode):
 
 
 def main():
-    runs, dest = sys.argv[1], sys.argv[2]
+    runs, dest, only = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     here = os.path.dirname(os.path.abspath(__file__))
     for line in open(os.path.join(here, "cases.txt")):
         if not line.strip() or line.startswith("#"):
             continue
         name, _, mode = line.split()[:3]
+        if only and name not in only:
+            continue
         d = os.path.join(runs, name, "out")
         with open(os.path.join(dest, name + ".shape"), "w") as f:
             detail = detail_shape(os.path.join(d, "mlperf_log_detail.txt"))
