@@ -454,14 +454,14 @@ func TestQueueWaitIsLoggedForMultiStreamNotOffline(t *testing.T) {
 func TestOpenCompletionsChecksBackendConfigAndServer(t *testing.T) {
 	b := echo(new(int))
 	e := &engine{s: &setup{b: b, o: Options{Backend: "kserve", Endpoints: []string{"127.0.0.1:1"}}}}
-	if _, err := e.OpenCompletions(openai.Config{}); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "echo: /v1/completions needs --backend openai") {
+	if _, err := e.OpenCompletions(openai.Config{}); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "echo: a remote decoder needs --backend openai or sglang") {
 		t.Errorf("kserve backend: %v", err)
 	}
 	e.s.o.Backend = "openai"
 	if _, err := e.OpenCompletions(openai.Config{}); err == nil || !strings.Contains(err.Error(), "echo: openai: Config needs Prompt and Encode") {
 		t.Errorf("empty Config: %v", err)
 	}
-	c := openai.Config{Prompt: func(loadgen.SampleIndex) (string, error) { return "x", nil }, Encode: func(string) []int32 { return nil }, MaxTokens: 1}
+	c := openai.Config{Prompt: func(loadgen.SampleIndex) (openai.Prompt, error) { return openai.Prompt{Text: "x"}, nil }, Encode: func(string) []int32 { return nil }, MaxTokens: 1}
 	if _, err := e.OpenCompletions(c); err == nil || !strings.HasPrefix(err.Error(), "echo: ") {
 		t.Errorf("no server at 127.0.0.1:1: %v", err)
 	}

@@ -358,7 +358,9 @@ func TestFirstTokenIsReportedWhileTheStreamIsOpen(t *testing.T) {
 			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
 			return
 		}
-		var req request
+		var req struct {
+			Prompt string `json:"prompt"`
+		}
 		json.NewDecoder(r.Body).Decode(&req)
 		w.Header().Set("Content-Type", "text/event-stream")
 		if req.Prompt == "empty" {
@@ -377,8 +379,8 @@ func TestFirstTokenIsReportedWhileTheStreamIsOpen(t *testing.T) {
 	defer hs.Close()
 	defer close(gate)
 	prompts := []string{"gated", "empty"}
-	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
-		Prompt: func(i loadgen.SampleIndex) (string, error) { return prompts[i], nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: prompts[i]}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,8 +439,8 @@ func TestSamplesOfOneQueryRunAtOnce(t *testing.T) {
 		io.WriteString(w, "data: {\"choices\":[{\"text\":\"ab\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
 	}))
 	defer hs.Close()
-	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
-		Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,8 +467,8 @@ func TestPromptErrorFailsTheSample(t *testing.T) {
 	var mu sync.Mutex
 	hs := fakeServer(t, func(string) string { mu.Lock(); posts++; mu.Unlock(); return "" })
 	bad := errors.New("no such sample")
-	s, err := New(Config{Endpoint: hs.URL, Model: "tiny-llama", MaxTokens: 5,
-		Prompt: func(loadgen.SampleIndex) (string, error) { return "", bad }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{}, bad }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,8 +508,8 @@ func TestFirstTokenOfAnIDsOnlyChunk(t *testing.T) {
 		}
 		io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"token_ids\":[8]}]}\n\ndata: [DONE]\n\n")
 	})
-	s, err := New(Config{Endpoint: hs.URL, Model: "m", MaxTokens: 8,
-		Prompt: func(loadgen.SampleIndex) (string, error) { return "p", nil }, Encode: words})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "m", MaxTokens: 8,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil }, Encode: words})
 	if err != nil {
 		t.Fatal(err)
 	}
