@@ -3,6 +3,7 @@ package check
 import (
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 )
 
@@ -59,6 +60,50 @@ func TestPyParseFloat(t *testing.T) {
 	for _, s := range []string{"1__0", "_1", "1_", "0x10", "0X10", "-0x1p3", "abc", "1_e5", "1._5", "1e_5", "-_1"} {
 		if f, err := pyParseFloat(s); err == nil {
 			t.Errorf("float(%q) = %v, want ValueError", s, f)
+		}
+	}
+}
+
+// TestPyTruthAndOrderingOfJSONValues: Python 3.11's bool(), < and == on
+// the same json.loads values (printed by /usr/bin/python3): empty and
+// non-empty lists and dicts, and infinities against an integer beyond
+// float64 (Python compares a float and an int exactly).
+func TestPyTruthAndOrderingOfJSONValues(t *testing.T) {
+	dec := func(s string) value {
+		t.Helper()
+		v, err := decodeJSON([]byte(s))
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		return v
+	}
+	for s, want := range map[string]bool{`[]`: false, `[0]`: true, `{}`: false, `{"a": 0}`: true, `""`: false, `"0"`: true, `0.0`: false, `0`: false, `null`: false} {
+		if got := dec(s).truthy(); got != want {
+			t.Errorf("bool(%s) = %v, want %v", s, got, want)
+		}
+	}
+	big := "1" + strings.Repeat("0", 400) // 10**400
+	for _, c := range []struct {
+		a, b   string
+		lt, eq bool
+	}{
+		{"Infinity", big, false, false},
+		{big, "Infinity", true, false},
+		{"-Infinity", "-" + big, true, false},
+		{"1e400", big, false, false}, // json.loads reads 1e400 as inf
+		{"1e308", big, true, false},
+		{"Infinity", "Infinity", false, true},
+		{"-Infinity", "5", true, false},
+		{"Infinity", "1.5", false, false},
+		{"NaN", "Infinity", false, false},
+	} {
+		a, b := dec(c.a), dec(c.b)
+		got, err := lt(a, b)
+		if err != nil || got != c.lt || eq(a, b) != c.eq {
+			t.Errorf("%.12s < %.12s = %v (%v), == %v; want %v, %v", c.a, c.b, got, err, eq(a, b), c.lt, c.eq)
+		}
+		if g, _ := gt(b, a); g != c.lt {
+			t.Errorf("%.12s > %.12s = %v, want %v", c.b, c.a, g, c.lt)
 		}
 	}
 }

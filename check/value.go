@@ -263,16 +263,8 @@ func compare(a, b value) (c int, unordered bool, err error) {
 		if a.isNaN() || b.isNaN() {
 			return 0, true, nil
 		}
-		if a.k == kFloat && math.IsInf(a.f, 0) || b.k == kFloat && math.IsInf(b.f, 0) {
-			af, bf := a.float(), b.float()
-			switch {
-			case af < bf:
-				return -1, false, nil
-			case af > bf:
-				return 1, false, nil
-			}
-			return 0, false, nil
-		}
+		// big.Float holds ±Inf and an int exactly: inf > 10**400, as in
+		// Python, where float64 would call them equal.
 		return a.bigFloat().Cmp(b.bigFloat()), false, nil
 	}
 	if a.k == kStr && b.k == kStr {
