@@ -159,6 +159,11 @@ func generatedCases() []corpusCase {
 	add("comp_test01_no_perf_log", resnetEdge("v6.0"), func(tr *tree) {
 		tr.rm(filepath.Join(tr.comp("edge_box", "resnet", "Offline"), "TEST01/performance"))
 	})
+	add("comp_test01_fail_no_accuracy_dir", resnetEdge("v6.1"), func(tr *tree) {
+		d := filepath.Join(tr.comp("edge_box", "resnet", "Offline"), "TEST01")
+		tr.write(filepath.Join(d, "verify_accuracy.txt"), "TEST FAIL\n")
+		tr.rm(filepath.Join(d, "accuracy"))
+	})
 	add("comp_deepseek_test06_first_skipped", one("v6.1", "datacenter", "deepseek-r1", "deepseek-r1", false, "Offline", "Server"), func(tr *tree) {
 		tr.write(filepath.Join(tr.comp("sut", "deepseek-r1", "Offline"), "TEST06/verify_accuracy.txt"), "First token check pass: Skipped\nEOS check pass: True\nSample length check pass: True\n")
 	})
@@ -263,6 +268,14 @@ func generatedCases() []corpusCase {
 		tr.setKey(p, "effective_scenario", "SingleStream")
 		tr.setKey(p, "early_stopping_met", true)
 	})
+	add("ok_v6.1_infer_offline_from_multistream_edge", resnetEdge("v6.1"), func(tr *tree) {
+		p := perfLog(tr, "resnet", "Offline")
+		tr.setKey(p, "effective_scenario", "MultiStream")
+		tr.setKey(p, "early_stopping_met", true)
+		tr.setKey(p, "effective_samples_per_query", 8)
+		tr.setKey(p, "result_mean_query_latency_ns", 4000000)
+	})
+	add("perf_samples_not_a_number", resnetEdge("v6.1"), setPerf("resnet", "Offline", "effective_performance_sample_count", "1024"))
 	add("metric_gptj_v5.0_inferred_tokens", one("v5.0", "datacenter", "gptj-99.9", "gptj-99.9", false, "Offline", "Server"))
 	add("metric_llama31_8b_edge_ss", one("v6.1", "edge", "llama3.1-8b-edge", "llama3.1-8b-edge", false, "SingleStream", "Offline"))
 	add("early_stopping_unmet", one("v5.1", "edge", "retinanet", "retinanet", false, "SingleStream", "MultiStream", "Offline"),
