@@ -24,10 +24,11 @@ func TestCheckNameEachRule(t *testing.T) {
 		{"..", "is not a folder name"},
 		{"a/b", "holds a path separator"},
 		{`a\b`, "holds a path separator"},
-		{".hidden", "starts with ."},
-		{"-flag", "starts with -"},
+		{".hidden", "starts with .;"},
+		{"-flag", "starts with -;"},
 		{strings.Repeat("n", 201), "is longer than 200 bytes"},
 		{"a\x01b", "holds a control character"},
+		{"\x01ab", "holds a control character"},
 		{"a\x7fb", "holds a control character"},
 		{"a\xffb", "holds a control character"},
 	} {

@@ -247,7 +247,7 @@ func TestNewPlanRefuses(t *testing.T) {
 		{func(o *Options) { o.Round = "v7.0" }, `unknown round "v7.0"`},
 		{func(o *Options) { o.SystemType = "datacenter" }, "round v6.1 lists resnet for edge and datacenter,edge systems only, not datacenter"},
 		{func(o *Options) { o.System = map[string]any{"system_type": "cloud"} }, `system_type "cloud"`},
-		{func(o *Options) { o.Scenarios = []string{"Offline", "Server"} }, "round v6.1 has no scenario Server for resnet on edge systems"},
+		{func(o *Options) { o.Scenarios = []string{"Offline", "Server"} }, "round v6.1 has no scenario Server for resnet on edge systems (required: SingleStream, MultiStream, Offline; optional: none)"},
 		{func(o *Options) { o.SystemType = "datacenter,edge" }, "fakeresnet does not run scenario Server"},
 		{func(o *Options) { o.CheckerID = "resnet50" }, `--checker-id "resnet50" is not a model of round v6.1`},
 		{func(o *Options) { o.Division = "closed/../../x" }, `--division "closed/../../x"`},
