@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,167 @@ func TestCompareTreesPairsByScenario(t *testing.T) {
 	}
 	if n := strings.Count(page, `(<a href="#a-run`); n != 16 {
 		t.Errorf("%d pairs, want 16 (every run folder of the tree)", n)
+	}
+}
+
+// TestCompareTokensAccuracyAndServerBound: two LLM runs compare their
+// token rates (the log's value, formatted as the page's rates); two
+// accuracy runs compare each score of the accuracy table; a Server pair's
+// distribution chart marks the latency bound at the log's target and a
+// MultiStream pair's marks none.
+func TestCompareTokensAccuracyAndServerBound(t *testing.T) {
+	f := runs(t)
+	r, _ := LoadRun(f.llm)
+	key := "result_completed_tokens_per_second"
+	if _, ok := r.Num(key); !ok {
+		key = "result_tokens_per_second"
+	}
+	v, ok := r.Num(key)
+	if !ok || v <= 0 {
+		t.Fatalf("the LLM fixture logs no token rate")
+	}
+	rows := compareRows(t, render(t, Options{Paths: []string{f.llm, f.llm}}))
+	if row := rows["tokens/s"]; len(row) != 4 || row[1][1] != rate(v, "tokens/s") || row[2][1] != row[1][1] || row[3][1] != "+0.0 %" {
+		t.Errorf("tokens/s row %v, want %q on both sides, +0.0 %%", row, rate(v, "tokens/s"))
+	}
+	rows = compareRows(t, render(t, Options{Paths: []string{f.accuracy, f.accuracy}}))
+	n := 0
+	for label, row := range rows {
+		if strings.HasPrefix(label, "accuracy ") {
+			n++
+			if len(row) != 4 || row[1][1] == "" || row[2][1] != row[1][1] || row[3][1] != "+0.0 %" {
+				t.Errorf("%s row %v, want the same score on both sides, +0.0 %%", label, row)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no accuracy row in the comparison of two accuracy runs: %v", rows)
+	}
+	rs, _ := LoadRun(f.server)
+	c, ok := charts(t, render(t, Options{Paths: []string{f.server, f.serverSlower}}))["compare-cdf"]
+	if !ok {
+		t.Fatal("no A/B chart for two Server runs")
+	}
+	var bounds []float64
+	for _, m := range c.marks {
+		if m.kind == "bound" {
+			bounds = append(bounds, m.ns)
+		}
+	}
+	if want := rs.N("effective_target_latency_ns"); len(bounds) != 1 || bounds[0] != want || want != 40e6 {
+		t.Errorf("Server A/B chart bound marks %v, want one at %v (40 ms)", bounds, want)
+	}
+	// A MultiStream run whose log holds a latency target too: no bound.
+	ms := filepath.Join(t.TempDir(), "ms")
+	copyDir(t, f.multi, ms)
+	detail := filepath.Join(ms, "mlperf_log_detail.txt")
+	b, _ := os.ReadFile(detail)
+	b2 := regexp.MustCompile(`("key": "effective_target_latency_ns", "value": )0\b`).ReplaceAll(b, []byte("${1}5000000"))
+	if string(b2) == string(b) {
+		t.Fatal("the MultiStream fixture's log has no effective_target_latency_ns of 0 to change")
+	}
+	os.WriteFile(detail, b2, 0o644)
+	c = charts(t, render(t, Options{Paths: []string{ms, f.multi}}))["compare-cdf"]
+	if len(c.marks) == 0 && c.name == "" {
+		t.Fatal("no A/B chart for two MultiStream runs")
+	}
+	for _, m := range c.marks {
+		if m.kind == "bound" {
+			t.Errorf("MultiStream A/B chart has a bound mark at %v", m.ns)
+		}
+	}
+}
+
+// TestChartLabelsSitOnTheirAxes reads each chart's geometry from its
+// SVG: the x axis label is centred under the x axis, the y axis label
+// beside the y axis' middle, and each y tick label's baseline just below
+// its grid line (0 to 5 px: a 9 px label centred on the line).
+func TestChartLabelsSitOnTheirAxes(t *testing.T) {
+	f := runs(t)
+	page := render(t, Options{Paths: []string{f.server}})
+	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	svgs := regexp.MustCompile(`(?s)<svg .*?</svg>`).FindAllString(page, -1)
+	if len(svgs) == 0 {
+		t.Fatal("no chart")
+	}
+	axisRe := regexp.MustCompile(`<line class="axis" x1="([0-9.]+)" y1="([0-9.]+)" x2="([0-9.]+)" y2="([0-9.]+)"/>`)
+	labelRe := regexp.MustCompile(`<text class="axlabel" x="([0-9.]+)" y="([0-9.]+)"`)
+	tickRe := regexp.MustCompile(`<line class="grid" x1="([0-9.]+)" y1="([0-9.]+)" x2="([0-9.]+)" y2="([0-9.]+)"/><text class="tick" x="[0-9.]+" y="([0-9.-]+)" text-anchor="end">`)
+	for i, s := range svgs {
+		axes := axisRe.FindAllStringSubmatch(s, -1)
+		labels := labelRe.FindAllStringSubmatch(s, -1)
+		if len(axes) != 2 || len(labels) != 2 {
+			t.Fatalf("chart %d: %d axes and %d axis labels, want 2 and 2", i, len(axes), len(labels))
+		}
+		xa, ya := axes[0], axes[1] // horizontal, then vertical
+		if mid := (num(xa[1]) + num(xa[3])) / 2; num(labels[0][1]) != mid {
+			t.Errorf("chart %d: x axis label at x=%s, the axis runs %s..%s", i, labels[0][1], xa[1], xa[3])
+		}
+		if mid := (num(ya[2]) + num(ya[4])) / 2; num(labels[1][2]) != mid {
+			t.Errorf("chart %d: y axis label at y=%s, the axis runs %s..%s", i, labels[1][2], ya[2], ya[4])
+		}
+		ticks := tickRe.FindAllStringSubmatch(s, -1)
+		if len(ticks) == 0 {
+			t.Errorf("chart %d: no y tick", i)
+		}
+		for _, tk := range ticks {
+			if d := num(tk[5]) - num(tk[2]); tk[2] != tk[4] || d <= 0 || d > 5 {
+				t.Errorf("chart %d: y tick label baseline at %s for its line at %s", i, tk[5], tk[2])
+			}
+		}
+	}
+}
+
+// TestChartLinesStayInTheirPlot: every point of every line of every
+// chart of each run kind is a number inside the plot area (the CDF's
+// last point too, at 1 - 1/n of the samples).
+func TestChartLinesStayInTheirPlot(t *testing.T) {
+	f := runs(t)
+	lineRe := regexp.MustCompile(`<polyline class="line [^"]*" points="([^"]*)"/>`)
+	n := 0
+	for _, run := range []string{f.server, f.offline, f.single, f.multi, f.llm} {
+		page := render(t, Options{Paths: []string{run}})
+		for _, m := range lineRe.FindAllStringSubmatch(page, -1) {
+			for _, p := range strings.Fields(m[1]) {
+				xs, ys, _ := strings.Cut(p, ",")
+				x, errx := strconv.ParseFloat(xs, 64)
+				y, erry := strconv.ParseFloat(ys, 64)
+				if errx != nil || erry != nil || x < padL-0.5 || x > chartW-padR+0.5 || y < padT-0.5 || y > chartH-padB+0.5 {
+					t.Errorf("%s: line point %q outside the plot [%g, %g]×[%g, %g]", filepath.Base(run), p, padL, chartW-padR, padT, chartH-padB)
+					break
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no line drawn")
+	}
+}
+
+// TestSingleStreamMetricNotComputedSaysSo: a SingleStream run whose early
+// stopping was not met and estimated 0 shows no metric, saying so; the
+// valid run shows the log's estimate.
+func TestSingleStreamMetricNotComputedSaysSo(t *testing.T) {
+	f := runs(t)
+	ss := filepath.Join(t.TempDir(), "ss")
+	copyDir(t, f.single, ss)
+	detail := filepath.Join(ss, "mlperf_log_detail.txt")
+	b, _ := os.ReadFile(detail)
+	b2 := regexp.MustCompile(`("key": "early_stopping_latency_ss", "value": )[0-9]+`).ReplaceAll(b, []byte("${1}0"))
+	b2 = regexp.MustCompile(`("key": "early_stopping_met", "value": )true`).ReplaceAll(b2, []byte("${1}false"))
+	if bytes.Count(b2, []byte(`"value": false`)) == bytes.Count(b, []byte(`"value": false`)) {
+		t.Fatal("the SingleStream fixture logs no early_stopping_met to change")
+	}
+	os.WriteFile(detail, b2, 0o644)
+	m := metricRe.FindStringSubmatch(render(t, Options{Paths: []string{ss}}))
+	if m == nil || !strings.Contains(m[1], "not computed") || regexp.MustCompile(`\b0(\.0+)? (ns|µs|ms|s)\b`).MatchString(m[1]) {
+		t.Errorf("metric of a SingleStream early-stopping failure: %v", m)
+	}
+	r, _ := LoadRun(f.single)
+	want, _ := r.Num("early_stopping_latency_ss")
+	m = metricRe.FindStringSubmatch(render(t, Options{Paths: []string{f.single}}))
+	if m == nil || !strings.HasPrefix(m[1], dur(want)+" p90 latency (early stopping estimate)") {
+		t.Errorf("metric of a valid SingleStream run: %v, want %s p90", m, dur(want))
 	}
 }
