@@ -13,7 +13,9 @@ import (
 
 // The test case's image (testdata/raw/case_00001): float32 voxels of a
 // 7×9×11 volume from byte 352, scl_slope 1 and scl_inter 0.
-func putF32(b []byte, off int, v float64) { binary.LittleEndian.PutUint32(b[off:], math.Float32bits(float32(v))) }
+func putF32(b []byte, off int, v float64) {
+	binary.LittleEndian.PutUint32(b[off:], math.Float32bits(float32(v)))
+}
 
 // TestScalingAsNibabel follows nibabel's Nifti1Header.get_slope_inter,
 // which get_fdata applies: a valid slope scales (v·slope + inter); a
