@@ -16,6 +16,7 @@ import (
 // like it (a/..b) is taken; a folder on the way that is a link out of
 // root is refused; an --out under a file is refused at once.
 func TestDirWriterKeepsPathsUnderRoot(t *testing.T) {
+	t.Chdir(t.TempDir()) // a write that escapes root lands here, not in the source tree
 	dir := t.TempDir()
 	root := filepath.Join(dir, "out")
 	w, err := newDirWriter(root)
@@ -63,6 +64,7 @@ func TestDirWriterKeepsPathsUnderRoot(t *testing.T) {
 // that is not one path component, or an --out under a file, is refused
 // by Tree.Write before anything is written.
 func TestTreeWriteRefusesBadNamesBeforeWriting(t *testing.T) {
+	t.Chdir(t.TempDir())
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
