@@ -105,3 +105,21 @@ func TestScoreAgainstTruth(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenWarnsARemoteRunIsNotNetworkConformant: with a remote backend the
+// sliding window runs on the LoadGen node, which the Network division
+// does not allow, and Open says so (before reading the data); with a
+// local backend it says nothing of it.
+func TestOpenWarnsARemoteRunIsNotNetworkConformant(t *testing.T) {
+	for _, remote := range []bool{true, false} {
+		var stderr bytes.Buffer
+		_, err := driver{}.Open(context.Background(), &spec.OpenRequest{RunOptions: spec.RunOptions{Remote: remote, Backend: "kserve", Data: filepath.Join(t.TempDir(), "none")}, Stderr: &stderr})
+		if err == nil {
+			t.Fatalf("remote %v: Open of a missing data folder succeeded", remote)
+		}
+		warned := strings.Contains(stderr.String(), "unet3d: --backend kserve sends each sliding-window patch as a request") && strings.Contains(stderr.String(), "not a conformant Network division run")
+		if warned != remote {
+			t.Errorf("remote %v: stderr %q", remote, stderr.String())
+		}
+	}
+}

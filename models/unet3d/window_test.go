@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -292,4 +293,23 @@ func BenchmarkWindowHarness(b *testing.B) {
 			acc.Labels()
 		}
 	})
+}
+
+// TestWindowCorners: the sliding window's corners are every multiple of
+// the stride (64) from 0 to size − 128 on each axis, in C order, as the
+// reference's loops (mlcommons/inference
+// vision/medical_imaging/3d-unet-kits19/inference_utils.py
+// sliding_window_inference) visit them; an axis under 128 or not a
+// multiple of 64 is refused.
+func TestWindowCorners(t *testing.T) {
+	got, err := windows([3]int{192, 128, 256})
+	want := [][3]int{{0, 0, 0}, {0, 0, 64}, {0, 0, 128}, {64, 0, 0}, {64, 0, 64}, {64, 0, 128}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("corners over [192 128 256]: %v, %v; want %v", got, err, want)
+	}
+	for _, shape := range [][3]int{{64, 128, 128}, {128, 160, 128}, {128, 128, 129}} {
+		if _, err := windows(shape); err == nil || !strings.Contains(err.Error(), "each axis must be a multiple of 64 and at least 128") {
+			t.Errorf("corners over %v: %v", shape, err)
+		}
+	}
 }
