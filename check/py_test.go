@@ -107,3 +107,57 @@ func TestPyTruthAndOrderingOfJSONValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPyJSONDumps: json.dumps with its defaults on the same values, as
+// /usr/bin/python3 (3.11) prints them: booleans, null, ", " and ": "
+// separators, and every character outside printable ASCII escaped
+// (DEL and the astral plane as a surrogate pair included).
+func TestPyJSONDumps(t *testing.T) {
+	for in, want := range map[string]string{
+		`true`:  `true`,
+		`false`: `false`,
+		`{"b": true, "n": null, "l": [1, "é", false], "f": 0.1, "s": "\u007f\t😀"}`: `{"b": true, "n": null, "l": [1, "\u00e9", false], "f": 0.1, "s": "\u007f\t\ud83d\ude00"}`,
+		`"é€\u007f\u001f😀 a\"b\\"`:                                                 `"\u00e9\u20ac\u007f\u001f\ud83d\ude00 a\"b\\"`,
+	} {
+		v, err := decodeJSON([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got := pyJSONDumps(v); got != want {
+			t.Errorf("json.dumps(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestEndpointsAccuracyCountSumsAList: the accuracy sample count of an
+// endpoints result sums its accuracy_scores' total_samples; no
+// accuracy_scores is no count, and accuracy_scores that is not a list is
+// the TypeError the checker stops on.
+func TestEndpointsAccuracyCountSumsAList(t *testing.T) {
+	for in, want := range map[string]int64{
+		`{"accuracy_scores": [{"total_samples": 3}, {"total_samples": 4}]}`: 7,
+		`{}`:                     -1,
+		`{"accuracy_scores": 5}`: -2,
+		`{"accuracy_scores": {"total_samples": 3}}`: -2,
+	} {
+		v, err := decodeJSON([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok, err := endpointsAccuracyCount(v)
+		switch want {
+		case -1:
+			if ok || err != nil {
+				t.Errorf("%s: %d, %v, %v; want no count", in, n, ok, err)
+			}
+		case -2:
+			if err == nil || !strings.Contains(err.Error(), "TypeError") {
+				t.Errorf("%s: %d, %v, %v; want a TypeError", in, n, ok, err)
+			}
+		default:
+			if n != want || !ok || err != nil {
+				t.Errorf("%s: %d, %v, %v; want %d", in, n, ok, err, want)
+			}
+		}
+	}
+}

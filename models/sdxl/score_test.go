@@ -2,6 +2,7 @@ package sdxl
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"image/png"
@@ -234,6 +235,33 @@ func TestIntOpt(t *testing.T) {
 		n, err := intOpt(c.x, "steps", 7)
 		if n != c.want || (err != nil) != c.err || (err != nil && (!errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "--steps"))) {
 			t.Errorf("intOpt(%v) = %d, %v; want %d, error %v", c.x, n, err, c.want, c.err)
+		}
+	}
+}
+
+// TestOpenChecksItsOptionsFirst: Open notes that --cache is unused (only
+// when it is given) and refuses a bad --steps or --warmup, naming the
+// option, before it loads any model.
+func TestOpenChecksItsOptionsFirst(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "unet"), 0o755) // what modelDir looks for
+	for _, c := range []struct {
+		cache string
+		extra spec.Extra
+		want  string
+	}{
+		{"cache-dir", spec.Extra{optSteps: "x"}, `sdxl: --steps "x": want a non-negative integer`},
+		{"", spec.Extra{optSteps: "-3"}, `sdxl: --steps "-3"`},
+		{"", spec.Extra{optWarmup: "many"}, `sdxl: --warmup "many"`},
+	} {
+		var stderr bytes.Buffer
+		env := &spec.OpenRequest{RunOptions: spec.RunOptions{Cache: c.cache, Extra: c.extra}, ModelPath: dir, Stderr: &stderr}
+		_, err := driver{}.Open(context.Background(), env)
+		if err == nil || !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.extra, err, c.want)
+		}
+		if noted := strings.Contains(stderr.String(), "sdxl: --cache is not used"); noted != (c.cache != "") {
+			t.Errorf("--cache %q: stderr %q", c.cache, stderr.String())
 		}
 	}
 }
