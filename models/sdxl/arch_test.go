@@ -106,3 +106,47 @@ func TestFIDInceptionShapesMatchTorchvision(t *testing.T) {
 		}
 	}
 }
+
+// TestFIDInceptionStemConvolutions: the stem's convolutions have
+// torchvision's Inception v3 strides and paddings (BasicConv2d
+// Conv2d_1a_3x3 stride 2, Conv2d_2b_3x3 padding 1, the others neither),
+// which give its 299 → 149 → 147 → 147 → 73 → 73 → 71 feature sizes.
+func TestFIDInceptionStemConvolutions(t *testing.T) {
+	want := map[string][2][]int64{ // strides, pads
+		"Conv2d_1a_3x3": {{2, 2}, {0, 0, 0, 0}},
+		"Conv2d_2a_3x3": {nil, {0, 0, 0, 0}},
+		"Conv2d_2b_3x3": {nil, {1, 1, 1, 1}},
+		"Conv2d_3b_1x1": {nil, {0, 0, 0, 0}},
+		"Conv2d_4a_3x3": {nil, {0, 0, 0, 0}},
+	}
+	seen := 0
+	for _, n := range syntheticFIDInception(1).Nodes() {
+		if n.OpType != "Conv" || len(n.Inputs) < 2 {
+			continue
+		}
+		name, ok := strings.CutSuffix(n.Inputs[1], ".conv.weight")
+		w, isStem := want[name]
+		if !ok || !isStem {
+			continue
+		}
+		seen++
+		var strides, pads []int64
+		for _, a := range n.Attrs {
+			switch a.Name {
+			case "strides":
+				strides = a.Ints()
+			case "pads":
+				pads = a.Ints()
+			}
+		}
+		if slices.Equal(strides, []int64{1, 1}) {
+			strides = nil
+		}
+		if !slices.Equal(strides, w[0]) || !slices.Equal(pads, w[1]) {
+			t.Errorf("%s: strides %v pads %v, torchvision's %v %v", name, strides, pads, w[0], w[1])
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d stem convolutions found, want %d", seen, len(want))
+	}
+}
