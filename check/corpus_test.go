@@ -164,6 +164,19 @@ func generatedCases() []corpusCase {
 		tr.write(filepath.Join(d, "verify_accuracy.txt"), "TEST FAIL\n")
 		tr.rm(filepath.Join(d, "accuracy"))
 	})
+	add("division_open_test01_fail", treeSpec{round: "v6.1", division: "open", systems: resnetEdge("v6.1").systems}, func(tr *tree) {
+		tr.write(filepath.Join(tr.comp("edge_box", "resnet", "Offline"), "TEST01/verify_accuracy.txt"), "TEST FAIL\n")
+	})
+	add("acc_log_without_is_error", resnetEdge("v6.1"), func(tr *tree) {
+		tr.replace(filepath.Join(accDir(tr, "resnet", "Offline"), "mlperf_log_detail.txt"), `"is_error"`, `"was_error"`)
+	})
+	add("power_yaml_is_a_folder", resnetEdge("v6.1"), func(tr *tree) {
+		if err := os.MkdirAll(tr.abs(tr.names("edge_box", "", "").format(tr.round.Layout.NameplatePower)), 0o755); err != nil {
+			tr.t.Fatal(err)
+		}
+	})
+	add("bound_e2e_rag_qna_duration_below", one("v6.1", "datacenter", "e2e-rag-qna", "e2e-rag-qna", false, "Offline"),
+		setPerf("e2e-rag-qna", "Offline", "effective_min_duration_ms", 1000))
 	add("comp_deepseek_test06_first_skipped", one("v6.1", "datacenter", "deepseek-r1", "deepseek-r1", false, "Offline", "Server"), func(tr *tree) {
 		tr.write(filepath.Join(tr.comp("sut", "deepseek-r1", "Offline"), "TEST06/verify_accuracy.txt"), "First token check pass: Skipped\nEOS check pass: True\nSample length check pass: True\n")
 	})
