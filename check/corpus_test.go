@@ -130,6 +130,9 @@ func generatedCases() []corpusCase {
 	add("scen_unet_dc_extra_singlestream", one("v6.1", "datacenter", "3d-unet-99", "3d-unet-99", false, "SingleStream", "Offline"))
 	add("scen_whisper_missing_offline", one("v6.1", "edge", "whisper", "whisper", false, "SingleStream"))
 	add("scen_system_type_cloud", resnetEdge("v6.1"), sysField("system_type", "cloud"))
+	add("scen_system_type_capitalised", resnetEdge("v6.1"), sysField("system_type", "Edge"))
+	add("scen_system_type_cloud_no_results", resnetEdge("v6.1"), sysField("system_type", "cloud"), func(tr *tree) { tr.rm(tr.scen("edge_box", "resnet", "")) })
+	add("scen_system_type_spaced", one("v6.1", "datacenter,edge", "resnet", "resnet", false, "SingleStream", "MultiStream", "Offline", "Server"), sysField("system_type", "datacenter, edge"))
 	add("scen_system_type_edge_datacenter", one("v6.1", "edge,datacenter", "resnet", "resnet", false, "SingleStream", "MultiStream", "Offline", "Server"))
 	add("scen_dlrm_dcedge_v5.1_no_server", one("v5.1", "datacenter,edge", "dlrm-v2-99.9", "dlrm-v2-99.9", false, "Offline"))
 

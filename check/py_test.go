@@ -161,3 +161,20 @@ func TestEndpointsAccuracyCountSumsAList(t *testing.T) {
 		}
 	}
 }
+
+// TestPyFloatOfValues: float() of a bool, an int and a str as Python
+// 3.11 gives it (float(True) is 1.0, float(False) 0.0), and TypeError for
+// None.
+func TestPyFloatOfValues(t *testing.T) {
+	for _, c := range []struct {
+		v    value
+		want float64
+	}{{vBool(true), 1}, {vBool(false), 0}, {vInt(-7), -7}, {vFloat(2.5), 2.5}, {vStr(" 1_5 "), 15}} {
+		if got, err := toFloat(c.v); err != nil || got != c.want {
+			t.Errorf("float(%s) = %v, %v; want %v", pyRepr(c.v), got, err, c.want)
+		}
+	}
+	if _, err := toFloat(none); err == nil || !strings.Contains(err.Error(), "TypeError: float() argument must be a string or a real number, not 'NoneType'") {
+		t.Errorf("float(None): %v", err)
+	}
+}
