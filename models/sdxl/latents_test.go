@@ -2,6 +2,7 @@ package sdxl
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -39,6 +40,27 @@ func TestCheckLatentsAgainstTheUNetsSample(t *testing.T) {
 		err := p.checkLatents()
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("sample %v: %v, want %q", c.shape, err, c.want)
+		}
+	}
+}
+
+// TestOpenScorerNamesTheModelThatFailed: an FID or CLIP model the engine
+// cannot open is an error naming which, and the scorer is not returned.
+func TestOpenScorerNamesTheModelThatFailed(t *testing.T) {
+	for _, c := range []struct{ fail, want string }{
+		{"inception.onnx", "sdxl: FID model: no such engine"},
+		{"visual", "sdxl: CLIP model folder clip: no such engine"},
+		{"text", "sdxl: CLIP model folder clip: no such engine"},
+	} {
+		open := func(path string) (backend.Session, error) {
+			if strings.Contains(path, c.fail) {
+				return nil, errors.New("no such engine")
+			}
+			return declared{}, nil
+		}
+		s, err := openScorer(open, "inception.onnx", "clip", nil)
+		if err == nil || s != nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s failing: %v, %v; want %q", c.fail, s, err, c.want)
 		}
 	}
 }
