@@ -3,6 +3,7 @@ package spec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,4 +236,30 @@ func TestCheckDataMessageParts(t *testing.T) {
 	if err := (&Dataset{Name: "pics"}).CheckData(""); err != nil {
 		t.Errorf("empty --data: %v", err)
 	}
+}
+
+// recorded is a Progress that records its calls.
+type recorded struct{ calls *[]string }
+
+func (r recorded) Update(done, total int) {
+	*r.calls = append(*r.calls, fmt.Sprintf("%d/%d", done, total))
+}
+func (r recorded) Done() { *r.calls = append(*r.calls, "done") }
+
+// TestStartProgress: a request with a Progress starts its line through it
+// (what and unit passed on, updates reaching it); one without gets a
+// Progress that prints nothing and does not fail.
+func TestStartProgress(t *testing.T) {
+	var calls []string
+	var what, unit string
+	r := &DatasetRequest{Progress: func(w, u string) Progress { what, unit = w, u; return recorded{&calls} }}
+	p := r.StartProgress("images", "files")
+	p.Update(1, 3)
+	p.Done()
+	if what != "images" || unit != "files" || !slices.Equal(calls, []string{"1/3", "done"}) {
+		t.Errorf("progress %q %q, calls %v", what, unit, calls)
+	}
+	q := (&DatasetRequest{}).StartProgress("images", "files")
+	q.Update(1, 3)
+	q.Done()
 }
