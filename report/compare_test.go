@@ -122,6 +122,10 @@ func TestCompareTokensAccuracyAndServerBound(t *testing.T) {
 	for label, row := range rows {
 		if strings.HasPrefix(label, "accuracy ") {
 			n++
+			// The label names the metric (letters), the cells hold its score.
+			if !regexp.MustCompile(`^accuracy [A-Za-z][A-Za-z0-9_]*$`).MatchString(label) {
+				t.Errorf("accuracy row labelled %q, want the metric's name", label)
+			}
 			if len(row) != 4 || row[1][1] == "" || row[2][1] != row[1][1] || row[3][1] != "+0.0 %" {
 				t.Errorf("%s row %v, want the same score on both sides, +0.0 %%", label, row)
 			}
