@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -223,7 +224,7 @@ func TestChartLinesStayInTheirPlot(t *testing.T) {
 				xs, ys, _ := strings.Cut(p, ",")
 				x, errx := strconv.ParseFloat(xs, 64)
 				y, erry := strconv.ParseFloat(ys, 64)
-				if errx != nil || erry != nil || x < padL-0.5 || x > chartW-padR+0.5 || y < padT-0.5 || y > chartH-padB+0.5 {
+				if errx != nil || erry != nil || math.IsNaN(x) || math.IsNaN(y) || x < padL-0.5 || x > chartW-padR+0.5 || y < padT-0.5 || y > chartH-padB+0.5 {
 					t.Errorf("%s: line point %q outside the plot [%g, %g]×[%g, %g]", filepath.Base(run), p, padL, chartW-padR, padT, chartH-padB)
 					break
 				}
@@ -233,6 +234,14 @@ func TestChartLinesStayInTheirPlot(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no line drawn")
+	}
+	// The over-time charts start at t = 0 (the first scheduled query, as
+	// their note says), and their points spread along the time axis.
+	cs := charts(t, render(t, Options{Paths: []string{f.server}}))
+	for _, name := range []string{"throughput-time", "latency-time"} {
+		if c, ok := cs[name]; !ok || c.xlo != 0 || c.xhi <= 0 {
+			t.Errorf("%s: x axis %v..%v (chart found: %v), want from 0", name, c.xlo, c.xhi, ok)
+		}
 	}
 }
 
