@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"github.com/mlperf-go/inference/loadgen"
 	"html"
 	"math"
 	"os"
@@ -269,5 +271,39 @@ func TestSingleStreamMetricNotComputedSaysSo(t *testing.T) {
 	m = metricRe.FindStringSubmatch(render(t, Options{Paths: []string{f.single}}))
 	if m == nil || !strings.HasPrefix(m[1], dur(want)+" p90 latency (early stopping estimate)") {
 		t.Errorf("metric of a valid SingleStream run: %v, want %s p90", m, dur(want))
+	}
+}
+
+// TestTokenTimelineIssueTimes: each span of the token timeline says when
+// its sample was issued, in seconds from the run's start: between 0 and
+// the run's length (from the log), never an absolute clock.
+func TestTokenTimelineIssueTimes(t *testing.T) {
+	f := runs(t)
+	tl, ok := charts(t, render(t, Options{Paths: []string{f.llm}}))["token-timeline"]
+	if !ok || len(tl.bars) == 0 {
+		t.Fatal("no token timeline")
+	}
+	re := regexp.MustCompile(`issued at ([0-9.e+-]+) s\)`)
+	for _, b := range tl.bars {
+		m := re.FindStringSubmatch(b.title)
+		if m == nil {
+			t.Fatalf("span title %q names no issue time", b.title)
+		}
+		if s, err := strconv.ParseFloat(m[1], 64); err != nil || s < 0 || s > 60 {
+			t.Errorf("span %q: issued at %v s, want within the run (0 to 60 s)", b.title, m[1])
+		}
+	}
+}
+
+// TestTimingTableNeedsARoundTrip: the per-request breakdown is shown from
+// one round trip on (its count in the caption) and not for none.
+func TestTimingTableNeedsARoundTrip(t *testing.T) {
+	for _, n := range []int64{0, 1, 2} {
+		d := loadgen.Dist{Count: n, Mean: 2000000, P50: 2000000, P99: 3000000}
+		raw, _ := json.Marshal(map[string]loadgen.Dist{"round_trip": d, "queue": d})
+		tb := timingTable(&Run{Values: map[string]json.RawMessage{keyServerTiming: raw}})
+		if (tb != nil) != (n > 0) || (tb != nil && !strings.Contains(tb.Caption, fmt.Sprintf("(%d requests)", n))) {
+			t.Errorf("%d round trips: table %+v", n, tb)
+		}
 	}
 }
