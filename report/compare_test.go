@@ -245,6 +245,9 @@ func TestChartLinesStayInTheirPlot(t *testing.T) {
 			t.Errorf("%s: x axis %v..%v (chart found: %v), want from 0", name, c.xlo, c.xhi, ok)
 		}
 	}
+	if c := cs["throughput-time"]; c.ylo != 0 || c.yhi <= 0 {
+		t.Errorf("throughput-time: samples/s axis %v..%v, want from 0", c.ylo, c.yhi)
+	}
 }
 
 // TestSingleStreamMetricNotComputedSaysSo: a SingleStream run whose early
@@ -284,6 +287,16 @@ func TestTokenTimelineIssueTimes(t *testing.T) {
 		t.Fatal("no token timeline")
 	}
 	re := regexp.MustCompile(`issued at ([0-9.e+-]+) s\)`)
+	// Each sample's two spans meet: generation starts at its first token.
+	for i := 0; i+1 < len(tl.bars); i += 2 {
+		a, b := tl.bars[i], tl.bars[i+1]
+		if !strings.Contains(a.title, "first token after") || !strings.Contains(b.title, " tokens in ") {
+			t.Fatalf("spans %q, %q: want first-token then generating", a.title, b.title)
+		}
+		if end := a.x + a.w; a.x != tl.bars[0].x || math.Abs(end-b.x) > 0.15 {
+			t.Errorf("sample spans %q [%v, %v] and %q from %v: want the first to start at 0 and end where the second starts", a.title, a.x, end, b.title, b.x)
+		}
+	}
 	for _, b := range tl.bars {
 		m := re.FindStringSubmatch(b.title)
 		if m == nil {
@@ -305,5 +318,72 @@ func TestTimingTableNeedsARoundTrip(t *testing.T) {
 		if (tb != nil) != (n > 0) || (tb != nil && !strings.Contains(tb.Caption, fmt.Sprintf("(%d requests)", n))) {
 			t.Errorf("%d round trips: table %+v", n, tb)
 		}
+	}
+}
+
+// durNs reads dur's text ("12.3 ms") back in nanoseconds.
+func durNs(t *testing.T, s string) float64 {
+	t.Helper()
+	var v float64
+	var unit string
+	if _, err := fmt.Sscanf(s, "%g %s", &v, &unit); err != nil {
+		t.Fatalf("duration %q: %v", s, err)
+	}
+	scale := map[string]float64{"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}[unit]
+	if scale == 0 {
+		t.Fatalf("duration %q: unit %q", s, unit)
+	}
+	return v * scale
+}
+
+// TestTokenTimelineSpansMatchTheirTimes: each generating span is as wide,
+// on the chart's linear time axis, as the generation time its title
+// gives, and the samples do not all end at the same time.
+func TestTokenTimelineSpansMatchTheirTimes(t *testing.T) {
+	f := runs(t)
+	tl := charts(t, render(t, Options{Paths: []string{f.llm}}))["token-timeline"]
+	perPx := (tl.xhi - tl.xlo) / (chartW - padR - padL)
+	re := regexp.MustCompile(` tokens in (.+)$`)
+	ends := map[float64]bool{}
+	for _, b := range tl.bars {
+		m := re.FindStringSubmatch(b.title)
+		if m == nil {
+			continue
+		}
+		got, want := durNs(t, m[1]), b.w*perPx
+		if math.Abs(got-want) > 0.01*want+2*perPx {
+			t.Errorf("span %q is %.1f px wide = %.0f ns", b.title, b.w, want)
+		}
+		ends[b.x+b.w] = true
+	}
+	if len(ends) < 2 {
+		t.Errorf("every sample's generation ends at the same x: %v", ends)
+	}
+}
+
+// TestCDFLastPointAtItsPercentile: a latency CDF's last point is the
+// slowest sample at percentile 1 − 1/n (n samples), placed on the nines
+// scale (−log10(1 − p)) of the chart's percentile axis.
+func TestCDFLastPointAtItsPercentile(t *testing.T) {
+	f := runs(t)
+	r, _ := LoadRun(f.server)
+	if r.Series == nil {
+		t.Fatal("the Server fixture has no per-sample record")
+	}
+	n := float64(len(r.Series.Samples))
+	page := render(t, Options{Paths: []string{f.server}})
+	c := charts(t, page)["latency-cdf"]
+	svg := regexp.MustCompile(`(?s)<svg [^>]*data-chart="latency-cdf".*?</svg>`).FindString(page)
+	m := regexp.MustCompile(`<polyline class="line s0" points="([^"]*)"/>`).FindStringSubmatch(svg)
+	if m == nil || c.yscale != "nines" {
+		t.Fatalf("no CDF line on a nines axis (scale %q)", c.yscale)
+	}
+	pts := strings.Fields(m[1])
+	_, ys, _ := strings.Cut(pts[len(pts)-1], ",")
+	y, _ := strconv.ParseFloat(ys, 64)
+	tf := func(p float64) float64 { return -math.Log10(1 - p) }
+	want := (chartH - padB) - (tf(1-1/n)-tf(c.ylo))/(tf(c.yhi)-tf(c.ylo))*(chartH-padB-padT)
+	if math.Abs(y-want) > 0.6 {
+		t.Errorf("the last point at y = %v px, want %.1f (percentile 1 − 1/%v)", y, want, n)
 	}
 }
