@@ -73,6 +73,7 @@ func TestRawDimsBounds(t *testing.T) {
 		edit func(b []byte)
 		want string // "" loads the 7×9×11 volume
 	}{
+		{"dim[0] = 2", func(b []byte) { le.PutUint16(b[40:], 2) }, "dim[0] = 2, want a 3-D volume"},
 		{"dim[4] = 1", func(b []byte) { le.PutUint16(b[40:], 4); le.PutUint16(b[48:], 1) }, ""},
 		{"dim[4] = 2", func(b []byte) { le.PutUint16(b[40:], 4); le.PutUint16(b[48:], 2) }, "dim[4] = 2"},
 		{"dim[2] = 0", func(b []byte) { le.PutUint16(b[44:], 0) }, "dim[2] = 0"},
@@ -149,5 +150,31 @@ func TestLoadImageRefusesAShapeOtherThanTheIndexs(t *testing.T) {
 	os.WriteFile(ImagePath(dir, a.Case), b, 0o644)
 	if v, err := LoadImage(dir, a); err != nil || v.Shape != [3]int{2, 2, 2} {
 		t.Errorf("the index's shape: %v, %v", v.Shape, err)
+	}
+}
+
+// TestWrittenNiftiIsAligned: WriteNifti's header gives the affine as the
+// sform with code 2 (NIFTI_XFORM_ALIGNED_ANAT), as nibabel's
+// Nifti1Image(data, affine) does for the reference's prediction files,
+// and reads back with that affine.
+func TestWrittenNiftiIsAligned(t *testing.T) {
+	p := t.TempDir() + "/x.nii.gz"
+	affine := [4][4]float64{{0, 0, 1.6, -3}, {0, 1.2, 0, 4}, {-1.2, 0, 0, 5}, {0, 0, 0, 1}}
+	if err := WriteNifti(p, [3]int{2, 3, 4}, make([]uint8, 24), affine); err != nil {
+		t.Fatal(err)
+	}
+	h, v, err := readVolume(p, toLabel)
+	if err != nil || v.Shape != [3]int{2, 3, 4} {
+		t.Fatalf("%v, %v", v.Shape, err)
+	}
+	if h.SformCode != 2 {
+		t.Errorf("sform_code %d, want 2 (aligned)", h.SformCode)
+	}
+	for i := range 3 {
+		for j := range 4 {
+			if float64(h.Srow[i][j]) != affine[i][j] && math.Abs(float64(h.Srow[i][j])-affine[i][j]) > 1e-6 {
+				t.Errorf("srow[%d][%d] = %v, affine %v", i, j, h.Srow[i][j], affine[i][j])
+			}
+		}
 	}
 }

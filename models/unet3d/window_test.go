@@ -307,6 +307,10 @@ func TestWindowCorners(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("corners over [192 128 256]: %v, %v; want %v", got, err, want)
 	}
+	got, err = windows([3]int{128, 192, 128})
+	if want := [][3]int{{0, 0, 0}, {0, 64, 0}}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("corners over [128 192 128]: %v, %v; want %v", got, err, want)
+	}
 	for _, shape := range [][3]int{{64, 128, 128}, {128, 160, 128}, {128, 128, 129}} {
 		if _, err := windows(shape); err == nil || !strings.Contains(err.Error(), "each axis must be a multiple of 64 and at least 128") {
 			t.Errorf("corners over %v: %v", shape, err)
