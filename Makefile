@@ -7,7 +7,7 @@ BIN := $(CURDIR)/bin/mlperf
 export ONNXRUNTIME_SHARED_LIBRARY_PATH ?= $(ORT_LIB)
 export MLPERF_DEPS ?= $(DEPS)
 
-.PHONY: setup setup-gpu build test run bench bench-loadgen lint fmt clean
+.PHONY: setup setup-gpu build test run bench bench-loadgen lint fmt clean mutate
 
 ## setup: install everything the project needs (idempotent); CPU only,
 ## unless MLPERF_GPU=1 (then also what setup-gpu installs)
@@ -41,6 +41,13 @@ run: setup build
 ## bench: Go benchmarks and the loadgen figures beside the C++ LoadGen's
 bench: setup build
 	@bash scripts/bench.sh "$(BIN)"
+
+## mutate: mutation testing, one package at a time (not in CI: slow). The
+## per-package reports go to docs/mutation/. Example:
+##   make mutate PKG=./models/dlrm MUTATE_FLAGS='-sample 60 -run TestPredict'
+mutate:
+	@test -n "$(PKG)" || { echo "make mutate: set PKG, e.g. PKG=./harness"; exit 2; }
+	$(GO) run ./cmd/mutate $(MUTATE_FLAGS) $(PKG)
 
 ## bench-loadgen: the Server issuer beside the C++ LoadGen 6.0.17 (built from a
 ## checkout of mlcommons/inference beside the repository), quiet and under a CPU hog

@@ -65,7 +65,7 @@ func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, st
 		return PerfResult{}, err
 	}
 	defer s.release()
-	stderr = s.stderr
+	stdout, stderr = s.stdout, s.stderr // stdout may have been nil
 	op, err := s.open(ctx)
 	if err != nil {
 		return PerfResult{}, err

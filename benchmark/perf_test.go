@@ -67,6 +67,19 @@ func TestReplayRunsTheOrderInBatches(t *testing.T) {
 	}
 }
 
+// TestReplayOfNoneAndOneSample: an empty order runs nothing; one sample is
+// one call.
+func TestReplayOfNoneAndOneSample(t *testing.T) {
+	m := &callLog{fail: -1}
+	q := &loadgentest.MemQSL{Total: 10, Performance: 10}
+	if n, el, err := replay(context.Background(), m, q, nil, 3, 1); n != 0 || el != 0 || err != nil || len(m.calls) != 0 {
+		t.Fatalf("empty order: %d, %v, %v, %d calls", n, el, err, len(m.calls))
+	}
+	if n, _, err := replay(context.Background(), m, q, []loadgen.SampleIndex{7}, 0, 0); n != 1 || err != nil || len(m.calls) != 1 || !slices.Equal(m.calls[0], []loadgen.SampleIndex{7}) {
+		t.Fatalf("one sample: %d, %v, calls %v", n, err, m.calls)
+	}
+}
+
 // Perf's raw side runs the same samples in the same order as the harness
 // run of its round: rounds alternate harness, raw, then raw, harness, the
 // raw side replaying the last harness query.
@@ -87,6 +100,10 @@ func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 	res, err := Perf(context.Background(), b, o, 40*time.Millisecond, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("Perf: %v\n%s", err, stderr.String())
+	}
+	// At least two batches of --batch 3 per worker a side.
+	if !strings.Contains(stderr.String(), "batch 3, 1 worker(s), at least 6 samples") {
+		t.Errorf("stderr does not say the 6-sample floor:\n%s", stderr.String())
 	}
 	var sizes []int
 	for _, l := range strings.Split(stderr.String(), "\n") {
@@ -127,6 +144,49 @@ func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	if !strings.HasPrefix(lines[len(lines)-1], "ratio=") || !strings.Contains(stdout.String(), "rounds:  ratio ") {
 		t.Errorf("stdout does not end in the spread and ratio= lines:\n%s", stdout.String())
+	}
+}
+
+// TestPerfNeedsADirectlyCallableModel: an Instance that is only a SUT (a
+// remote LLM, say) with no Raw model cannot be measured by perf.
+func TestPerfNeedsADirectlyCallableModel(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	open := driverOf(b).open
+	driverOf(b).open = func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+		inst, err := open(ctx, r)
+		if err == nil {
+			inst.SUT, inst.Model = &loadgentest.NullSUT{}, nil
+		}
+		return inst, err
+	}
+	o := Options{Model: "synthetic", Data: "synthetic", Backend: "cpu", Workers: 1, Batch: 3, Out: t.TempDir()}
+	if _, err := Perf(context.Background(), b, o, 40*time.Millisecond, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "echo: perf is not available") {
+		t.Errorf("SUT without Raw: %v", err)
+	}
+	driverOf(b).open = open
+	if _, err := Perf(context.Background(), b, o, 20*time.Millisecond, nil, io.Discard); err != nil {
+		t.Errorf("nil stdout: %v", err)
+	}
+	if _, err := Perf(context.Background(), b, o, 0, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "want a positive duration") {
+		t.Errorf("zero duration: %v", err)
+	}
+}
+
+func TestSideRate(t *testing.T) {
+	for _, c := range []struct {
+		s    side
+		want float64
+	}{
+		{side{n: 3, el: time.Second}, 3},
+		{side{n: 3, el: 1}, 3e9}, // one nanosecond is a measurement
+		{side{n: 3}, 0},
+		{side{n: 3, el: -1}, 0},
+		{side{n: 1, el: time.Second}.add(side{n: 2, el: time.Second}), 1.5},
+	} {
+		if got := c.s.rate(); got != c.want {
+			t.Errorf("%+v.rate() = %g, want %g", c.s, got, c.want)
+		}
 	}
 }
 

@@ -23,6 +23,8 @@ type Progress struct {
 
 	quiet bool // CI without a terminal: print nothing
 
+	now func() time.Time // time.Now; a test's clock
+
 	mu      sync.Mutex
 	start   time.Time
 	last    time.Time
@@ -32,7 +34,8 @@ type Progress struct {
 // NewProgress returns a Progress writing to w about what ("loading
 // samples") counted in unit ("images").
 func NewProgress(w io.Writer, what, unit string) *Progress {
-	p := &Progress{w: w, what: what, unit: unit, interval: 5 * time.Second, start: time.Now()}
+	p := &Progress{w: w, what: what, unit: unit, interval: 5 * time.Second, now: time.Now}
+	p.start = p.now()
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty, p.interval = true, 250*time.Millisecond
@@ -51,7 +54,7 @@ func (p *Progress) Update(done, total int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := time.Now()
+	now := p.now()
 	if done <= 1 && total > 0 {
 		p.start, p.last = now, now
 	}

@@ -368,7 +368,7 @@ func Run(ctx context.Context, b *spec.Benchmark, o Options, stdout, stderr io.Wr
 		return nil, err
 	}
 	defer s.release()
-	stderr = s.stderr
+	stdout, stderr = s.stdout, s.stderr // stdout may have been nil
 	ls, err := Settings(&s.o)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"io"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -19,10 +20,12 @@ import (
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/harness"
+	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
 	"github.com/mlperf-go/inference/loadgen/querylog"
 	"github.com/mlperf-go/inference/remote/kserve"
+	"github.com/mlperf-go/inference/remote/openai"
 	"github.com/mlperf-go/inference/report"
 )
 
@@ -252,6 +255,229 @@ func BenchmarkTimedSessionRun(b *testing.B) {
 			s.Run(ctx, nil)
 		}
 	})
+}
+
+func TestUsSwitchesToMillisecondsAt10ms(t *testing.T) {
+	for ns, want := range map[int64]string{0: "0.0 µs", 1_500: "1.5 µs", 9_999_999: "10000.0 µs", 10_000_000: "10.00 ms", 123_456_789: "123.46 ms"} {
+		if got := us(ns); got != want {
+			t.Errorf("us(%d) = %q, want %q", ns, got, want)
+		}
+	}
+}
+
+// fixedTimings is a timedRunner whose server reports fixed timings.
+type fixedTimings struct {
+	backend.Session
+	tm kserve.Timings
+}
+
+func (f fixedTimings) RunTimed(context.Context, []backend.Tensor) ([]backend.Tensor, kserve.Timings, error) {
+	return nil, f.tm, nil
+}
+
+// TestTimedSessionOverheadIsRoundTripLessServer: the client overhead is the
+// round trip less the sum of the four server timings; a server that reports
+// none records the round trip only.
+func TestTimedSessionOverheadIsRoundTripLessServer(t *testing.T) {
+	var st serverTimings
+	s := withServerTimings(fixedTimings{tm: kserve.Timings{Queue: 1, Input: 2, Infer: 3, Output: 4}}, &st)
+	if _, err := s.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	rt, oh := st.roundTrip.Dist(), st.overhead.Dist()
+	if rt.Count != 1 || oh.Count != 1 || rt.Max-oh.Max != 10 {
+		t.Fatalf("round trip %d, overhead %d: want overhead = round trip - 10 ns", rt.Max, oh.Max)
+	}
+	for name, h := range map[string]*hist.Hist{"queue": &st.queue, "input": &st.input, "infer": &st.infer, "output": &st.output} {
+		if d := h.Dist(); d.Count != 1 || d.Max != map[string]int64{"queue": 1, "input": 2, "infer": 3, "output": 4}[name] {
+			t.Errorf("%s recorded %+v", name, d)
+		}
+	}
+	if plain := (fixedTimings{}); withServerTimings(plain, nil) != backend.Session(plain) {
+		t.Error("without a recorder the session is not returned as it is")
+	}
+	var none serverTimings
+	s = withServerTimings(fixedTimings{}, &none)
+	s.Run(context.Background(), nil)
+	if none.roundTrip.Count() != 1 || none.infer.Count() != 0 || none.overhead.Count() != 0 {
+		t.Fatalf("no server timings: round trip %d, infer %d, overhead %d; want 1 0 0", none.roundTrip.Count(), none.infer.Count(), none.overhead.Count())
+	}
+	if m := none.dists(); len(m) != 1 || m["round_trip"].Count != 1 {
+		t.Fatalf("dists without server timings: %v", m)
+	}
+}
+
+// TestReportLinesCarryTheValues: each line of the run's closing report, with
+// its numbers, for each scenario that has it.
+func TestReportLinesCarryTheValues(t *testing.T) {
+	var s runStats
+	s.queueWait.Record(2_000)
+	s.sendLag.Record(30_000_000)
+	r := &loadgen.Result{IssueLag: loadgen.LatencyStats{Count: 3, Max: 9_000, Percentiles: []int64{1_000, 2_000, 3_000, 4_000, 5_000}}}
+	var b bytes.Buffer
+	s.report(&b, "m Server", r, loadgen.Server)
+	want := "m Server: issue lag (IssueQuery call − scheduled time) p50 1.0 µs, p99 5.0 µs, max 9.0 µs over 3 queries\n" +
+		"m Server: harness queue wait (IssueQuery − a worker taking the sample) p50 2.0 µs, p99 2.0 µs, max 2.0 µs over 1 samples\n" +
+		"m Server: send lag (a worker sending the sample − its scheduled time) p50 30.00 ms, p99 30.00 ms, max 30.00 ms over 1 samples\n"
+	if b.String() != want {
+		t.Errorf("Server report:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	s.report(&b, "m MultiStream", &loadgen.Result{}, loadgen.MultiStream)
+	if want := "m MultiStream: harness queue wait (IssueQuery − a worker taking the sample) p50 2.0 µs, p99 2.0 µs, max 2.0 µs over 1 samples\n"; b.String() != want {
+		t.Errorf("MultiStream report %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	s.report(&b, "m Offline", &loadgen.Result{}, loadgen.Offline)
+	if b.Len() != 0 {
+		t.Errorf("Offline report %q, want nothing (its wait is the run)", b.String())
+	}
+	b.Reset()
+	s.report(&b, "m Server", &loadgen.Result{Mode: loadgen.FindPeakPerformance}, loadgen.Server)
+	if b.Len() != 0 {
+		t.Errorf("find-peak report %q, want nothing", b.String())
+	}
+	// Extra entries follow the same rules; empty figures give none.
+	var empty runStats
+	if e := empty.extra(loadgen.Server)(&loadgen.Result{}); len(e) != 0 {
+		t.Errorf("extra entries of an empty Server run: %v", e)
+	}
+	names := func(sc loadgen.Scenario, mode loadgen.Mode) []string {
+		var n []string
+		for _, e := range s.extra(sc)(&loadgen.Result{Mode: mode}) {
+			n = append(n, e.Name)
+		}
+		return n
+	}
+	for _, c := range []struct {
+		sc   loadgen.Scenario
+		mode loadgen.Mode
+		want string
+	}{
+		{loadgen.Server, loadgen.PerformanceOnly, QueueWaitName + " " + SendLagName},
+		{loadgen.MultiStream, loadgen.PerformanceOnly, QueueWaitName},
+		{loadgen.Offline, loadgen.PerformanceOnly, ""},
+		{loadgen.SingleStream, loadgen.PerformanceOnly, ""},
+		{loadgen.Server, loadgen.FindPeakPerformance, ""},
+	} {
+		if got := strings.Join(names(c.sc, c.mode), " "); got != c.want {
+			t.Errorf("extra entries of %v %v: %q, want %q", c.sc, c.mode, got, c.want)
+		}
+	}
+}
+
+// TestRemoteTimeoutIsTenLatencyBoundsAtLeastAMinute: gptj's Server bound
+// (20 s in mlperf.conf) gives 200 s; resnet50's (15 ms) the one-minute floor;
+// settings that cannot be read, 10 minutes.
+func TestRemoteTimeoutIsTenLatencyBoundsAtLeastAMinute(t *testing.T) {
+	for _, c := range []struct {
+		model string
+		sc    loadgen.Scenario
+		want  time.Duration
+	}{
+		{"gptj", loadgen.Server, 200 * time.Second},
+		{"resnet50", loadgen.Server, time.Minute},
+		{"gptj", loadgen.Offline, 200 * time.Second}, // the same Server bound
+	} {
+		s := &setup{o: Options{ModelName: c.model, Scenario: c.sc, Mode: loadgen.PerformanceOnly}}
+		if got := s.remoteTimeout(); got != c.want {
+			t.Errorf("%s %v: remote timeout %v, want %v", c.model, c.sc, got, c.want)
+		}
+	}
+	// Settings that cannot be read: 10 minutes.
+	s := &setup{o: Options{ModelName: "gptj", Scenario: loadgen.Server, Mode: loadgen.PerformanceOnly, UserConf: filepath.Join(t.TempDir(), "none.conf")}}
+	if got := s.remoteTimeout(); got != 10*time.Minute {
+		t.Errorf("unreadable user.conf: remote timeout %v, want 10m", got)
+	}
+}
+
+// TestQueueWaitIsLoggedForMultiStreamNotOffline: a MultiStream run logs
+// the harness queue wait of every sample; an Offline run, whose wait is the
+// run itself, logs none. Instance.After gets the run's result, and its
+// error is the run's.
+func TestQueueWaitIsLoggedForMultiStreamNotOffline(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	b.Scenarios = append(b.Scenarios, loadgen.MultiStream)
+	d := driverOf(b)
+	open := d.open
+	var after *loadgen.Result
+	afterErr := error(nil)
+	d.open = func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+		inst, err := open(ctx, r)
+		if err == nil {
+			inst.After = func(_ context.Context, res *loadgen.Result) error { after = res; return afterErr }
+		}
+		return inst, err
+	}
+	for _, sc := range []loadgen.Scenario{loadgen.MultiStream, loadgen.Offline} {
+		out := t.TempDir()
+		o := Options{Scenario: sc, Mode: loadgen.PerformanceOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: out,
+			Duration: 20 * time.Millisecond, MinQueries: 16, QPS: 1000, Batch: 2, Workers: 1}
+		res, err := Run(context.Background(), b, o, io.Discard, io.Discard)
+		if err != nil {
+			t.Fatalf("%v: %v", sc, err)
+		}
+		if after != res {
+			t.Errorf("%v: After got %p, want the run's result %p", sc, after, res)
+		}
+		raw, ok := readExtras(t, out)[QueueWaitName]
+		if sc == loadgen.Offline {
+			if ok {
+				t.Errorf("Offline logged a queue wait %s", raw)
+			}
+			continue
+		}
+		var wait loadgen.Dist
+		if err := json.Unmarshal(raw, &wait); err != nil || wait.Count != int64(res.SampleCount) {
+			t.Errorf("MultiStream queue wait %s (%v), want %d samples", raw, err, res.SampleCount)
+		}
+	}
+	afterErr = errors.New("after failed")
+	o := Options{Scenario: loadgen.Offline, Mode: loadgen.PerformanceOnly, Model: "synthetic", Data: "synthetic", Backend: "cpu", Out: t.TempDir(),
+		Duration: 20 * time.Millisecond, MinQueries: 16, QPS: 1000}
+	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); !errors.Is(err, afterErr) {
+		t.Errorf("After's error: Run returned %v", err)
+	}
+	// An output folder that cannot be made is an error naming it.
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	o.Out = filepath.Join(file, "out")
+	if _, err := Run(context.Background(), b, o, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("output folder under a file: %v", err)
+	}
+}
+
+// TestOpenCompletionsChecksBackendConfigAndServer: only --backend openai
+// opens /v1/completions; a Config the client refuses and a server that is
+// not there are errors naming the benchmark.
+func TestOpenCompletionsChecksBackendConfigAndServer(t *testing.T) {
+	b := echo(new(int))
+	e := &engine{s: &setup{b: b, o: Options{Backend: "kserve", Endpoints: []string{"127.0.0.1:1"}}}}
+	if _, err := e.OpenCompletions(openai.Config{}); !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "echo: a remote decoder needs --backend openai or sglang") {
+		t.Errorf("kserve backend: %v", err)
+	}
+	e.s.o.Backend = "openai"
+	if _, err := e.OpenCompletions(openai.Config{}); err == nil || !strings.Contains(err.Error(), "echo: openai: Config needs Prompt and Encode") {
+		t.Errorf("empty Config: %v", err)
+	}
+	c := openai.Config{Prompt: func(loadgen.SampleIndex) (openai.Prompt, error) { return openai.Prompt{Text: "x"}, nil }, Encode: func(string) []int32 { return nil }, MaxTokens: 1}
+	if _, err := e.OpenCompletions(c); err == nil || !strings.HasPrefix(err.Error(), "echo: ") {
+		t.Errorf("no server at 127.0.0.1:1: %v", err)
+	}
+}
+
+// TestProgressOnARegularFile: a file that is not a character device is not
+// a terminal.
+func TestProgressOnARegularFile(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if p := NewProgress(f, "x", "y"); p.tty || p.interval != 5*time.Second {
+		t.Errorf("regular file: tty %v interval %v; want false 5s", p.tty, p.interval)
+	}
 }
 
 // picky is sleepy that fails every input whose first value is a multiple

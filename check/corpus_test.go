@@ -130,6 +130,9 @@ func generatedCases() []corpusCase {
 	add("scen_unet_dc_extra_singlestream", one("v6.1", "datacenter", "3d-unet-99", "3d-unet-99", false, "SingleStream", "Offline"))
 	add("scen_whisper_missing_offline", one("v6.1", "edge", "whisper", "whisper", false, "SingleStream"))
 	add("scen_system_type_cloud", resnetEdge("v6.1"), sysField("system_type", "cloud"))
+	add("scen_system_type_capitalised", resnetEdge("v6.1"), sysField("system_type", "Edge"))
+	add("scen_system_type_cloud_no_results", resnetEdge("v6.1"), sysField("system_type", "cloud"), func(tr *tree) { tr.rm(tr.scen("edge_box", "resnet", "")) })
+	add("scen_system_type_spaced", one("v6.1", "datacenter,edge", "resnet", "resnet", false, "SingleStream", "MultiStream", "Offline", "Server"), sysField("system_type", "datacenter, edge"))
 	add("scen_system_type_edge_datacenter", one("v6.1", "edge,datacenter", "resnet", "resnet", false, "SingleStream", "MultiStream", "Offline", "Server"))
 	add("scen_dlrm_dcedge_v5.1_no_server", one("v5.1", "datacenter,edge", "dlrm-v2-99.9", "dlrm-v2-99.9", false, "Offline"))
 
@@ -159,6 +162,24 @@ func generatedCases() []corpusCase {
 	add("comp_test01_no_perf_log", resnetEdge("v6.0"), func(tr *tree) {
 		tr.rm(filepath.Join(tr.comp("edge_box", "resnet", "Offline"), "TEST01/performance"))
 	})
+	add("comp_test01_fail_no_accuracy_dir", resnetEdge("v6.1"), func(tr *tree) {
+		d := filepath.Join(tr.comp("edge_box", "resnet", "Offline"), "TEST01")
+		tr.write(filepath.Join(d, "verify_accuracy.txt"), "TEST FAIL\n")
+		tr.rm(filepath.Join(d, "accuracy"))
+	})
+	add("division_open_test01_fail", treeSpec{round: "v6.1", division: "open", systems: resnetEdge("v6.1").systems}, func(tr *tree) {
+		tr.write(filepath.Join(tr.comp("edge_box", "resnet", "Offline"), "TEST01/verify_accuracy.txt"), "TEST FAIL\n")
+	})
+	add("acc_log_without_is_error", resnetEdge("v6.1"), func(tr *tree) {
+		tr.replace(filepath.Join(accDir(tr, "resnet", "Offline"), "mlperf_log_detail.txt"), `"is_error"`, `"was_error"`)
+	})
+	add("power_yaml_is_a_folder", resnetEdge("v6.1"), func(tr *tree) {
+		if err := os.MkdirAll(tr.abs(tr.names("edge_box", "", "").format(tr.round.Layout.NameplatePower)), 0o755); err != nil {
+			tr.t.Fatal(err)
+		}
+	})
+	add("bound_e2e_rag_qna_duration_below", one("v6.1", "datacenter", "e2e-rag-qna", "e2e-rag-qna", false, "Offline"),
+		setPerf("e2e-rag-qna", "Offline", "effective_min_duration_ms", 1000))
 	add("comp_deepseek_test06_first_skipped", one("v6.1", "datacenter", "deepseek-r1", "deepseek-r1", false, "Offline", "Server"), func(tr *tree) {
 		tr.write(filepath.Join(tr.comp("sut", "deepseek-r1", "Offline"), "TEST06/verify_accuracy.txt"), "First token check pass: Skipped\nEOS check pass: True\nSample length check pass: True\n")
 	})
@@ -263,6 +284,14 @@ func generatedCases() []corpusCase {
 		tr.setKey(p, "effective_scenario", "SingleStream")
 		tr.setKey(p, "early_stopping_met", true)
 	})
+	add("ok_v6.1_infer_offline_from_multistream_edge", resnetEdge("v6.1"), func(tr *tree) {
+		p := perfLog(tr, "resnet", "Offline")
+		tr.setKey(p, "effective_scenario", "MultiStream")
+		tr.setKey(p, "early_stopping_met", true)
+		tr.setKey(p, "effective_samples_per_query", 8)
+		tr.setKey(p, "result_mean_query_latency_ns", 4000000)
+	})
+	add("perf_samples_not_a_number", resnetEdge("v6.1"), setPerf("resnet", "Offline", "effective_performance_sample_count", "1024"))
 	add("metric_gptj_v5.0_inferred_tokens", one("v5.0", "datacenter", "gptj-99.9", "gptj-99.9", false, "Offline", "Server"))
 	add("metric_llama31_8b_edge_ss", one("v6.1", "edge", "llama3.1-8b-edge", "llama3.1-8b-edge", false, "SingleStream", "Offline"))
 	add("early_stopping_unmet", one("v5.1", "edge", "retinanet", "retinanet", false, "SingleStream", "MultiStream", "Offline"),

@@ -282,3 +282,27 @@ func TestEmbeddedMLPerfConfHasTheNewestRoundsSeeds(t *testing.T) {
 		t.Fatalf("SetSeeds: %d %d %d", s.QSLRNGSeed, s.SampleIndexRNGSeed, s.ScheduleRNGSeed)
 	}
 }
+
+// TestMLPerfModelOrder follows Config.get_mlperf_model (mlcommons/inference
+// tools/submission/submission_checker/configuration/configuration.py): an
+// official name wins over every mapping, the round's mapping over the
+// submitter's, the submitter's over the guesses, and a guess is mapped
+// again.
+func TestMLPerfModelOrder(t *testing.T) {
+	r := Rounds["v6.0"]
+	extra := map[string]string{"resnet": "retinanet", "resnet50": "bert-99", "my-detector": "retinanet"}
+	for name, want := range map[string]string{
+		"resnet":            "resnet",    // official, though the submitter maps it
+		"resnet50":          "resnet",    // the round's mapping before the submitter's
+		"my-detector":       "retinanet", // the submitter's
+		"my-mobilenet-v2":   "resnet",    // a guess
+		"fast-bert-99.9-x":  "bert-99.9", // a guess, bert-99.9 before bert-99
+		"fast-bert-99-x":    "bert-99",
+		"ssd-resnet34":      "retinanet", // the round's mapping
+		"something-unknown": "something-unknown",
+	} {
+		if got := r.MLPerfModel(name, extra); got != want {
+			t.Errorf("v6.0 model of %q = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -263,16 +263,8 @@ func compare(a, b value) (c int, unordered bool, err error) {
 		if a.isNaN() || b.isNaN() {
 			return 0, true, nil
 		}
-		if a.k == kFloat && math.IsInf(a.f, 0) || b.k == kFloat && math.IsInf(b.f, 0) {
-			af, bf := a.float(), b.float()
-			switch {
-			case af < bf:
-				return -1, false, nil
-			case af > bf:
-				return 1, false, nil
-			}
-			return 0, false, nil
-		}
+		// big.Float holds ±Inf and an int exactly: inf > 10**400, as in
+		// Python, where float64 would call them equal.
 		return a.bigFloat().Cmp(b.bigFloat()), false, nil
 	}
 	if a.k == kStr && b.k == kStr {
@@ -365,7 +357,7 @@ func pyParseFloat(s string) (float64, error) {
 	case "nan":
 		return math.NaN(), nil
 	}
-	if strings.Contains(t, "__") || strings.HasPrefix(body, "_") || strings.HasSuffix(t, "_") || strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
+	if !underscoresBetweenDigits(t) || strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
 		return 0, pyErr("ValueError: could not convert string to float: %s", pyRepr(vStr(s)))
 	}
 	f, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
@@ -373,6 +365,19 @@ func pyParseFloat(s string) (float64, error) {
 		return 0, pyErr("ValueError: could not convert string to float: %s", pyRepr(vStr(s)))
 	}
 	return f, nil
+}
+
+// underscoresBetweenDigits reports whether every _ of s stands between two
+// ASCII digits, the only place Python's float() takes one ("1_e5" and
+// "1._5" are ValueError).
+func underscoresBetweenDigits(s string) bool {
+	digit := func(i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	for i := range len(s) {
+		if s[i] == '_' && (!digit(i-1) || !digit(i+1)) {
+			return false
+		}
+	}
+	return true
 }
 
 // pyStr is Python's str(v).

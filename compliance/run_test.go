@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,5 +95,36 @@ func TestRunRefusesMissingResultsBeforeRunning(t *testing.T) {
 	}
 	if _, err := os.Stat(work); err == nil {
 		t.Fatal("a run started: the work folder exists")
+	}
+}
+
+// A --results path that is a file is refused the same way.
+func TestRunRefusesAResultsFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "results")
+	os.WriteFile(file, nil, 0o644)
+	b, _ := spec.Lookup(benchmarktest.Name)
+	o := benchmark.Options{Scenario: loadgen.SingleStream, Model: "synthetic", Data: "synthetic", Backend: "cpu"}
+	if _, err := Run(context.Background(), b, "test01", o, file, t.TempDir(), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--results "+file+" is not a folder") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// modelMinQueries: the model's scenario line wins over its "*" line in
+// either order; lines of other models, other keys and malformed lines are
+// ignored.
+func TestModelMinQueries(t *testing.T) {
+	for _, c := range []struct {
+		audit string
+		want  int
+	}{
+		{"sdxl.*.min_query_count = 7\nsdxl.Offline.min_query_count = 9\n", 9},
+		{"sdxl.Offline.min_query_count = 9\nsdxl.*.min_query_count = 7\n", 9},
+		{"sdxl.*.min_query_count = 7\n", 7},
+		{"*.*.min_query_count = 5\nbert.Offline.min_query_count = 3\nsdxl.Offline.max_query_count = 4\n", 0},
+		{"sdxl.Offline.min_query_count=9\nsdxl.Offline.min_query_count = x\nsdxl.Offline.min_query_count = 9 # note\n", 0},
+	} {
+		if got := modelMinQueries(c.audit, "sdxl", "Offline"); got != c.want {
+			t.Errorf("modelMinQueries(%q) = %d, want %d", c.audit, got, c.want)
+		}
 	}
 }

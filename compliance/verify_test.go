@@ -2,12 +2,15 @@ package compliance
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testdata/cases hold logs from this suite's loadgen (SingleStream and
@@ -37,11 +40,23 @@ func copyDir(t *testing.T, src, dst string) {
 	}
 }
 
+// mutateCase applies the mutations of one variants.txt line: none, or
+// groups of sub|subline FILE OLD NEW.
 func mutateCase(t *testing.T, dir string, f []string) {
 	t.Helper()
 	if f[0] == "none" {
 		return
 	}
+	if len(f)%4 != 0 {
+		t.Fatalf("mutations %q: want groups of four fields", f)
+	}
+	for ; len(f) > 0; f = f[4:] {
+		mutateOne(t, dir, f[:4])
+	}
+}
+
+func mutateOne(t *testing.T, dir string, f []string) {
+	t.Helper()
 	p := filepath.Join(dir, f[1])
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -143,7 +158,7 @@ func TestVerifyWritesRunVerificationsLines(t *testing.T) {
 			}
 		})
 	}
-	if n < 8 {
+	if n < 31 {
 		t.Fatalf("only %d variants", n)
 	}
 }
@@ -213,6 +228,18 @@ func TestFallbackWritesBaselineAndComplianceScores(t *testing.T) {
 	if string(b) != "accuracy=100.000%, good=59, total=59\n" || string(p) != "accuracy=0.000%, good=0, total=61\n" {
 		t.Fatalf("baseline %q, compliance %q", b, p)
 	}
+	// A scorer's error names the log; a score file that cannot be written
+	// is an error.
+	boom := errors.New("scorer broke")
+	if err := Fallback(filepath.Join(c, "TEST01"), filepath.Join(c, "results/accuracy/mlperf_log_accuracy.json"), func(string) ([]string, error) { return nil, boom }); !errors.Is(err, boom) || !strings.Contains(err.Error(), "scoring mlperf_log_accuracy_baseline.json") {
+		t.Errorf("scorer error: %v", err)
+	}
+	out := filepath.Join(c, "TEST01/accuracy/compliance_accuracy.txt")
+	os.Remove(out)
+	os.Mkdir(out, 0o755)
+	if err := Fallback(filepath.Join(c, "TEST01"), filepath.Join(c, "results/accuracy/mlperf_log_accuracy.json"), score); err == nil || !strings.Contains(err.Error(), "compliance_accuracy.txt") {
+		t.Errorf("score file that is a folder: %v", err)
+	}
 }
 
 func TestModelSpecificAuditLines(t *testing.T) {
@@ -228,5 +255,120 @@ func TestModelSpecificAuditLines(t *testing.T) {
 	}
 	if n := modelMinQueries(a, "resnet50", "Offline"); n != 0 {
 		t.Errorf("resnet50: %d, want 0", n)
+	}
+}
+
+// TestBaselineFaults: a missing compliance log, a missing accuracy log and
+// an output that cannot be written are errors naming the file; logs with no
+// common qsl_idx give an empty list.
+func TestBaselineFaults(t *testing.T) {
+	dir := t.TempDir()
+	acc := filepath.Join(dir, "acc.json")
+	perf := filepath.Join(dir, "perf.json")
+	os.WriteFile(acc, []byte("[\n{ \"seq_id\" : 0, \"qsl_idx\" : 4, \"data\" : \"00\" },\n]\n"), 0o644)
+	os.WriteFile(perf, []byte("[\n{ \"seq_id\" : 0, \"qsl_idx\" : 5, \"data\" : \"00\" },\n]\n"), 0o644)
+	out := filepath.Join(dir, "base.json")
+	if err := Baseline(acc, perf, out); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "[\n]\n" {
+		t.Errorf("no common qsl_idx: %q, want an empty list", b)
+	}
+	for _, c := range []struct{ acc, perf, out, want string }{
+		{acc, filepath.Join(dir, "none.json"), out, "none.json"},
+		{filepath.Join(dir, "gone.json"), perf, out, "gone.json"},
+		{acc, perf, filepath.Join(acc, "x.json"), "acc.json/x.json"},
+	} {
+		if err := Baseline(c.acc, c.perf, c.out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Baseline(%s, %s, %s): %v, want an error naming %s", c.acc, c.perf, c.out, err, c.want)
+		}
+	}
+}
+
+// TestFirstElement: numpy's frombuffer(...)[0] of a hex response per dtype;
+// an empty response has none; a partial element is the ValueError.
+func TestFirstElement(t *testing.T) {
+	for _, c := range []struct {
+		hex, dtype string
+		want       float64
+		ok         bool
+		err        bool
+	}{
+		{"FF01", "byte", -1, true, false},
+		{"7F", "byte", 127, true, false},
+		{"", "int32", 0, false, false},
+		{"FEFFFFFF", "int32", -2, true, false},
+		{"0000C03F", "float32", 1.5, true, false},
+		{"0500000000000000", "int64", 5, true, false},
+		{"050000", "int32", 0, false, true},
+		{"05000000", "int64", 0, false, true},
+		{"0G", "byte", 0, false, true},
+	} {
+		v, ok, err := first(c.hex, c.dtype)
+		if v != c.want || ok != c.ok || (err != nil) != c.err {
+			t.Errorf("first(%q, %s) = %v, %v, %v; want %v, %v, error %v", c.hex, c.dtype, v, ok, err, c.want, c.ok, c.err)
+		}
+	}
+	if _, err := VerifyAccuracyTEST01(io.Discard, "a.json", "b.json", "uint8"); err == nil || !strings.Contains(err.Error(), `--dtype "uint8"`) {
+		t.Errorf("dtype uint8: %v", err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.json")
+	os.WriteFile(log, []byte("[]"), 0o644)
+	for _, c := range []struct{ acc, perf string }{{filepath.Join(dir, "none.json"), log}, {log, filepath.Join(dir, "none.json")}} {
+		if _, err := VerifyAccuracyTEST01(io.Discard, c.acc, c.perf, ""); err == nil || !strings.Contains(err.Error(), "none.json") {
+			t.Errorf("missing log (%s, %s): %v", c.acc, c.perf, err)
+		}
+	}
+}
+
+// TestVerifyArgumentErrors: TEST06 wants a known -d (int32 by default) and
+// the scenario; an unknown test is refused; none reads a log first.
+func TestVerifyArgumentErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ test, dtype, scenario, want string }{
+		{"TEST06", "bogus", "Offline", "compliance: TEST06 --dtype: "},
+		{"test06", "", "", "compliance: TEST06 needs the scenario"},
+		{"TEST06", "int64", "", "compliance: TEST06 needs the scenario"},
+		{"TEST05", "", "Offline", `compliance: unknown test "TEST05"`},
+	} {
+		_, err := Verify(io.Discard, c.test, dir, dir, dir, c.dtype, c.scenario, 2)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Verify(%s, -d %q, -s %q): %v, want %q", c.test, c.dtype, c.scenario, err, c.want)
+		}
+	}
+}
+
+// TestCopyIntoReportsAsTheScript: a copy that fails prints
+// run_verification.py's exception line; a good one keeps the bytes and the
+// modification time (shutil.copy2).
+func TestCopyIntoReportsAsTheScript(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "log.txt")
+	os.WriteFile(src, []byte("abc"), 0o644)
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(src, old, old)
+	var w bytes.Buffer
+	copyInto(&w, filepath.Join(dir, "none.txt"), dir)
+	missingDir := filepath.Join(dir, "nodir")
+	copyInto(&w, src, missingDir)
+	folder := filepath.Join(dir, "folder") // opens, but cannot be read as a file
+	os.Mkdir(folder, 0o755)
+	os.Mkdir(filepath.Join(dir, "into"), 0o755)
+	copyInto(&w, folder, filepath.Join(dir, "into"))
+	want := "Exception occured trying to copy " + filepath.Join(dir, "none.txt") + " to " + dir + "\n" +
+		"Exception occured trying to copy " + src + " to " + missingDir + "\n" +
+		"Exception occured trying to copy " + folder + " to " + filepath.Join(dir, "into") + "\n"
+	if w.String() != want {
+		t.Errorf("printed %q, want %q", w.String(), want)
+	}
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	w.Reset()
+	copyInto(&w, src, out)
+	st, err := os.Stat(filepath.Join(out, "log.txt"))
+	b, _ := os.ReadFile(filepath.Join(out, "log.txt"))
+	if w.Len() != 0 || err != nil || string(b) != "abc" || !st.ModTime().Equal(old) {
+		t.Errorf("copy: printed %q, %v, %q, time %v; want abc at %v", w.String(), err, b, st.ModTime(), old)
 	}
 }

@@ -141,9 +141,9 @@ func TestNpyCache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "val", "img4.JPEG.npy")); err != nil {
 		t.Fatal(err)
 	}
-	// A failed load writes nothing.
-	if _, err := cached(ctx, 9); err == nil {
-		t.Fatal("no error")
+	// A failed load is the loader's error and writes nothing.
+	if _, err := cached(ctx, 9); err == nil || err.Error() != "no such image" {
+		t.Fatalf("failed load: %v, want the loader's error", err)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "val")); len(ents) != 1 {
 		t.Fatalf("cache holds %d files, want 1", len(ents))
@@ -161,5 +161,85 @@ func TestNpyCache(t *testing.T) {
 	}
 	if _, err := cached(ctx, 6); err == nil {
 		t.Fatal("truncated cache file: no error")
+	}
+}
+
+// TestQSLBoundsOnBothSides puts each bound of NewQSL, LoadSamples and
+// UnloadSamples just inside and just outside.
+func TestQSLBoundsOnBothSides(t *testing.T) {
+	var calls atomic.Int64
+	load := func(_ context.Context, i int) (int, error) { calls.Add(1); return 100 + i, nil }
+	// Total: 1 is the smallest QSL, 0 is refused.
+	if _, err := NewQSL(QSLConfig[int]{Total: 0, Load: load}); err == nil || !strings.Contains(err.Error(), "QSL of 0 samples") {
+		t.Fatalf("Total 0: err %v", err)
+	}
+	one, err := NewQSL(QSLConfig[int]{Total: 1, Load: load})
+	if err != nil {
+		t.Fatalf("Total 1: %v", err)
+	}
+	// Performance: 0 and Total+1 mean Total; 1 and Total are kept.
+	for _, c := range []struct{ perf, want int }{{0, 5}, {-1, 5}, {1, 1}, {5, 5}, {6, 5}} {
+		q, err := NewQSL(QSLConfig[int]{Total: 5, Performance: c.perf, Load: load})
+		if err != nil || q.PerformanceSampleCount() != c.want {
+			t.Errorf("Performance %d: count %d (err %v), want %d", c.perf, q.PerformanceSampleCount(), err, c.want)
+		}
+	}
+	// One new sample is loaded (not mistaken for nothing to do).
+	ctx := context.Background()
+	if err := one.LoadSamples(ctx, []loadgen.SampleIndex{0}); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := one.Sample(0); !ok || v != 100 || calls.Load() != 1 {
+		t.Fatalf("one sample: %d %v after %d loads, want 100 true after 1", v, ok, calls.Load())
+	}
+	// The last index loads, the next one is refused, naming both numbers.
+	q, _ := NewQSL(QSLConfig[int]{Total: 3, Load: load})
+	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{2}); err != nil {
+		t.Fatalf("last index: %v", err)
+	}
+	if err := q.LoadSamples(ctx, []loadgen.SampleIndex{3}); err == nil || !strings.Contains(err.Error(), "load sample 3 of a 3-sample QSL") {
+		t.Fatalf("index = Total: err %v", err)
+	}
+	// Nothing to load is no work, even under a cancelled context.
+	dead, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := q.LoadSamples(dead, []loadgen.SampleIndex{2}); err != nil {
+		t.Fatalf("loading a loaded sample under a cancelled context: %v", err)
+	}
+	// Unloading an index past the end is ignored, and the last one unloads.
+	if err := q.UnloadSamples(ctx, []loadgen.SampleIndex{3, 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := q.Sample(2); ok || q.Loaded() != 0 {
+		t.Fatalf("after unloading 2: loaded %d", q.Loaded())
+	}
+}
+
+// TestNpyCacheWriteFaults: a sample whose cache folder cannot be made, or
+// whose temporary file cannot be written, is an error naming the cache,
+// and no sample file is left.
+func TestNpyCacheWriteFaults(t *testing.T) {
+	dir := t.TempDir()
+	// "gone" is a link to nothing: reading through it finds no file, making
+	// the folder fails.
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "gone")); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	load := func(_ context.Context, i int) ([]float32, error) { return []float32{float32(i)}, nil }
+	cached := NpyCache(dir, func(i int) string { return fmt.Sprintf("gone/s%d", i) }, []int{1}, load)
+	if _, err := cached(context.Background(), 1); err == nil || !strings.HasPrefix(err.Error(), "harness: sample cache: mkdir ") {
+		t.Errorf("folder behind a dangling link: %v, want the mkdir error", err)
+	}
+	// The temporary file's name is taken by a folder.
+	cached = NpyCache(dir, func(i int) string { return fmt.Sprintf("s%d", i) }, []int{1}, load)
+	path := filepath.Join(dir, "s2.npy")
+	if err := os.Mkdir(fmt.Sprintf("%s.%d.tmp", path, os.Getpid()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cached(context.Background(), 2); err == nil || !strings.HasPrefix(err.Error(), "harness: sample cache: ") {
+		t.Errorf("temporary file blocked: %v", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a sample file was left: %v", err)
 	}
 }

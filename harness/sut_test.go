@@ -87,7 +87,7 @@ func TestPoolBatchingSplitsAndRemainder(t *testing.T) {
 			rec := loadgentest.NewRecorder()
 			in := samples(tc.n)
 			p.IssueQuery(context.Background(), in, rec)
-			checkEcho(t, rec.Wait(tc.n), in)
+			checkEcho(t, waitFor(t, rec, tc.n), in)
 			m.mu.Lock()
 			got := slices.Sorted(slices.Values(m.batches))
 			m.mu.Unlock()
@@ -163,7 +163,7 @@ func TestPoolServerConcurrency(t *testing.T) {
 		wg.Go(func() { p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec) })
 	}
 	wg.Wait()
-	got := rec.Wait(len(in))
+	got := waitFor(t, rec, len(in))
 	if len(got) != len(in) || rec.Duplicates() != 0 {
 		t.Fatalf("%d responses (%d duplicates), want %d", len(got), rec.Duplicates(), len(in))
 	}
@@ -192,15 +192,19 @@ func TestPoolServerBatchesWhatIsQueued(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(7)
 	p.IssueQuery(context.Background(), in[:1], rec)
-	if n := <-m.started; n != 1 {
+	var n int
+	within(t, "the first batch reaching the model", func() { n = <-m.started })
+	if n != 1 {
 		t.Fatalf("first batch has %d samples, want 1 (never wait to fill a batch)", n)
 	}
 	for _, s := range in[1:] { // queued while the worker is busy
 		p.IssueQuery(context.Background(), []loadgen.Sample{s}, rec)
 	}
 	close(m.gate)
-	checkEcho(t, rec.Wait(len(in)), in)
-	if a, b := <-m.started, <-m.started; a != 4 || b != 2 {
+	checkEcho(t, waitFor(t, rec, len(in)), in)
+	var a, b int
+	within(t, "the later batches reaching the model", func() { a, b = <-m.started, <-m.started })
+	if a != 4 || b != 2 {
 		t.Fatalf("later batches %d, %d; want 4, 2", a, b)
 	}
 }
@@ -236,7 +240,7 @@ func TestErrorsBecomeResponseErr(t *testing.T) {
 				rec := loadgentest.NewRecorder()
 				in := samples(5)
 				sut.IssueQuery(context.Background(), in, rec)
-				got := rec.Wait(len(in))
+				got := waitFor(t, rec, len(in))
 				for _, s := range in {
 					r := got[s.ID]
 					if r.Err == nil {
@@ -261,7 +265,7 @@ func TestPerSampleErrors(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(4) // indices 0, 3, 6, 9
 	p.IssueQuery(context.Background(), in, rec)
-	got := rec.Wait(4)
+	got := waitFor(t, rec, 4)
 	for _, s := range in {
 		if bad := got[s.ID].Err != nil; bad != (s.Index == 3) {
 			t.Fatalf("index %d: err %v", s.Index, got[s.ID].Err)
@@ -278,7 +282,7 @@ func TestCancelledContextFailsSamples(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(ctx, in, rec)
-	for _, r := range rec.Wait(3) {
+	for _, r := range waitFor(t, rec, 3) {
 		if !errors.Is(r.Err, context.Canceled) {
 			t.Fatalf("err %v, want context.Canceled", r.Err)
 		}
@@ -288,27 +292,52 @@ func TestCancelledContextFailsSamples(t *testing.T) {
 	}
 }
 
+// within runs f and fails the test if f has not returned after a minute. It
+// is a hang guard, not a timing assertion: a minute is far above any loaded
+// machine's time for these steps, and a deadlock then fails this test with
+// the step's name instead of stalling go test until its own timeout.
+func within(t *testing.T, step string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: still blocked after a minute (deadlock?)", step)
+	}
+}
+
+// waitFor is rec.Wait(n) under within's hang guard.
+func waitFor(t *testing.T, rec *loadgentest.Recorder, n int) map[loadgen.ResponseID]loadgen.Response {
+	t.Helper()
+	var got map[loadgen.ResponseID]loadgen.Response
+	within(t, fmt.Sprintf("waiting for %d responses", n), func() { got = rec.Wait(n) })
+	return got
+}
+
 func TestPoolCloseCompletesQueued(t *testing.T) {
 	m := &gateModel{gate: make(chan struct{}), started: make(chan int, 16)}
 	p := NewPool(m, PoolConfig{Batch: 1, Workers: 1})
 	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(context.Background(), in, rec)
-	<-m.started // the worker holds sample 0; 1 and 2 are queued
+	within(t, "first sample reaching the model", func() { <-m.started }) // the worker holds sample 0; 1 and 2 are queued
 	closed := make(chan struct{})
 	go func() { p.Close(); close(closed) }()
-	for { // open the gate only once Close has taken the queue
-		p.mu.Lock()
-		c := p.closed
-		p.mu.Unlock()
-		if c {
-			break
+	within(t, "Close taking the queue", func() {
+		for { // open the gate only once Close has taken the queue
+			p.mu.Lock()
+			c := p.closed
+			p.mu.Unlock()
+			if c {
+				return
+			}
+			runtime.Gosched()
 		}
-		runtime.Gosched()
-	}
+	})
 	close(m.gate)
-	<-closed
-	got := rec.Wait(3)
+	within(t, "Close returning", func() { <-closed })
+	got := waitFor(t, rec, 3)
 	if got[in[0].ID].Err != nil {
 		t.Fatalf("running sample failed: %v", got[in[0].ID].Err)
 	}
@@ -320,7 +349,7 @@ func TestPoolCloseCompletesQueued(t *testing.T) {
 	// After Close, new samples fail at once.
 	rec2 := loadgentest.NewRecorder()
 	p.IssueQuery(context.Background(), samples(2), rec2)
-	for _, r := range rec2.Wait(2) {
+	for _, r := range waitFor(t, rec2, 2) {
 		if !errors.Is(r.Err, ErrClosed) {
 			t.Fatalf("after close: err %v", r.Err)
 		}
@@ -342,7 +371,7 @@ func TestPoolUncomparableCompleter(t *testing.T) {
 	defer p.Close()
 	in := samples(6)
 	p.IssueQuery(context.Background(), in, c)
-	checkEcho(t, rec.Wait(6), in)
+	checkEcho(t, waitFor(t, rec, 6), in)
 }
 
 func TestForScenario(t *testing.T) {
@@ -363,7 +392,7 @@ func TestForScenario(t *testing.T) {
 		rec := loadgentest.NewRecorder()
 		in := samples(3)
 		sut.IssueQuery(context.Background(), in, rec)
-		checkEcho(t, rec.Wait(3), in)
+		checkEcho(t, waitFor(t, rec, 3), in)
 		if err := closeFn(); err != nil {
 			t.Fatal(err)
 		}
@@ -410,7 +439,7 @@ func TestPoolQueueWait(t *testing.T) {
 	rec := loadgentest.NewRecorder()
 	in := samples(3)
 	p.IssueQuery(context.Background(), in, rec)
-	checkEcho(t, rec.Wait(len(in)), in)
+	checkEcho(t, waitFor(t, rec, len(in)), in)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	slices.Sort(w.ns)
@@ -431,7 +460,7 @@ func TestPoolSendLag(t *testing.T) {
 	in[0].Scheduled, in[2].Scheduled = due, due
 	rec := loadgentest.NewRecorder()
 	p.IssueQuery(context.Background(), in, rec)
-	rec.Wait(len(in))
+	waitFor(t, rec, len(in))
 	lag.mu.Lock()
 	defer lag.mu.Unlock()
 	if len(lag.ns) != 2 {
@@ -441,6 +470,115 @@ func TestPoolSendLag(t *testing.T) {
 		if v < int64(5*time.Millisecond) {
 			t.Errorf("send lag %d ns for a sample due 5 ms before it was issued", v)
 		}
+	}
+}
+
+type ctxKey struct{}
+
+// ctxModel records, per Predict call, the batch size and the value its
+// context carries under ctxKey.
+type ctxModel struct {
+	mu      sync.Mutex
+	gate    chan struct{}
+	started chan int
+	values  []any
+}
+
+func (m *ctxModel) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	m.started <- len(idx)
+	<-m.gate
+	m.mu.Lock()
+	m.values = append(m.values, ctx.Value(ctxKey{}))
+	m.mu.Unlock()
+	for i, x := range idx {
+		out[i].Data = binary.LittleEndian.AppendUint32(nil, uint32(x))
+	}
+	return nil
+}
+
+// TestPoolSplitsABatchMixingContexts: samples of queries with different
+// contexts or completers, queued together, are predicted in one run per
+// context and completer, each under its own context and answered to its own
+// completer; a cancelled query's samples fail without reaching the model.
+func TestPoolSplitsABatchMixingContexts(t *testing.T) {
+	m := &ctxModel{gate: make(chan struct{}), started: make(chan int, 16)}
+	p := NewPool(m, PoolConfig{Batch: 8, Workers: 1})
+	defer p.Close()
+	rec, recB := loadgentest.NewRecorder(), loadgentest.NewRecorder()
+	in := samples(6)
+	p.IssueQuery(context.Background(), in[:1], rec)
+	within(t, "the first batch reaching the model", func() { <-m.started })
+	a := context.WithValue(context.Background(), ctxKey{}, "a")
+	b := context.WithValue(context.Background(), ctxKey{}, "b")
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	// Queued while the worker is busy: one batch [a | b b b | dead].
+	p.IssueQuery(a, in[1:2], rec)
+	p.IssueQuery(b, in[2:5], recB)
+	p.IssueQuery(dead, in[5:], rec)
+	close(m.gate)
+	got := waitFor(t, rec, 3)
+	gotB := waitFor(t, recB, 3)
+	sizes := []int{1}
+	for range 2 {
+		within(t, "the later batches reaching the model", func() { sizes = append(sizes, <-m.started) })
+	}
+	m.mu.Lock()
+	values := slices.Clone(m.values)
+	m.mu.Unlock()
+	if !slices.Equal(sizes, []int{1, 1, 3}) || !slices.Equal(values, []any{nil, "a", "b"}) {
+		t.Fatalf("batches %v under contexts %v, want [1 1 3] under [<nil> a b]: one run per context", sizes, values)
+	}
+	checkEcho(t, map[loadgen.ResponseID]loadgen.Response{in[0].ID: got[in[0].ID], in[1].ID: got[in[1].ID]}, in[:2])
+	checkEcho(t, gotB, in[2:5])
+	if !errors.Is(got[in[5].ID].Err, context.Canceled) {
+		t.Errorf("sample of the cancelled query: err %v, want context.Canceled", got[in[5].ID].Err)
+	}
+	// The same context, two completers: two runs, each answered to its own.
+	m.gate = make(chan struct{})
+	more := samples(9)[6:]
+	rec1, rec2 := loadgentest.NewRecorder(), loadgentest.NewRecorder()
+	p.IssueQuery(a, more[:1], rec1)
+	within(t, "the blocking batch reaching the model", func() { <-m.started })
+	p.IssueQuery(b, more[1:2], rec1)
+	p.IssueQuery(b, more[2:], rec2)
+	close(m.gate)
+	checkEcho(t, waitFor(t, rec2, 1), more[2:])
+	g1 := waitFor(t, rec1, 2)
+	checkEcho(t, map[loadgen.ResponseID]loadgen.Response{more[1].ID: g1[more[1].ID]}, more[1:2])
+}
+
+// TestPoolRecordLagsSubtractsTheQueueTime: a sample queued at 30 ns and
+// taken at 100 ns waited 70 ns; its send lag is the time since its
+// scheduled time, and a sample with no scheduled time has none.
+func TestPoolRecordLagsSubtractsTheQueueTime(t *testing.T) {
+	var wait, lag waitLog
+	p := NewPool(&echoModel{}, PoolConfig{Workers: 1, QueueWait: &wait, SendLag: &lag})
+	defer p.Close()
+	now := loadgen.Instant(100)
+	p.recordLags([]queued{
+		{at: 30, s: loadgen.Sample{Scheduled: 55}},
+		{at: 100},
+	}, now)
+	if !slices.Equal(wait.ns, []int64{70, 0}) || !slices.Equal(lag.ns, []int64{45}) {
+		t.Fatalf("waits %v, lags %v; want [70 0], [45]", wait.ns, lag.ns)
+	}
+}
+
+// TestPoolDrainedQueueDropsItsArray: once the workers take the last queued
+// sample, the queue holds no backing array (a burst's array is not kept).
+func TestPoolDrainedQueueDropsItsArray(t *testing.T) {
+	p := NewPool(&echoModel{}, PoolConfig{Batch: 4, Workers: 1})
+	defer p.Close()
+	rec := loadgentest.NewRecorder()
+	in := samples(6)
+	p.IssueQuery(context.Background(), in, rec)
+	checkEcho(t, waitFor(t, rec, len(in)), in)
+	p.mu.Lock()
+	n, c := len(p.queue), cap(p.queue)
+	p.mu.Unlock()
+	if n != 0 || c != 0 {
+		t.Fatalf("drained queue: len %d cap %d, want 0 0", n, c)
 	}
 }
 

@@ -258,8 +258,10 @@ func Run(ctx context.Context, n Node, stdout, stderr io.Writer) error {
 
 // version is the module version, or the VCS revision of a development
 // build.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
+func version() string { return versionOf(debug.ReadBuildInfo()) }
+
+// versionOf is version for the build information bi (ok false: none).
+func versionOf(bi *debug.BuildInfo, ok bool) string {
 	if !ok {
 		return "devel"
 	}

@@ -67,8 +67,19 @@ func TestNullServesTheContract(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	addrc := make(chan string, 1)
-	go Serve(ctx, Config{Listen: "127.0.0.1:0", Name: "node", Null: true}, "m", slow{time.Hour}, func(a string) { addrc <- a })
-	sess, err := kserve.Dial(context.Background(), kserve.Config{Endpoint: <-addrc, Model: "m"})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Serve(ctx, Config{Listen: "127.0.0.1:0", Name: "node", Null: true}, "m", slow{time.Hour}, func(a string) { addrc <- a })
+	}()
+	var addr string
+	select { // a guard, not a timing: Serve failing or hanging ends the test
+	case addr = <-addrc:
+	case err := <-errc:
+		t.Fatalf("Serve: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("Serve did not listen within a minute")
+	}
+	sess, err := kserve.Dial(context.Background(), kserve.Config{Endpoint: addr, Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,10 +242,12 @@ func TestNewPlanRefuses(t *testing.T) {
 		want string
 	}{
 		{func(o *Options) { o.Benchmark = gptj }, "gptj is not in round v6.1 (its checker ids gptj-99, gptj-99.9 are listed by round v5.0)"},
+		{func(o *Options) { o.Benchmark = fakeBench("odd", []string{"odd-99"}, loadgen.Offline) }, "odd is not in round v6.1 (its checker ids odd-99 are listed by no round)"},
+		{func(o *Options) { o.Benchmark = nil }, "submission: no benchmark"},
 		{func(o *Options) { o.Round = "v7.0" }, `unknown round "v7.0"`},
 		{func(o *Options) { o.SystemType = "datacenter" }, "round v6.1 lists resnet for edge and datacenter,edge systems only, not datacenter"},
 		{func(o *Options) { o.System = map[string]any{"system_type": "cloud"} }, `system_type "cloud"`},
-		{func(o *Options) { o.Scenarios = []string{"Offline", "Server"} }, "round v6.1 has no scenario Server for resnet on edge systems"},
+		{func(o *Options) { o.Scenarios = []string{"Offline", "Server"} }, "round v6.1 has no scenario Server for resnet on edge systems (required: SingleStream, MultiStream, Offline; optional: none)"},
 		{func(o *Options) { o.SystemType = "datacenter,edge" }, "fakeresnet does not run scenario Server"},
 		{func(o *Options) { o.CheckerID = "resnet50" }, `--checker-id "resnet50" is not a model of round v6.1`},
 		{func(o *Options) { o.Division = "closed/../../x" }, `--division "closed/../../x"`},
@@ -269,6 +271,12 @@ func TestNewPlanRefuses(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused plan made %s", out)
+	}
+	// No submitter anywhere: the default one.
+	o := base()
+	o.Submitter = ""
+	if p, err := NewPlan(o); err != nil || p.Submitter != "MLPerf-Go" {
+		t.Errorf("no submitter: %v, %v; want MLPerf-Go", p, err)
 	}
 }
 

@@ -75,9 +75,12 @@ func TruncateAccuracy(dir string) error {
 
 // Version is this program's version for README.md: the module version or
 // VCS revision of the build, and the LoadGen version its logs reproduce.
-func Version() string {
+func Version() string { return versionOf(debug.ReadBuildInfo()) }
+
+// versionOf is Version for the build information bi (ok false: none).
+func versionOf(bi *debug.BuildInfo, ok bool) string {
 	v := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if ok {
 		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}

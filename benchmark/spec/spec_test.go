@@ -2,8 +2,11 @@ package spec
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +74,13 @@ func TestBatchesFor(t *testing.T) {
 	if got := Batches(nil).For(loadgen.Offline, "cuda"); got != 1 {
 		t.Errorf("no batches: %d, want 1", got)
 	}
+	// CPU 1 is a listed value (its GPU value counts); CPU 0 is not.
+	if got := (Batches{loadgen.Server: {CPU: 1, GPU: 16}}).For(loadgen.Server, "cuda"); got != 16 {
+		t.Errorf("CPU 1, GPU 16 on cuda: %d, want 16", got)
+	}
+	if got := (Batches{loadgen.Server: {CPU: 0, GPU: 16}}).For(loadgen.Server, "cuda"); got != 1 {
+		t.Errorf("CPU 0, GPU 16 on cuda: %d, want 1", got)
+	}
 }
 
 // --data of the wrong kind is refused with a message that names the path,
@@ -103,4 +113,153 @@ func TestCheckDataNamesThePathAndTheWant(t *testing.T) {
 			t.Errorf("%s %s: %v, want %q", c.d.Name, c.path, err, c.want)
 		}
 	}
+}
+
+// Each programming error Register and RegisterDataset catch panics with
+// its own message; nothing is registered.
+func TestRegisterPanicsNameWhatIsMissing(t *testing.T) {
+	sc := []loadgen.Scenario{loadgen.Offline}
+	for _, c := range []struct {
+		b    *Benchmark
+		want string
+	}{
+		{&Benchmark{ConfNames: []string{"x"}, Scenarios: sc, Driver: nopDriver{}}, "spec: Register of a benchmark without a Name"},
+		{&Benchmark{Name: "p-noconf", Scenarios: sc, Driver: nopDriver{}}, "spec: p-noconf registered without ConfNames or Scenarios"},
+		{&Benchmark{Name: "p-nosc", ConfNames: []string{"p-nosc"}, Driver: nopDriver{}}, "spec: p-nosc registered without ConfNames or Scenarios"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("recover() = %v, want %q", r, c.want)
+				}
+			}()
+			Register(c.b)
+		}()
+		if _, ok := Lookup(c.b.Name); ok && c.b.Name != "" {
+			t.Errorf("%s registered despite the panic", c.b.Name)
+		}
+	}
+	// The same descriptor registered again is not a duplicate of itself.
+	b := &Benchmark{Name: "p-again", ConfNames: []string{"p-again-conf"}, Scenarios: sc, Driver: nopDriver{}}
+	Register(b)
+	Register(b)
+	defer func() { mu.Lock(); delete(benchmarks, b.Name); mu.Unlock() }()
+	if got, ok := Lookup("P-AGAIN-CONF"); !ok || got != b {
+		t.Errorf("Lookup by conf name after registering twice: %v %v", got, ok)
+	}
+}
+
+func TestRegisterDatasetAndAllDatasets(t *testing.T) {
+	defer func() {
+		mu.Lock()
+		delete(datasets, "zz-test")
+		delete(datasets, "aa-test")
+		mu.Unlock()
+	}()
+	RegisterDataset(&Dataset{Name: "zz-test"})
+	RegisterDataset(&Dataset{Name: "aa-test"})
+	var names []string
+	for _, d := range AllDatasets() {
+		names = append(names, d.Name)
+	}
+	if !slices.IsSorted(names) || !slices.Contains(names, "aa-test") || !slices.Contains(names, "zz-test") {
+		t.Errorf("AllDatasets names %v: want both, sorted", names)
+	}
+	if d, ok := LookupDataset("ZZ-test"); !ok || d.Name != "zz-test" {
+		t.Errorf("LookupDataset(ZZ-test) = %v, %v; want zz-test (names are lower case)", d, ok)
+	}
+	if _, ok := LookupDataset("zz"); ok {
+		t.Error("LookupDataset(zz) found a data set")
+	}
+	for _, c := range []struct {
+		d    *Dataset
+		want string
+	}{
+		{&Dataset{}, "spec: RegisterDataset without a Name"},
+		{&Dataset{Name: "zz-test"}, "spec: dataset zz-test registered twice"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("recover() = %v, want %q", r, c.want)
+				}
+			}()
+			RegisterDataset(c.d)
+		}()
+	}
+}
+
+func TestUsageErrorMatchesOnlyErrUsage(t *testing.T) {
+	err := UsageError("x: --batch %d", 3)
+	if err.Error() != "x: --batch 3" || !errors.Is(err, ErrUsage) {
+		t.Errorf("UsageError = %q, Is(ErrUsage) %v", err, errors.Is(err, ErrUsage))
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		t.Error("a usage error matches os.ErrNotExist")
+	}
+	if errors.Is(errors.New("usage"), ErrUsage) {
+		t.Error("another error with the same text matches ErrUsage")
+	}
+}
+
+func TestRequestHelpers(t *testing.T) {
+	if (&OpenRequest{}).Synthetic() || !(&OpenRequest{SyntheticSize: "tiny"}).Synthetic() {
+		t.Error("Synthetic is not SyntheticSize != \"\"")
+	}
+	if ctx := (&DatasetRequest{}).Context(); ctx != context.Background() {
+		t.Errorf("nil Ctx: %v, want context.Background", ctx)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if got := (&DatasetRequest{Ctx: ctx}).Context(); got != ctx {
+		t.Errorf("Ctx not returned: %v", got)
+	}
+}
+
+// CheckData's message: the data set's own words, or a default naming its
+// folder; one hint alone, or two joined; PATH for a one-file data set.
+func TestCheckDataMessageParts(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	synth := func(*DatasetRequest) error { return nil }
+	for _, c := range []struct {
+		d    *Dataset
+		want string
+	}{
+		{&Dataset{Name: "pics"}, "pics: --data " + missing + " does not exist; want the pics data set's folder"},
+		{&Dataset{Name: "pics", Download: "get.sh"}, "pics: --data " + missing + " does not exist; want the pics data set's folder; download it with get.sh"},
+		{&Dataset{Name: "qa", DataFile: true, Synth: synth}, "qa: --data " + missing + " does not exist; want the qa data set's folder; make a small one with `mlperf dataset synth qa -o PATH`"},
+	} {
+		if err := c.d.CheckData(missing); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", c.d, err, c.want)
+		}
+	}
+	if err := (&Dataset{Name: "pics"}).CheckData(""); err != nil {
+		t.Errorf("empty --data: %v", err)
+	}
+}
+
+// recorded is a Progress that records its calls.
+type recorded struct{ calls *[]string }
+
+func (r recorded) Update(done, total int) {
+	*r.calls = append(*r.calls, fmt.Sprintf("%d/%d", done, total))
+}
+func (r recorded) Done() { *r.calls = append(*r.calls, "done") }
+
+// TestStartProgress: a request with a Progress starts its line through it
+// (what and unit passed on, updates reaching it); one without gets a
+// Progress that prints nothing and does not fail.
+func TestStartProgress(t *testing.T) {
+	var calls []string
+	var what, unit string
+	r := &DatasetRequest{Progress: func(w, u string) Progress { what, unit = w, u; return recorded{&calls} }}
+	p := r.StartProgress("images", "files")
+	p.Update(1, 3)
+	p.Done()
+	if what != "images" || unit != "files" || !slices.Equal(calls, []string{"1/3", "done"}) {
+		t.Errorf("progress %q %q, calls %v", what, unit, calls)
+	}
+	q := (&DatasetRequest{}).StartProgress("images", "files")
+	q.Update(1, 3)
+	q.Done()
 }

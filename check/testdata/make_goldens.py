@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record the MLCommons submission checker's output on every test tree.
 
-usage: check/testdata/make_goldens.py SUBMISSION_DIR
+usage: check/testdata/make_goldens.py SUBMISSION_DIR [CASE_REGEX]
 SUBMISSION_DIR is mlcommons/inference's tools/submission folder (holding
 submission_checker/). Run from the repository root, with Debian's python3
 (python3-numpy, python3-pandas and python3-yaml installed).
@@ -10,7 +10,8 @@ The trees are the Go test's own: `go test ./check -run TestCorpus
 -corpus-dump DIR` writes each case's tree to DIR/<case>/tree and its round
 to DIR/<case>/round. For each case this runs
   python3 -m submission_checker.main --input DIR/<case>/tree --version ROUND
-from SUBMISSION_DIR and writes check/testdata/goldens/<case>.txt: the
+from SUBMISSION_DIR (only for the cases whose name CASE_REGEX matches, when
+given) and writes check/testdata/goldens/<case>.txt: the
 verdict (OK when the checker prints "SUMMARY: submission looks OK", FAIL
 when it prints "SUMMARY: submission has errors", CRASH when it stops with a
 traceback, whose last line follows), then its ERROR and WARNING messages
@@ -38,7 +39,10 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         subprocess.run(["go", "test", "./check", "-run", "TestCorpus", "-count=1", "-corpus-dump", tmp], check=True)
+        only = re.compile(sys.argv[2]) if len(sys.argv) > 2 else None
         for case in sorted(os.listdir(tmp)):
+            if only and not only.search(case):
+                continue
             tree = os.path.join(tmp, case, "tree")
             with open(os.path.join(tmp, case, "round")) as f:
                 version = f.read().strip()

@@ -30,8 +30,14 @@ def norm(text, tmp):
 
 
 def mutate(case, f):
+    """Applies each mutation of f: none, or groups of sub|subline FILE OLD NEW."""
     if f[0] == "none":
         return
+    for i in range(0, len(f), 4):
+        mutate_one(case, f[i:i + 4])
+
+
+def mutate_one(case, f):
     path = os.path.join(case, f[1])
     s = open(path).read()
     if f[0] == "sub":

@@ -3,6 +3,7 @@ package kits19
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -169,6 +170,152 @@ func TestLabels(t *testing.T) {
 	for _, v := range []float64{3, -1, math.NaN()} {
 		if _, err := Labels([]float64{0, v}); err == nil || !strings.Contains(err.Error(), "voxel 1") {
 			t.Errorf("%v is not a label: %v", v, err)
+		}
+	}
+}
+
+// TestVerifyPicklesAgainstTheirMD5s: a pickle whose MD5 matches counts, one
+// that differs is a problem naming both sums, one that cannot be read is a
+// problem, and a case_*.pkl the list does not name is not judged. The sums
+// are md5sum's: printf abc | md5sum.
+func TestVerifyPicklesAgainstTheirMD5s(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "case_00001.pkl"), []byte("abc"), 0o644)
+	os.WriteFile(filepath.Join(dir, "case_00002.pkl"), []byte("abd"), 0o644)
+	os.WriteFile(filepath.Join(dir, "case_00003.pkl"), []byte("xyz"), 0o644)
+	os.Mkdir(filepath.Join(dir, "case_00004.pkl"), 0o755)
+	sums := map[string]string{
+		"case_00001.pkl": "900150983cd24fb0d6963f7d28e17f72",
+		"case_00002.pkl": "900150983cd24fb0d6963f7d28e17f72",
+		"case_00004.pkl": "900150983cd24fb0d6963f7d28e17f72",
+	}
+	rep, probs := verifyPickles(dir, sums)
+	if want := []string{"kits19: 1 of 3 reference pickles match their published MD5"}; !slices.Equal(rep, want) {
+		t.Errorf("report %q, want %q", rep, want)
+	}
+	// printf abd | md5sum: 4911e516e5aa21d327512e0c8b197616.
+	if len(probs) != 2 || probs[0] != filepath.Join(dir, "case_00002.pkl")+": MD5 4911e516e5aa21d327512e0c8b197616, the reference publishes 900150983cd24fb0d6963f7d28e17f72" || !strings.Contains(probs[1], "case_00004.pkl") {
+		t.Errorf("problems %q", probs)
+	}
+	if rep, probs := verifyPickles(t.TempDir(), sums); rep != nil || probs != nil {
+		t.Errorf("no pickles: %q %q, want nothing", rep, probs)
+	}
+	// The published lists: one entry per case file, 32 hex digits each.
+	all := PickleChecksums()
+	if len(all) < 60 {
+		t.Errorf("%d published pickle sums", len(all))
+	}
+	for k, v := range all {
+		if !strings.HasPrefix(k, "case_") || !strings.HasSuffix(k, ".pkl") || len(v) != 32 {
+			t.Errorf("checksum entry %q: %q", k, v)
+		}
+	}
+}
+
+// niftiHeader is a bare 348-byte NIfTI-1 header in byte order bo with the
+// given dim[0], shape and spacing (pixdim[1..]).
+func niftiHeader(bo binary.ByteOrder, ndim int, shape []int16, spacing []float32) []byte {
+	h := make([]byte, 348)
+	bo.PutUint32(h[0:], 348)
+	bo.PutUint16(h[40:], uint16(ndim))
+	for i, d := range shape {
+		bo.PutUint16(h[42+2*i:], uint16(d))
+	}
+	for i, s := range spacing {
+		bo.PutUint32(h[80+4*i:], math.Float32bits(s))
+	}
+	return h
+}
+
+// TestReadHeaderBothByteOrders: a big-endian header reads as a
+// little-endian one; dim[0] from 1 to 7 is read, 0 and 8 are refused, as is
+// a file whose sizeof_hdr is 348 in neither order or that is shorter than
+// a header.
+func TestReadHeaderBothByteOrders(t *testing.T) {
+	dir := t.TempDir()
+	for _, bo := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		p := filepath.Join(dir, bo.String()+".nii")
+		os.WriteFile(p, niftiHeader(bo, 3, []int16{4, 5, 6}, []float32{0.5, 0.75, 2.5}), 0o644)
+		h, err := ReadHeader(p)
+		if err != nil || !slices.Equal(h.Shape, []int{4, 5, 6}) || !slices.Equal(h.Spacing, []float64{0.5, 0.75, 2.5}) {
+			t.Errorf("%s: %+v, %v", bo, h, err)
+		}
+	}
+	for _, c := range []struct {
+		ndim int
+		ok   bool
+	}{{0, false}, {1, true}, {7, true}, {8, false}} {
+		p := filepath.Join(dir, "dims.nii")
+		os.WriteFile(p, niftiHeader(binary.LittleEndian, c.ndim, []int16{2, 2, 2, 2, 2, 2, 2}, nil), 0o644)
+		h, err := ReadHeader(p)
+		if (err == nil) != c.ok || (c.ok && len(h.Shape) != c.ndim) {
+			t.Errorf("dim[0] %d: %+v, %v", c.ndim, h, err)
+		}
+	}
+	bad := niftiHeader(binary.LittleEndian, 3, nil, nil)
+	binary.LittleEndian.PutUint32(bad, 349)
+	p := filepath.Join(dir, "bad.nii")
+	os.WriteFile(p, bad, 0o644)
+	if _, err := ReadHeader(p); err == nil || !strings.Contains(err.Error(), "sizeof_hdr is not 348") {
+		t.Errorf("sizeof_hdr 349: %v", err)
+	}
+	os.WriteFile(p, bad[:347], 0o644)
+	if _, err := ReadHeader(p); err == nil || !strings.Contains(err.Error(), "short NIfTI header") {
+		t.Errorf("347 bytes: %v", err)
+	}
+}
+
+// TestCropPadAtTheHalfStride follows the reference's
+// adjust_shape_for_sliding_window (mlcommons/inference
+// vision/medical_imaging/3d-unet-kits19/preprocess.py) on axes whose size
+// mod 64 is 31 (cropped: 159 → 128 from voxel 15), 32 and 33 (padded: 160
+// → 192 with 16 before, 161 → 192 with 15 before), and an axis under the
+// ROI (64 → 128, 32 before); the other axes, 128, stay as they are.
+func TestCropPadAtTheHalfStride(t *testing.T) {
+	for _, c := range []struct {
+		size, want, before, lo int
+	}{{159, 128, 0, 15}, {160, 192, 16, 0}, {161, 192, 15, 0}, {64, 128, 32, 0}, {192, 192, 0, 0}} {
+		shape := [3]int{c.size, 128, 128}
+		v := Volume[uint8]{Shape: shape, Data: make([]uint8, c.size*128*128)}
+		for i := range v.Data {
+			v.Data[i] = uint8(i/(128*128)%250 + 1) // the index along axis 0, plus 1
+		}
+		r := cropPad(v, 0)
+		if r.Shape[0] != c.want {
+			t.Errorf("axis of %d: %d after cropPad, want %d", c.size, r.Shape[0], c.want)
+			continue
+		}
+		if r.Shape[1] != 128 || r.Shape[2] != 128 {
+			t.Errorf("axes of 128: %v, want 128", r.Shape)
+		}
+		at := func(i int) uint8 { return r.Data[(i*128+7)*128+9] }
+		if at(c.before) != uint8(c.lo+1) || (c.before > 0 && at(c.before-1) != 0) {
+			t.Errorf("axis of %d: voxel %d holds %d (before it %d), want source voxel %d after %d pads", c.size, c.before, at(c.before), at(max(c.before-1, 0)), c.lo, c.before)
+		}
+	}
+}
+
+// TestCheckZoomBounds: a volume of 1 voxel per axis zooms; an axis of 0, a
+// voxel count that does not match the shape, and an empty result do not.
+func TestCheckZoomBounds(t *testing.T) {
+	for _, c := range []struct {
+		in, out [3]int
+		n       int
+		want    string
+	}{
+		{[3]int{1, 1, 1}, [3]int{1, 1, 1}, 1, ""},
+		{[3]int{2, 3, 4}, [3]int{5, 1, 7}, 24, ""},
+		{[3]int{2, 3, 4}, [3]int{5, 6, 7}, 23, "zoom of a [2 3 4] volume holding 23 voxels"},
+		{[3]int{0, 3, 4}, [3]int{5, 6, 7}, 0, "zoom of a [0 3 4] volume"},
+		{[3]int{2, 0, 4}, [3]int{5, 6, 7}, 0, "zoom of a [2 0 4] volume"},
+		{[3]int{2, 3, 0}, [3]int{5, 6, 7}, 0, "zoom of a [2 3 0] volume"},
+		{[3]int{2, 3, 4}, [3]int{0, 6, 7}, 24, "gives an empty volume [0 6 7]"},
+		{[3]int{2, 3, 4}, [3]int{5, 0, 7}, 24, "gives an empty volume"},
+		{[3]int{2, 3, 4}, [3]int{5, 6, 0}, 24, "gives an empty volume"},
+	} {
+		err := checkZoom(c.in, c.out, c.n)
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
+			t.Errorf("checkZoom(%v, %v, %d) = %v, want %q", c.in, c.out, c.n, err, c.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,28 @@ func TestOpenReferenceFolder(t *testing.T) {
 	}
 	if _, err := LoadImage(dir, x.Cases["case_00007"]); !errors.Is(err, ErrPickle) {
 		t.Errorf("LoadImage of a broken pickle: %v", err)
+	}
+}
+
+// TestLoadPickleCaseFaults: a missing file, a damaged pickle and a pickle
+// of something else are errors naming the file.
+func TestLoadPickleCaseFaults(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile("testdata/pickles/case_00007.pkl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.pkl")
+	os.WriteFile(cut, b[:len(b)/2], 0o644)
+	other := filepath.Join(dir, "other.pkl")
+	os.WriteFile(other, []byte("\x80\x04K\x07."), 0o644) // the int 7
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "none.pkl"), "none.pkl"},
+		{cut, "cut.pkl"},
+		{other, "other.pkl holds int64, want [image, label]"},
+	} {
+		if _, _, err := LoadPickleCase(c.path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("LoadPickleCase(%s): %v, want %q", filepath.Base(c.path), err, c.want)
+		}
 	}
 }

@@ -131,12 +131,8 @@ func Preprocess(name string, img Volume[float32], lbl Volume[uint8], spacing [3]
 		c.ZoomFactor[i] = spacing[i] / TargetSpacing[i]
 	}
 	out := ZoomShape(img.Shape, c.ZoomFactor)
-	if out[0] > 4096 || out[1] > 4096 || out[2] > 4096 {
-		return nil, fmt.Errorf("%w: case %s: spacing %v resamples %v to %v", ErrSpacing, name, spacing, img.Shape, out)
-	}
-	if v := out[0] * out[1] * out[2]; v > maxResampled {
-		return nil, fmt.Errorf("%w: case %s: spacing %v mm resamples %v to %v = %d voxels (%.1f GiB as float32), more than the %d allowed; the header's pixdim is probably wrong: re-download the case",
-			ErrSpacing, name, spacing, img.Shape, out, v, float64(v)*4/(1<<30), maxResampled)
+	if err := checkResampled(name, spacing, img.Shape, out); err != nil {
+		return nil, err
 	}
 	// The reference resamples whenever the spacing differs from the target
 	// as Python floats, which a float32 pixdim always does; an identity
@@ -163,6 +159,20 @@ func Preprocess(name string, img Volume[float32], lbl Volume[uint8], spacing [3]
 	c.Label = cropPad(c.Label, 0)
 	c.ImageShape = [4]int{1, c.Image.Shape[0], c.Image.Shape[1], c.Image.Shape[2]}
 	return c, nil
+}
+
+// checkResampled refuses a spacing that resamples a case's shape in to
+// out with an axis over 4096 voxels or more than maxResampled voxels in
+// all: a header whose pixdim is wrong, which would exhaust memory.
+func checkResampled(name string, spacing [3]float64, in, out [3]int) error {
+	if out[0] > 4096 || out[1] > 4096 || out[2] > 4096 {
+		return fmt.Errorf("%w: case %s: spacing %v resamples %v to %v", ErrSpacing, name, spacing, in, out)
+	}
+	if v := out[0] * out[1] * out[2]; v > maxResampled {
+		return fmt.Errorf("%w: case %s: spacing %v mm resamples %v to %v = %d voxels (%.1f GiB as float32), more than the %d allowed; the header's pixdim is probably wrong: re-download the case",
+			ErrSpacing, name, spacing, in, out, v, float64(v)*4/(1<<30), maxResampled)
+	}
+	return nil
 }
 
 // maxResampled bounds the voxels of a resampled case (1 GiB as float32),

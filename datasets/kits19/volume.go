@@ -116,9 +116,12 @@ func decodeVolume[T float32 | uint8](f io.Reader, size int64, path string, conv 
 		return nil, vol, bad("short extension: %v", err)
 	}
 	slope, inter := f32(112), f32(116)
+	// nibabel's Nifti1Header.get_slope_inter: a slope of 0 or not finite
+	// means no scaling (the intercept is then ignored); a valid slope with
+	// an intercept that is not finite is refused (HeaderDataError).
 	scale := slope != 0 && !math.IsNaN(slope) && !math.IsInf(slope, 0)
-	if math.IsNaN(inter) || math.IsInf(inter, 0) {
-		inter = 0
+	if scale && (math.IsNaN(inter) || math.IsInf(inter, 0)) {
+		return nil, vol, bad("scl_slope %v with scl_inter %v: a valid slope with an intercept that is not a number (nibabel refuses the header); re-download the case", slope, inter)
 	}
 	if need := int64(off) + int64(n)*int64(sz); need > avail {
 		return nil, vol, bad("data truncated: the header asks for %d voxels of %d bytes after %v header bytes (%d bytes), more than the file can hold; re-download the case", n, sz, off, need)

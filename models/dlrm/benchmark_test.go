@@ -71,9 +71,37 @@ func TestTraceForOptions(t *testing.T) {
 	if tr, err = traceFor(spec.Extra{optQuantileFile: q}, 100); err != nil || tr.Len() != 20 {
 		t.Errorf("quantile file of fives: %v, %v", tr, err)
 	}
-	for _, x := range []spec.Extra{{optAggregateFix: "x"}, {optNumpySeed: "-1"}, {optNumpySeed: "4294967296"}, {optQuantileFile: filepath.Join(t.TempDir(), "none")}} {
+	for _, x := range []spec.Extra{{optAggregateFix: "x"}, {optAggregateFix: "-1"}, {optNumpySeed: "-1"}, {optNumpySeed: "4294967296"}, {optQuantileFile: filepath.Join(t.TempDir(), "none")}} {
 		if _, err := traceFor(x, 100); err == nil {
 			t.Errorf("TraceFor(%v) accepted it", x)
+		}
+	}
+	// Just inside the bounds: the largest numpy seed, and fix 1 (one row a
+	// sample); fix 0 means the quantile trace.
+	if _, err := traceFor(spec.Extra{optNumpySeed: "4294967295"}, 100); err != nil {
+		t.Errorf("seed 2^32-1: %v", err)
+	}
+	if tr, err := traceFor(spec.Extra{optAggregateFix: "1"}, 100); err != nil || tr.Len() != 100 {
+		t.Errorf("fix 1 over 100 rows: %v, %v; want 100 samples", tr, err)
+	}
+	a, _ := traceFor(spec.Extra{optAggregateFix: "0"}, criteo.ValidationRows)
+	if a.Len() != criteo.AggregatedSamples {
+		t.Errorf("fix 0: %d samples, want the quantile trace's %d", a.Len(), criteo.AggregatedSamples)
+	}
+}
+
+// TestDefaultBatchAsDocumented: --batch defaults to 64 samples a call in
+// Offline, Server and MultiStream, and 1 in SingleStream (README,
+// "Batching"), on every backend.
+func TestDefaultBatchAsDocumented(t *testing.T) {
+	for _, c := range []struct {
+		sc   loadgen.Scenario
+		want int
+	}{{loadgen.Offline, 64}, {loadgen.Server, 64}, {loadgen.MultiStream, 64}, {loadgen.SingleStream, 1}} {
+		for _, be := range []string{"cpu", "cuda"} {
+			if got := descriptor.Batch.For(c.sc, be); got != c.want {
+				t.Errorf("default --batch of %v on %s: %d, want %d", c.sc, be, got, c.want)
+			}
 		}
 	}
 }

@@ -262,3 +262,44 @@ func TestConvertRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertRejectsShapes: a state dict whose layers do not chain, or
+// whose last layer or tables have another shape, is refused naming the
+// tensor.
+func TestConvertRejectsShapes(t *testing.T) {
+	reshape := func(sd stateDict, key string, shape ...int64) {
+		x := sd["model."+key]
+		n := int64(1)
+		for _, d := range shape {
+			n *= d
+		}
+		x.shape, x.v = shape, make([]float32, n)
+		sd["model."+key] = x
+	}
+	a := archTiny
+	for name, tc := range map[string]struct {
+		edit func(sd stateDict)
+		want string
+	}{
+		"dense layer 1 of another input": {func(sd stateDict) {
+			reshape(sd, "dense_arch.model._mlp.1._linear.weight", int64(a.Bottom[1]), int64(a.Bottom[0])+1)
+		}, fmt.Sprintf("dense_arch layer 1 has shape [%d %d], want [out, %d]", a.Bottom[1], a.Bottom[0]+1, a.Bottom[0])},
+		"last layer of 2 outputs": {func(sd stateDict) {
+			x := sd["model.over_arch.model.1.weight"]
+			reshape(sd, "over_arch.model.1.weight", 2, x.shape[1])
+		}, "the last over_arch layer has shape"},
+		"table of a wider dim": {func(sd stateDict) {
+			x := sd["model.sparse_arch.embedding_bag_collection.embedding_bags.t_cat_4.weight"]
+			reshape(sd, "sparse_arch.embedding_bag_collection.embedding_bags.t_cat_4.weight", x.shape[0], x.shape[1]+2)
+		}, "t_cat_4: shape"},
+	} {
+		sd := tinyStateDict(a)
+		tc.edit(sd)
+		dir := t.TempDir()
+		writeSnapshot(t, dir, sd)
+		err := convert(dir, t.TempDir(), convertOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
+		}
+	}
+}

@@ -57,6 +57,13 @@ func NewModel(sess backend.Session, emb *embeddings, ds *criteo.Dataset, tr *cri
 // and every sample is answered with its own rows' (probability, label)
 // float32 pairs, as the reference's DlrmPostProcess writes them.
 func (m *Model) Predict(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+	// Checked before any row count is read: an index past the trace would
+	// otherwise panic in Rows.
+	for _, i := range idx {
+		if int(i) >= m.trace.Len() {
+			return fmt.Errorf("dlrm: sample %d outside the %d aggregated samples", i, m.trace.Len())
+		}
+	}
 	for i := 0; i < len(idx); {
 		j, rows := i, 0
 		for j < len(idx) {
@@ -82,11 +89,6 @@ func (m *Model) Rows(i loadgen.SampleIndex) int {
 }
 
 func (m *Model) run(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response, rows int) error {
-	for _, i := range idx {
-		if int(i) >= m.trace.Len() {
-			return fmt.Errorf("dlrm: sample %d outside the %d aggregated samples", i, m.trace.Len())
-		}
-	}
 	b, _ := m.bufs.Get().(*buffers)
 	if b == nil {
 		b = &buffers{}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/ort/orttest"
 
 	"github.com/mlperf-go/inference/backend/ort"
@@ -261,5 +263,59 @@ func TestLargeQueryIsSplitAndEachChunkAnswersForItsSamples(t *testing.T) {
 				t.Fatalf("sample %d row %d: (%v, %v), alone (%v, %v)", s.Index, j, p[j], l[j], alone[s.Index][j], f.ds.Label(st+j))
 			}
 		}
+	}
+}
+
+// TestPredictRefusesASampleIndexEqualToTheCount: the last sample is
+// answered; the index equal to the trace's sample count is an error naming
+// both, and nothing is answered.
+func TestPredictRefusesASampleIndexEqualToTheCount(t *testing.T) {
+	f := newFixture(t, func(rows int) *criteo.Trace { tr, _ := criteo.FixedTrace(rows, 7); return tr }, 30)
+	n := f.trace.Len()
+	out := make([]loadgen.Response, 1)
+	if err := f.model.Predict(context.Background(), []loadgen.SampleIndex{loadgen.SampleIndex(n - 1)}, out); err != nil || len(out[0].Data) == 0 {
+		t.Fatalf("last sample %d: %v, %d bytes", n-1, err, len(out[0].Data))
+	}
+	out = make([]loadgen.Response, 2)
+	err := f.model.Predict(context.Background(), []loadgen.SampleIndex{0, loadgen.SampleIndex(n)}, out)
+	if want := fmt.Sprintf("dlrm: sample %d outside the %d aggregated samples", n, n); err == nil || err.Error() != want {
+		t.Fatalf("sample %d of %d: %v, want %q", n, n, err, want)
+	}
+	if out[0].Data != nil || out[1].Data != nil {
+		t.Fatalf("a refused batch answered %x, %x", out[0].Data, out[1].Data)
+	}
+	// The QSL refuses the same index.
+	q := &qsl{ds: f.ds, trace: f.trace}
+	if err := q.LoadSamples(context.Background(), []loadgen.SampleIndex{loadgen.SampleIndex(n)}); err == nil || err.Error() != fmt.Sprintf("dlrm: load sample %d of %d", n, n) {
+		t.Fatalf("QSL load of sample %d: %v", n, err)
+	}
+}
+
+// rowLog is a Session that records the row count of every dense call.
+type rowLog struct {
+	backend.Session
+	mu   sync.Mutex
+	rows []int64
+}
+
+func (r *rowLog) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	r.mu.Lock()
+	r.rows = append(r.rows, in[0].Shape[0])
+	r.mu.Unlock()
+	return r.Session.Run(ctx, in)
+}
+
+// TestRowBudgetIsFilledExactly: samples of 7 rows under a budget of 14
+// rows go two to a dense call (14 fits), and a third starts the next call.
+func TestRowBudgetIsFilledExactly(t *testing.T) {
+	f := newFixture(t, func(rows int) *criteo.Trace { tr, _ := criteo.FixedTrace(rows, 7); return tr }, 14)
+	log := &rowLog{Session: f.model.sess}
+	f.model.sess = log
+	out := make([]loadgen.Response, 5)
+	if err := f.model.Predict(context.Background(), []loadgen.SampleIndex{0, 1, 2, 3, 4}, out); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(log.rows, []int64{14, 14, 7}) {
+		t.Errorf("dense calls of %v rows, want [14 14 7]", log.rows)
 	}
 }

@@ -1,7 +1,11 @@
 package retinanet
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +27,42 @@ func TestAnchors(t *testing.T) {
 	a := anchors(3)[4*(numAnchors*(13+2)+3):][:4] // ratio 1, size 256
 	if fmt.Sprint(a) != fmt.Sprint([]float32{122 - 128, 61 - 128, 122 + 128, 61 + 128}) {
 		t.Errorf("P6 anchor %v", a)
+	}
+}
+
+// TestFullArchMatchesTorchvision: the full graph's weights, summed by
+// group, equal torchvision's RetinaNet ResNeXt50-32x4d FPN with 264
+// classes (testdata/param_counts.py), so a changed width, depth, group
+// count or head size shows.
+func TestFullArchMatchesTorchvision(t *testing.T) {
+	b, err := os.ReadFile("testdata/param_counts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]int64
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	g, err := arch(sizeFull, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, in := range g.Initializers() {
+		parts := strings.SplitN(in.Name, ".", 3)
+		if len(parts) < 3 || (parts[0] != "backbone" && parts[0] != "fpn" && parts[0] != "head") {
+			continue // normalisation constants, anchors, post-processing scalars
+		}
+		key := parts[0] + "." + parts[1]
+		if key == "backbone.conv1" || key == "backbone.bn1" {
+			key = "backbone.stem"
+		}
+		got[key] += in.Elements()
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("weights by group %v,\ntorchvision's %v", got, want)
+	}
+	if _, err := arch("huge", 1); err == nil || !strings.Contains(err.Error(), `unknown model size "huge"`) {
+		t.Errorf("unknown size: %v", err)
 	}
 }

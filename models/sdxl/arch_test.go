@@ -1,8 +1,12 @@
 package sdxl
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +71,82 @@ func TestCLIPParameterCounts(t *testing.T) {
 		if g := float64(x.got); g < x.want || g > x.want*1.0002 {
 			t.Errorf("%s: %d parameters, want %.0f (+0.02%%)", name, x.got, x.want)
 		}
+	}
+}
+
+// TestFIDInceptionShapesMatchTorchvision: every weight and batch-norm
+// buffer of the synthetic FID Inception has the name and shape of
+// torchvision's inception_v3 up to pool3 (testdata/inception_shapes.py),
+// and there are no others.
+func TestFIDInceptionShapesMatchTorchvision(t *testing.T) {
+	b, err := os.ReadFile("testdata/inception_shapes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string][]int64
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]int64{}
+	for _, in := range syntheticFIDInception(1).Initializers() {
+		if strings.HasPrefix(in.Name, "Conv2d_") || strings.HasPrefix(in.Name, "Mixed_") {
+			got[in.Name] = in.Dims
+		}
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		for k, w := range want {
+			if g, ok := got[k]; !ok || !slices.Equal(g, w) {
+				t.Errorf("%s: shape %v, torchvision %v", k, g, w)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s: not in torchvision's model", k)
+			}
+		}
+	}
+}
+
+// TestFIDInceptionStemConvolutions: the stem's convolutions have
+// torchvision's Inception v3 strides and paddings (BasicConv2d
+// Conv2d_1a_3x3 stride 2, Conv2d_2b_3x3 padding 1, the others neither),
+// which give its 299 → 149 → 147 → 147 → 73 → 73 → 71 feature sizes.
+func TestFIDInceptionStemConvolutions(t *testing.T) {
+	want := map[string][2][]int64{ // strides, pads
+		"Conv2d_1a_3x3": {{2, 2}, {0, 0, 0, 0}},
+		"Conv2d_2a_3x3": {nil, {0, 0, 0, 0}},
+		"Conv2d_2b_3x3": {nil, {1, 1, 1, 1}},
+		"Conv2d_3b_1x1": {nil, {0, 0, 0, 0}},
+		"Conv2d_4a_3x3": {nil, {0, 0, 0, 0}},
+	}
+	seen := 0
+	for _, n := range syntheticFIDInception(1).Nodes() {
+		if n.OpType != "Conv" || len(n.Inputs) < 2 {
+			continue
+		}
+		name, ok := strings.CutSuffix(n.Inputs[1], ".conv.weight")
+		w, isStem := want[name]
+		if !ok || !isStem {
+			continue
+		}
+		seen++
+		var strides, pads []int64
+		for _, a := range n.Attrs {
+			switch a.Name {
+			case "strides":
+				strides = a.Ints()
+			case "pads":
+				pads = a.Ints()
+			}
+		}
+		if slices.Equal(strides, []int64{1, 1}) {
+			strides = nil
+		}
+		if !slices.Equal(strides, w[0]) || !slices.Equal(pads, w[1]) {
+			t.Errorf("%s: strides %v pads %v, torchvision's %v %v", name, strides, pads, w[0], w[1])
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d stem convolutions found, want %d", seen, len(want))
 	}
 }

@@ -5,6 +5,7 @@ package sdxl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -181,6 +182,22 @@ func TestPipelineBadInputs(t *testing.T) {
 	l3, s3 := testLatents(3, 8, 8)
 	if err := openErr(d, l3, s3); err == nil || !strings.Contains(err.Error(), "does not take 3 latent channels") {
 		t.Errorf("3-channel latents: %v", err)
+	}
+	// A part the engine cannot open: the error names the part.
+	for _, part := range []string{"unet", "vae_decoder"} {
+		failing := func(path string) (backend.Session, error) {
+			if strings.Contains(path, part) {
+				return nil, errors.New("out of device memory")
+			}
+			return cpuOpen(path)
+		}
+		p, err := openPipeline(context.Background(), pipelineConfig{Dir: dir, Open: failing, Latents: lat, LatentsShape: shape})
+		if err == nil {
+			p.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "sdxl: "+part+": out of device memory") {
+			t.Errorf("%s failing to open: %v", part, err)
+		}
 	}
 	// Not a model folder at all.
 	if _, err := modelDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "optimum") {

@@ -2,15 +2,20 @@ package sdxl
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
+	"image/png"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/accuracy/fid"
+	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/check"
 )
 
@@ -102,6 +107,39 @@ func TestCLIPInputNormalises(t *testing.T) {
 	}
 }
 
+// clipInput equals open_clip's eval transform computed with Pillow and
+// numpy (testdata/make_golden.py) where the centre crop's offset is a half
+// (16.5 and 17.5: Python's round gives 16 and 18), in both orientations.
+func TestCLIPInputCentreCropRoundsHalfToEven(t *testing.T) {
+	gold, err := os.ReadFile("testdata/clip_input.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float32, 3*clipSide*clipSide)
+	off := 0
+	for _, c := range []struct{ h, w int }{{300, 261}, {261, 300}, {300, 259}} {
+		clipInput(dst, pattern(c.h, c.w), c.h, c.w)
+		bad := 0
+		for ch := range 3 {
+			for y := 0; y < clipSide; y += 5 {
+				for x := range clipSide {
+					want := math.Float32frombits(binary.LittleEndian.Uint32(gold[off:]))
+					off += 4
+					if got := dst[(ch*clipSide+y)*clipSide+x]; got != want {
+						bad++
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%dx%d: %d values differ from open_clip's transform", c.h, c.w, bad)
+		}
+	}
+	if off != len(gold) {
+		t.Errorf("golden has %d bytes, cases %d", len(gold), off)
+	}
+}
+
 func TestToHWC(t *testing.T) {
 	chw := []float32{-1, 1, 0.5, float32(math.NaN()), 2, -3, 0.003921569, 0.0039, 0}
 	got := toHWC(chw, 1, 3)
@@ -150,5 +188,101 @@ func TestReviewIDsOfARound(t *testing.T) {
 	}
 	if f := check.Rounds["v6.1"].AccuracyFilesOf([]string{"stable-diffusion-xl"}); f != nil {
 		t.Errorf("v6.1 wants no review images, got %v", f)
+	}
+}
+
+// TestSavePNGRoundTrips: the review image decodes to the same RGB bytes,
+// opaque.
+func TestSavePNGRoundTrips(t *testing.T) {
+	const side = 3
+	hwc := make([]byte, side*side*3)
+	for i := range hwc {
+		hwc[i] = byte(i * 9)
+	}
+	p := filepath.Join(t.TempDir(), "r.png")
+	if err := savePNG(p, hwc, side); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != side || b.Dy() != side {
+		t.Fatalf("size %v", b)
+	}
+	for y := range side {
+		for x := range side {
+			r, g, b, a := img.At(x, y).RGBA()
+			i := (y*side + x) * 3
+			if byte(r>>8) != hwc[i] || byte(g>>8) != hwc[i+1] || byte(b>>8) != hwc[i+2] || a != 0xffff {
+				t.Errorf("pixel (%d, %d) = %d %d %d %d, want %v opaque", x, y, r>>8, g>>8, b>>8, a>>8, hwc[i:i+3])
+			}
+		}
+	}
+	if err := savePNG(filepath.Join(p, "x.png"), hwc, side); err == nil {
+		t.Error("a PNG under a file: no error")
+	}
+}
+
+// clip8 rounds PIL's fixed point to a byte, clamping to 0 and 255.
+func TestClip8(t *testing.T) {
+	one := int64(1) << pilPrecision
+	for _, c := range []struct {
+		v    int64
+		want byte
+	}{{-1, 0}, {-one, 0}, {0, 0}, {one, 1}, {255 * one, 255}, {255*one + one - 1, 255}, {256 * one, 255}, {1 << 40, 255}} {
+		if got := clip8(c.v); got != c.want {
+			t.Errorf("clip8(%d) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
+
+// intOpt: absent or empty gives the default; 0 and positive numbers are
+// taken; a negative number or a word is a usage error naming the option.
+func TestIntOpt(t *testing.T) {
+	for _, c := range []struct {
+		x    spec.Extra
+		want int
+		err  bool
+	}{
+		{nil, 7, false}, {spec.Extra{"steps": ""}, 7, false}, {spec.Extra{"steps": "0"}, 0, false},
+		{spec.Extra{"steps": "3"}, 3, false}, {spec.Extra{"steps": "-1"}, 0, true}, {spec.Extra{"steps": "x"}, 0, true},
+	} {
+		n, err := intOpt(c.x, "steps", 7)
+		if n != c.want || (err != nil) != c.err || (err != nil && (!errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), "--steps"))) {
+			t.Errorf("intOpt(%v) = %d, %v; want %d, error %v", c.x, n, err, c.want, c.err)
+		}
+	}
+}
+
+// TestOpenChecksItsOptionsFirst: Open notes that --cache is unused (only
+// when it is given) and refuses a bad --steps or --warmup, naming the
+// option, before it loads any model.
+func TestOpenChecksItsOptionsFirst(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "unet"), 0o755) // what modelDir looks for
+	for _, c := range []struct {
+		cache string
+		extra spec.Extra
+		want  string
+	}{
+		{"cache-dir", spec.Extra{optSteps: "x"}, `sdxl: --steps "x": want a non-negative integer`},
+		{"", spec.Extra{optSteps: "-3"}, `sdxl: --steps "-3"`},
+		{"", spec.Extra{optWarmup: "many"}, `sdxl: --warmup "many"`},
+	} {
+		var stderr bytes.Buffer
+		env := &spec.OpenRequest{RunOptions: spec.RunOptions{Cache: c.cache, Extra: c.extra}, ModelPath: dir, Stderr: &stderr}
+		_, err := driver{}.Open(context.Background(), env)
+		if err == nil || !errors.Is(err, spec.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.extra, err, c.want)
+		}
+		if noted := strings.Contains(stderr.String(), "sdxl: --cache is not used"); noted != (c.cache != "") {
+			t.Errorf("--cache %q: stderr %q", c.cache, stderr.String())
+		}
 	}
 }

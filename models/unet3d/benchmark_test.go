@@ -97,4 +97,29 @@ func TestScoreAgainstTruth(t *testing.T) {
 	if err != nil || !strings.HasPrefix(sc.Lines[0], "Accuracy: mean = 1.00000") {
 		t.Errorf("--count 1: %+v, %v", sc, err)
 	}
+	// --count at and past the number of cases scores them all.
+	for _, n := range []int{len(truth), len(truth) + 1} {
+		sc, err := descriptor.Driver.Score(context.Background(), &spec.ScoreRequest{Log: writeLog(t, truth), Data: pre, Count: n})
+		if err != nil || sc.Lines[0] != "Accuracy: mean = 1.00000, kidney = 1.0000, tumor = 1.0000" {
+			t.Errorf("--count %d of %d cases: %+v, %v", n, len(truth), sc, err)
+		}
+	}
+}
+
+// TestOpenWarnsARemoteRunIsNotNetworkConformant: with a remote backend the
+// sliding window runs on the LoadGen node, which the Network division
+// does not allow, and Open says so (before reading the data); with a
+// local backend it says nothing of it.
+func TestOpenWarnsARemoteRunIsNotNetworkConformant(t *testing.T) {
+	for _, remote := range []bool{true, false} {
+		var stderr bytes.Buffer
+		_, err := driver{}.Open(context.Background(), &spec.OpenRequest{RunOptions: spec.RunOptions{Remote: remote, Backend: "kserve", Data: filepath.Join(t.TempDir(), "none")}, Stderr: &stderr})
+		if err == nil {
+			t.Fatalf("remote %v: Open of a missing data folder succeeded", remote)
+		}
+		warned := strings.Contains(stderr.String(), "unet3d: --backend kserve sends each sliding-window patch as a request") && strings.Contains(stderr.String(), "not a conformant Network division run")
+		if warned != remote {
+			t.Errorf("remote %v: stderr %q", remote, stderr.String())
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -175,8 +176,11 @@ func TestWindowsDirect(t *testing.T) {
 // back at the wrong place changes the labels.
 type fakeSession struct {
 	batch int64 // fixed batch, or -1
-	mu    sync.Mutex
-	calls []int
+	// numbered: logits are fakeLogits(w) of make_golden.py, w read from
+	// the window's first voxel.
+	numbered bool
+	mu       sync.Mutex
+	calls    []int
 }
 
 func (f *fakeSession) Inputs() []backend.Info {
@@ -197,6 +201,10 @@ func (f *fakeSession) Run(ctx context.Context, in []backend.Tensor) ([]backend.T
 	f.mu.Unlock()
 	y := make([]float32, n*classes*windowVoxels)
 	for b := range n {
+		if f.numbered {
+			copy(y[b*classes*windowVoxels:], fakeLogits(int(x[b*windowVoxels])))
+			continue
+		}
 		for c := range classes {
 			for v := range windowVoxels {
 				y[(b*classes+c)*windowVoxels+v] = x[b*windowVoxels+v] * float32(c-1)
@@ -206,35 +214,23 @@ func (f *fakeSession) Run(ctx context.Context, in []backend.Tensor) ([]backend.T
 	return []backend.Tensor{{Name: outputName, DType: backend.Float32, Shape: []int64{int64(n), classes, window, window, window}, Data: y}}, nil
 }
 
-// TestSegmentBatches runs Segment with several window batches and a
-// fixed-batch model and compares with accumulating the fake logits one
-// window at a time.
+// TestSegmentBatches runs Segment over make_golden.py's 192×128×192
+// volume with several window batches and a fixed-batch model whose logits
+// are make_golden.py's fake_logits of each window (the window's number is
+// in its first voxel), and compares the labels with numpy's.
 func TestSegmentBatches(t *testing.T) {
-	shape := [3]int{128, 128, 256}
+	g := loadWindowGolden(t)
+	shape := [3]int{g.LabelsShape[0], g.LabelsShape[1], g.LabelsShape[2]}
 	vol := kits19.Volume[float32]{Shape: shape, Data: make([]float32, shape[0]*shape[1]*shape[2])}
-	for i := range vol.Data {
-		vol.Data[i] = float32(math.Sin(float64(i)*0.001)) + float32(i%7)*0.01
+	for w, c := range [][3]int{{0, 0, 0}, {0, 0, 64}, {64, 0, 0}, {64, 0, 64}} {
+		vol.Data[(c[0]*shape[1]+c[1])*shape[2]+c[2]] = float32(w)
 	}
-	wins, _ := windows(shape)
-	acc := newAccumulator(shape)
-	win := make([]float32, windowVoxels)
-	for _, c := range wins {
-		extract(win, vol.Data, shape, c)
-		y := make([]float32, classes*windowVoxels)
-		for cl := range classes {
-			for v := range windowVoxels {
-				y[cl*windowVoxels+v] = win[v] * float32(cl-1)
-			}
-		}
-		acc.Add(y, c)
-	}
-	want := acc.Labels()
 	for _, tc := range []struct {
 		fixed int64
 		batch int
 		calls []int
-	}{{-1, 2, []int{2, 1}}, {2, 1, []int{2, 2}}} {
-		f := &fakeSession{batch: tc.fixed}
+	}{{-1, 3, []int{3, 1}}, {2, 1, []int{2, 2}}, {-1, 4, []int{4}}} {
+		f := &fakeSession{batch: tc.fixed, numbered: true}
 		m, err := New(f, func(loadgen.SampleIndex) (kits19.Volume[float32], bool) { return vol, true }, tc.batch)
 		if err != nil {
 			t.Fatal(err)
@@ -243,12 +239,34 @@ func TestSegmentBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("fixed %d, batch %d: labels differ from one window at a time", tc.fixed, tc.batch)
+		if s := sha(got); s != g.LabelsSHA256 {
+			t.Errorf("fixed %d, batch %d: labels SHA-256 %s, numpy's %s", tc.fixed, tc.batch, s, g.LabelsSHA256)
 		}
 		if !slices.Equal(f.calls, tc.calls) {
 			t.Errorf("fixed %d, batch %d: engine batches %v, want %v", tc.fixed, tc.batch, f.calls, tc.calls)
 		}
+	}
+}
+
+// TestLabelsArgmaxTiesAndNaN: the first of equal classes wins, a NaN counts
+// as the largest (the first NaN), and all-negative logits still pick the
+// largest, as numpy's argmax does (np.argmax over the same rows gives
+// 0 1 1 0 2 2 1).
+func TestLabelsArgmaxTiesAndNaN(t *testing.T) {
+	nan := float32(math.NaN())
+	rows := [][classes]float32{{.5, .5, .5}, {0, 1, 1}, {1, nan, 2}, {nan, nan, 0}, {0, 1, nan}, {-1, -2, -.5}, {-2, -1, -3}}
+	want := []uint8{0, 1, 1, 0, 2, 2, 1}
+	acc := newAccumulator([3]int{window, window, window})
+	logits := make([]float32, classes*windowVoxels)
+	for v, r := range rows {
+		for c := range classes {
+			logits[c*windowVoxels+v] = r[c]
+		}
+	}
+	acc.Add(logits, [3]int{})
+	got := acc.Labels()[:len(rows)]
+	if !slices.Equal(got, want) {
+		t.Errorf("labels %v, want numpy's %v", got, want)
 	}
 }
 
@@ -275,4 +293,27 @@ func BenchmarkWindowHarness(b *testing.B) {
 			acc.Labels()
 		}
 	})
+}
+
+// TestWindowCorners: the sliding window's corners are every multiple of
+// the stride (64) from 0 to size − 128 on each axis, in C order, as the
+// reference's loops (mlcommons/inference
+// vision/medical_imaging/3d-unet-kits19/inference_utils.py
+// sliding_window_inference) visit them; an axis under 128 or not a
+// multiple of 64 is refused.
+func TestWindowCorners(t *testing.T) {
+	got, err := windows([3]int{192, 128, 256})
+	want := [][3]int{{0, 0, 0}, {0, 0, 64}, {0, 0, 128}, {64, 0, 0}, {64, 0, 64}, {64, 0, 128}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("corners over [192 128 256]: %v, %v; want %v", got, err, want)
+	}
+	got, err = windows([3]int{128, 192, 128})
+	if want := [][3]int{{0, 0, 0}, {0, 64, 0}}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("corners over [128 192 128]: %v, %v; want %v", got, err, want)
+	}
+	for _, shape := range [][3]int{{64, 128, 128}, {128, 160, 128}, {128, 128, 129}} {
+		if _, err := windows(shape); err == nil || !strings.Contains(err.Error(), "each axis must be a multiple of 64 and at least 128") {
+			t.Errorf("corners over %v: %v", shape, err)
+		}
+	}
 }

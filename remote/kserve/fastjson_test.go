@@ -116,6 +116,7 @@ func TestAppendResponseMatchesEncodingJSON(t *testing.T) {
 	// What it does not write, encodeResponse leaves to encoding/json.
 	for _, r := range []InferResponse{
 		{ModelName: "m<1>"},
+		{ModelName: "m", ModelVersion: "1&2"},
 		{ModelName: "m", ID: "\u2028"},
 		{ModelName: "m", Parameters: map[string]any{"t": 1.5}},
 		{ModelName: "m", Parameters: map[string]any{"a&b": 1}},
@@ -305,4 +306,20 @@ func FuzzParseHeaders(f *testing.F) {
 			}
 		}
 	})
+}
+
+// plain is true for 0x20 to 0x7e less " \\ < > & (and false for every
+// other byte, 0x1f and 0x7f included); what it accepts, encoding/json
+// writes as itself.
+func TestPlainMatchesEncodingJSON(t *testing.T) {
+	for c := range 256 {
+		s := string([]byte{byte(c)})
+		want := c >= 0x20 && c <= 0x7e && !strings.ContainsRune(`"\<>&`, rune(c))
+		if got := plain(s); got != want {
+			t.Errorf("plain(%q) = %v, want %v", s, got, want)
+		}
+		if js, _ := json.Marshal(s); want && string(js) != `"`+s+`"` {
+			t.Errorf("plain(%q), but encoding/json writes %s", s, js)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -249,16 +250,38 @@ func TestReadiness(t *testing.T) {
 	}
 }
 
+// runLog records, in order, which node ran each inference.
+type runLog struct {
+	mu    sync.Mutex
+	nodes []int
+}
+
+// countedDouble is double that records its node in a runLog.
+type countedDouble struct {
+	double
+	node int
+	log  *runLog
+}
+
+func (c countedDouble) Run(ctx context.Context, in []backend.Tensor) ([]backend.Tensor, error) {
+	c.log.mu.Lock()
+	c.log.nodes = append(c.log.nodes, c.node)
+	c.log.mu.Unlock()
+	return c.double.Run(ctx, in)
+}
+
+// TestPoolRoundRobinAndNetworkName: four runs over two nodes go to node 0,
+// 1, 0, 1 (each node's own server counts them); the pool's name lists both
+// nodes' names and refuses a node twice or a node of another contract.
 func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 	ctx := context.Background()
 	var eps []string
-	servers := make([]*Server, 2)
+	var log runLog
 	for i := range 2 {
 		s := NewServer(fmt.Sprintf("node%d", i), "1.0")
-		s.Add("double", double{}, 1)
+		s.Add("double", countedDouble{node: i, log: &log}, 1)
 		hs := httptest.NewServer(s)
 		t.Cleanup(hs.Close)
-		servers[i] = s
 		eps = append(eps, hs.URL)
 	}
 	p, err := DialPool(ctx, eps, Config{Model: "double"})
@@ -270,6 +293,9 @@ func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 	if err != nil || !strings.HasPrefix(name, "Network SUT: node0 1.0 at ") || !strings.Contains(name, "; node1 1.0 at ") {
 		t.Errorf("Name = %q, %v", name, err)
 	}
+	log.mu.Lock()
+	before := len(log.nodes) // inferences made while dialling, if any
+	log.mu.Unlock()
 	// Requests go round-robin, each reporting its node's index into
 	// Endpoints to a caller that asks (WithNodeReport).
 	if got := p.Endpoints(); len(got) != 2 || "http://"+got[0] != eps[0] || "http://"+got[1] != eps[1] {
@@ -292,6 +318,12 @@ func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 			t.Errorf("request %d went to node %d, want %d in turn", i, node, i%2)
 		}
 	}
+	log.mu.Lock()
+	got := slices.Clone(log.nodes[before:])
+	log.mu.Unlock()
+	if !slices.Equal(got, []int{0, 1, 0, 1}) {
+		t.Errorf("runs went to nodes %v, want [0 1 0 1]", got)
+	}
 	// A node serving another contract is refused at dial time.
 	other := NewServer("odd", "1")
 	other.Add("double", &NullSession{In: []backend.Info{{Name: "q", DType: backend.Int64, Shape: []int64{1}}}}, 1)
@@ -312,12 +344,61 @@ func TestPoolRoundRobinAndNetworkName(t *testing.T) {
 }
 
 func TestNullSessionShapes(t *testing.T) {
-	n := &NullSession{Out: []backend.Info{{Name: "ArgMax:0", DType: backend.Int64, Shape: []int64{-1}}, {Name: "p", DType: backend.Float32, Shape: []int64{-1, 4}}}}
+	n := &NullSession{Out: []backend.Info{{Name: "ArgMax:0", DType: backend.Int64, Shape: []int64{-1}}, {Name: "p", DType: backend.Float32, Shape: []int64{-1, 4}}, {Name: "d", DType: backend.Float32, Shape: []int64{-1, -1, 2}}}}
 	out, err := n.Run(context.Background(), []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{8, 3}, Data: make([]float32, 24)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out[0].Data.([]int64)) != 8 || len(out[1].Data.([]float32)) != 32 {
-		t.Errorf("shapes %v %v", out[0].Shape, out[1].Shape)
+	// The leading dynamic dimension is the batch; the others are 1.
+	if len(out[0].Data.([]int64)) != 8 || len(out[1].Data.([]float32)) != 32 || !slices.Equal(out[2].Shape, []int64{8, 1, 2}) || len(out[2].Data.([]float32)) != 16 {
+		t.Errorf("shapes %v %v %v", out[0].Shape, out[1].Shape, out[2].Shape)
+	}
+}
+
+// TestAnswerBinaryDataMustFillTheBody: an answer whose binary part is one
+// byte longer than its tensors say, or one byte shorter, is an error naming
+// the difference; the exact length decodes.
+func TestAnswerBinaryDataMustFillTheBody(t *testing.T) {
+	ctx := context.Background()
+	head := `{"outputs":[{"name":"y","shape":[1],"datatype":"FP32","parameters":{"binary_data_size":4}}]}`
+	var bin []byte
+	var mu sync.Mutex
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			json.NewEncoder(w).Encode(ModelMeta{Name: "m", Inputs: []TensorMeta{{Name: "x", Datatype: "FP32", Shape: []int64{1}}}, Outputs: []TensorMeta{{Name: "y", Datatype: "FP32", Shape: []int64{1}}}})
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		b := bin
+		mu.Unlock()
+		w.Header().Set(HeaderLength, fmt.Sprint(len(head)))
+		w.Write(append([]byte(head), b...))
+	}))
+	defer fake.Close()
+	sess, err := Dial(ctx, Config{Endpoint: fake.URL, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	x := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{1}, Data: []float32{1}}}
+	for _, c := range []struct {
+		bin  []byte
+		want string // "" decodes to 1.5
+	}{
+		{[]byte{0, 0, 0xc0, 0x3f}, ""},
+		{[]byte{0, 0, 0xc0, 0x3f, 9}, "1 bytes of binary data left over after the tensors"},
+		{[]byte{0, 0, 0xc0}, "binary data runs past the body (0+4 > 3 bytes)"},
+	} {
+		mu.Lock()
+		bin = c.bin
+		mu.Unlock()
+		out, err := sess.Run(ctx, x)
+		switch {
+		case c.want == "" && (err != nil || len(out) != 1 || out[0].Data.([]float32)[0] != 1.5):
+			t.Errorf("%d binary bytes: %v, %v; want y = 1.5", len(c.bin), out, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%d binary bytes: %v, want %q", len(c.bin), err, c.want)
+		}
 	}
 }

@@ -282,3 +282,53 @@ func TestServerDropsATricklingBody(t *testing.T) {
 		t.Errorf("a stalled body: %d %s", code, msg)
 	}
 }
+
+// TestTensorBytesAndCheckInputsAtTheirBounds: only the leading dynamic
+// dimension is the batch; the others count MaxDynamicDim. A request fills
+// the batch limit and MaxDynamicDim exactly; one more of either is refused
+// with its message, as is an empty dimension.
+func TestTensorBytesAndCheckInputsAtTheirBounds(t *testing.T) {
+	f32 := func(shape ...int64) []backend.Info {
+		return []backend.Info{{Name: "x", DType: backend.Float32, Shape: shape}}
+	}
+	for _, c := range []struct {
+		in    []backend.Info
+		batch int64
+		want  int64
+	}{
+		{f32(-1, 5), 3, 3 * 5 * 4},
+		{f32(7, -1), 3, 7 * MaxDynamicDim * 4},
+		{f32(-1, -1), 2, 2 * MaxDynamicDim * 4},
+		{f32(2, 3), 9, 2 * 3 * 4},
+		{f32(0, 5), 3, 0}, // a leading 0 is no batch: no bytes
+	} {
+		if got := TensorBytes(c.in, c.batch); got != c.want {
+			t.Errorf("TensorBytes(%v, batch %d) = %d, want %d", c.in[0].Shape, c.batch, got, c.want)
+		}
+	}
+	want := f32(-1, -1)
+	req := func(shape ...int64) []backend.Tensor {
+		n := int64(1)
+		for _, d := range shape {
+			n *= max(d, 0)
+		}
+		return []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: shape, Data: make([]float32, n)}}
+	}
+	for _, c := range []struct {
+		in   []backend.Tensor
+		want string // "" accepted
+	}{
+		{req(2, MaxDynamicDim), ""},
+		{req(1, 1), ""},
+		{req(3, 1), "the request carries 3 samples; this node takes at most 2 per request"},
+		{req(1, 3), ""},
+		{req(1, MaxDynamicDim+1), "dimension 1 of the request's shape [1,65537] exceeds 65536"},
+		{req(1, 0), "dimension 1 of the request's shape [1,0] is 0"},
+		{req(0, 1), "dimension 0 of the request's shape [0,1] is 0"},
+	} {
+		err := checkInputs("m", want, c.in, 2)
+		if (c.want == "" && err != nil) || (c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want))) {
+			t.Errorf("request %v: %v, want %q", c.in[0].Shape, err, c.want)
+		}
+	}
+}

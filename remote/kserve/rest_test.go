@@ -10,8 +10,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -366,4 +369,157 @@ func TestWriteBuffersPartialWrites(t *testing.T) {
 		t.Error("64 MiB written to a closed peer without an error")
 	}
 	c2.Close()
+}
+
+// TestClientReportsCutAnswers: an answer cut in its head, or no answer, is
+// an EOF error; one cut in a body of known length is "cut short" with
+// io.ErrUnexpectedEOF; a body that runs to the end of the connection and
+// is whole decodes.
+func TestClientReportsCutAnswers(t *testing.T) {
+	full := goodAnswer("HTTP/1.1 200 OK\r\nInference-Header-Content-Length: %d\r\nContent-Length: %d\r\n\r\n")
+	whole := strings.Replace(full, "\r\nContent-Length: 124\r\n", "\r\nConnection: close\r\n", 1)
+	if whole == full {
+		t.Fatal("the answer without Content-Length was not made")
+	}
+	for _, c := range []struct {
+		name   string
+		answer string
+		ok     bool
+	}{
+		{"head cut", "HTTP/1.1 200 OK\r\nContent-Le", false},
+		{"status line cut", "HTTP/1.1 200 O", false},
+		{"nothing", "", false},
+		{"body of known length cut", full[:len(full)-5], false}, // io.ErrUnexpectedEOF itself, below
+		{"body to the end, whole", whole, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newRawServer(t, func(conn net.Conn, n int) {
+				io.WriteString(conn, c.answer)
+				conn.Close()
+			})
+			out, err := dialRaw(t, s).Run(context.Background(), oneSample)
+			switch {
+			case c.ok && (err != nil || len(out) != 1):
+				t.Errorf("%v, %v", out, err)
+			case !c.ok && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF):
+				t.Errorf("%v, want an EOF error", err)
+			case c.name == "body of known length cut" && (!errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "the answer was cut short")):
+				t.Errorf("%v, want the answer cut short: unexpected EOF", err)
+			}
+		})
+	}
+}
+
+// With Config.Client set, requests go through that net/http client: the
+// answer decodes as over the pooled transport, an endpoint's userinfo
+// becomes the Authorization header of every inference request (and none
+// is sent without it), and answers are bounded alike.
+func TestClientThroughACallersHTTPClient(t *testing.T) {
+	srv := NewServer("n", "1")
+	if err := srv.Add("double", double{}, 1); err != nil {
+		t.Fatal(err)
+	}
+	auth := make(chan []string, 8)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			auth <- r.Header["Authorization"]
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	host := strings.TrimPrefix(hs.URL, "http://")
+	for _, c := range []struct {
+		endpoint string
+		want     []string
+	}{
+		{"http://user:s3cret@" + host, []string{"Basic dXNlcjpzM2NyZXQ="}},
+		{host, nil},
+	} {
+		sess, err := Dial(context.Background(), Config{Endpoint: c.endpoint, Model: "double", Client: hs.Client()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sess.rest != nil {
+			t.Fatal("Dial made its own transport though Config.Client is set")
+		}
+		x := []backend.Tensor{{Name: "x", DType: backend.Float32, Shape: []int64{2, 3}, Data: []float32{1, 2, 3, -1, 0.5, 7}}}
+		out, err := sess.Run(context.Background(), x)
+		if err != nil {
+			t.Fatalf("%s: %v", c.endpoint, err)
+		}
+		if y := out[0].Data.([]float32); len(y) != 6 || y[0] != 2 || y[2] != 6 || y[3] != -2 || y[4] != 1 || y[5] != 14 {
+			t.Errorf("%s: y = %v, want 2x", c.endpoint, y)
+		}
+		if n := out[1].Data.([]int64); n[0] != 2 {
+			t.Errorf("%s: n = %v, want 2", c.endpoint, n)
+		}
+		if got := <-auth; !slices.Equal(got, c.want) {
+			t.Errorf("%s: Authorization %q, want %q", c.endpoint, got, c.want)
+		}
+		sess.Close()
+	}
+	endless := func(c net.Conn, unit []byte) {
+		for {
+			if _, err := c.Write(unit); err != nil {
+				return
+			}
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		answer func(c net.Conn)
+		want   string
+	}{
+		{"claims 3 GiB", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nInference-Header-Content-Length: 100\r\nContent-Length: 3221225472\r\n\r\n")
+		}, "it claims 3221225472 bytes, over the 65548 this request's answer can take"},
+		{"endless, delimited by the close", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nInference-Header-Content-Length: 100\r\nConnection: close\r\n\r\n")
+			endless(c, make([]byte, 32<<10))
+		}, "it runs past the 65548 bytes"},
+		{"negative JSON length", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nInference-Header-Content-Length: -3\r\nContent-Length: 2\r\n\r\n{}")
+		}, `bad Inference-Header-Content-Length "-3"`},
+		{"error with an endless body", func(c net.Conn) {
+			io.WriteString(c, "HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\n\r\n")
+			endless(c, bytes.Repeat([]byte("e"), 0x4000))
+		}, "HTTP 500: eeee"},
+		{"good", func(c net.Conn) {
+			io.WriteString(c, goodAnswer("HTTP/1.1 200 OK\r\nInference-Header-Content-Length: %d\r\nContent-Length: %d\r\n\r\n"))
+		}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newRawServer(t, func(conn net.Conn, _ int) { c.answer(conn) })
+			sess, err := Dial(context.Background(), Config{Endpoint: s.addr(), Model: "m", Client: &http.Client{Timeout: 20 * time.Second}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			out, err := sess.Run(context.Background(), oneSample)
+			if c.want == "" {
+				if err != nil || len(out) != 1 || out[0].Data.([]float32)[2] != 3 {
+					t.Fatalf("%v, %v; want y = [1 2 3]", out, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "infer on http://"+s.addr()) {
+				t.Fatalf("%v, want %q naming the node", err, c.want)
+			}
+		})
+	}
+}
+
+// A body delimited by the close that ends in a connection reset instead
+// is refused as cut short, naming the reset, not decoded from what came.
+func TestClientReportsAResetBody(t *testing.T) {
+	full := goodAnswer("HTTP/1.1 200 OK\r\nInference-Header-Content-Length: %d\r\nConnection: close\r\n\r\n")
+	s := newRawServer(t, func(conn net.Conn, n int) {
+		io.WriteString(conn, full[:len(full)-5])
+		conn.(*net.TCPConn).SetLinger(0) // Close sends RST, not FIN
+		conn.Close()
+	})
+	_, err := dialRaw(t, s).Run(context.Background(), oneSample)
+	if !errors.Is(err, syscall.ECONNRESET) || !strings.Contains(err.Error(), "the answer was cut short") {
+		t.Errorf("%v, want the answer cut short by a reset", err)
+	}
 }

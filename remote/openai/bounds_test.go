@@ -160,3 +160,59 @@ func TestCloseCancelsRequestsInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamBoundsJustInside: max_tokens 8 takes exactly 8 server ids,
+// 6144 bytes of text and 4128 lines; one more of each is refused (the
+// messages are TestStreamBounds's).
+func TestStreamBoundsJustInside(t *testing.T) {
+	chunk := func(w io.Writer, text string) {
+		fmt.Fprintf(w, "data: {\"choices\":[{\"text\":%q}]}\n", text)
+	}
+	for _, c := range []struct {
+		name   string
+		body   func(w http.ResponseWriter, r *http.Request)
+		tokens int    // when accepted
+		want   string // when refused
+	}{
+		{"8 ids", func(w http.ResponseWriter, r *http.Request) {
+			for range 2 {
+				io.WriteString(w, "data: {\"choices\":[{\"text\":\"x\",\"token_ids\":[1,2,3,4]}]}\n")
+			}
+			io.WriteString(w, "data: [DONE]\n")
+		}, 8, ""},
+		{"9 ids", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "data: {\"choices\":[{\"text\":\"x\",\"token_ids\":[1,2,3,4,5,6,7,8]}]}\n")
+			io.WriteString(w, "data: {\"choices\":[{\"text\":\"x\",\"token_ids\":[9]}]}\n")
+			io.WriteString(w, "data: [DONE]\n")
+		}, 0, "more than max_tokens 8 token ids"},
+		{"6144 bytes", func(w http.ResponseWriter, r *http.Request) {
+			chunk(w, strings.Repeat("b", 6144))
+			io.WriteString(w, "data: [DONE]\n")
+		}, 1, ""},
+		{"6145 bytes", func(w http.ResponseWriter, r *http.Request) {
+			chunk(w, strings.Repeat("b", 6144))
+			chunk(w, "c")
+			io.WriteString(w, "data: [DONE]\n")
+		}, 0, "the stream's text runs past 6144 bytes"},
+		{"4128 lines", func(w http.ResponseWriter, r *http.Request) {
+			chunk(w, "w")
+			io.WriteString(w, strings.Repeat(": ping\n", 4126))
+			io.WriteString(w, "data: [DONE]\n")
+		}, 1, ""},
+		{"4129 lines", func(w http.ResponseWriter, r *http.Request) {
+			chunk(w, "w")
+			io.WriteString(w, strings.Repeat(": ping\n", 4127))
+			io.WriteString(w, "data: [DONE]\n")
+		}, 0, "the stream runs past 4128 lines"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := one(t, streamServer(t, c.body), "")
+			switch {
+			case c.want == "" && (r.Err != nil || r.Tokens != c.tokens):
+				t.Errorf("%v, %d tokens; want %d tokens", r.Err, r.Tokens, c.tokens)
+			case c.want != "" && (r.Err == nil || !strings.Contains(r.Err.Error(), c.want)):
+				t.Errorf("%v, want %q", r.Err, c.want)
+			}
+		})
+	}
+}

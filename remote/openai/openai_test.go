@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -330,5 +331,202 @@ func TestServerTokenIDsWinOverTheTokenizer(t *testing.T) {
 	}
 	if r, _, _ := run([][]int32{{5}, nil}); r.Err == nil || !strings.Contains(r.Err.Error(), "token_ids with some chunks") {
 		t.Errorf("a stream mixing chunks with and without token_ids: %v", r.Err)
+	}
+}
+
+// gatedRecorder is a recorder that also signals its first FirstToken.
+type gatedRecorder struct {
+	*recorder
+	once  sync.Once
+	first chan struct{}
+}
+
+func (g *gatedRecorder) FirstToken(id loadgen.ResponseID, data []byte) {
+	g.recorder.FirstToken(id, data)
+	g.once.Do(func() { close(g.first) })
+}
+
+// TestFirstTokenIsReportedWhileTheStreamIsOpen: the server sends one token
+// and then holds the stream until the test has seen FirstToken, so a client
+// that reported the first token only at the end of the stream never gets
+// there (the test's minute-long guard fails it; no timing is asserted).
+// An empty completion is an error, not a zero-token success.
+func TestFirstTokenIsReportedWhileTheStreamIsOpen(t *testing.T) {
+	gate := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
+			return
+		}
+		var req struct {
+			Prompt string `json:"prompt"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if req.Prompt == "empty" {
+			io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"abc \",\"index\":0,\"finish_reason\":null}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"de\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer hs.Close()
+	defer close(gate)
+	prompts := []string{"gated", "empty"}
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(i loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: prompts[i]}, nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := &gatedRecorder{recorder: newRecorder(1), first: make(chan struct{})}
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 1, Index: 0}}, rec)
+	select {
+	case <-rec.first:
+	case <-time.After(time.Minute):
+		t.Fatal("no first token while the server held the stream open after it")
+	}
+	rec.mu.Lock()
+	f, done := rec.recorder.first[1], len(rec.done)
+	rec.mu.Unlock()
+	if len(f) != 4 || binary.LittleEndian.Uint32(f) != 3 || done != 0 {
+		t.Fatalf("first token %v (want id 3, \"abc\"), %d completions before the stream ended", f, done)
+	}
+	gate <- struct{}{}
+	rec.wait(t)
+	if r := rec.done[1]; r.Err != nil || r.Tokens != 2 {
+		t.Fatalf("completion %+v, want 2 tokens", r)
+	}
+	empty := newRecorder(1)
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 2, Index: 1}}, empty)
+	empty.wait(t)
+	if r := empty.done[2]; r.Err == nil || !strings.Contains(r.Err.Error(), "empty completion") || len(empty.first) != 0 {
+		t.Fatalf("empty completion: %+v, first tokens %v", r, empty.first)
+	}
+}
+
+// TestSamplesOfOneQueryRunAtOnce: two samples issued together are both in
+// flight at once (MaxInFlight 2): the server holds each stream until it
+// has seen both requests, so a client that woke one worker for the query
+// would never get there (the guard fails it; no timing is asserted).
+func TestSamplesOfOneQueryRunAtOnce(t *testing.T) {
+	var mu sync.Mutex
+	arrived := 0
+	both := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"tiny-llama"}]}`)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		arrived++
+		if arrived == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		select {
+		case <-both:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"ab\",\"index\":0,\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer hs.Close()
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5, MaxInFlight: 2,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := newRecorder(2)
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 1}, {ID: 2}}, rec)
+	select {
+	case <-both:
+	case <-time.After(time.Minute):
+		t.Fatal("the two samples of one query were never in flight together")
+	}
+	rec.wait(t)
+	for _, id := range []loadgen.ResponseID{1, 2} {
+		if r := rec.done[id]; r.Err != nil || r.Tokens != 1 {
+			t.Errorf("sample %d: %+v", id, r)
+		}
+	}
+}
+
+// TestPromptErrorFailsTheSample: a sample whose prompt cannot be had fails
+// with that error, and no request is sent for it.
+func TestPromptErrorFailsTheSample(t *testing.T) {
+	var posts int
+	var mu sync.Mutex
+	hs := fakeServer(t, func(string) string { mu.Lock(); posts++; mu.Unlock(); return "" })
+	bad := errors.New("no such sample")
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "tiny-llama", MaxTokens: 5,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{}, bad }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := newRecorder(1)
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 3}}, rec)
+	rec.wait(t)
+	mu.Lock()
+	defer mu.Unlock()
+	if r := rec.done[3]; !errors.Is(r.Err, bad) || posts != 0 {
+		t.Errorf("sample %+v after %d requests; want the prompt's error and none", r, posts)
+	}
+}
+
+// A line longer than MaxLine, 256 KiB, is refused with that number.
+func TestMaxLineIs256KiB(t *testing.T) {
+	r := one(t, streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `data: {"choices":[{"text":"`)
+		io.WriteString(w, strings.Repeat("a", 300<<10))
+	}), "")
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "runs past 262144 bytes") {
+		t.Errorf("%v, want the 262144-byte bound", r.Err)
+	}
+}
+
+// TestFirstTokenOfAnIDsOnlyChunk: a first chunk that carries token_ids and
+// no text is the first token, reported while the stream is still open.
+func TestFirstTokenOfAnIDsOnlyChunk(t *testing.T) {
+	gate := make(chan struct{})
+	hs := streamServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"token_ids\":[7]}]}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "data: {\"choices\":[{\"text\":\"\",\"token_ids\":[8]}]}\n\ndata: [DONE]\n\n")
+	})
+	s, err := New(Config{Endpoints: []string{hs.URL}, Model: "m", MaxTokens: 8,
+		Prompt: func(loadgen.SampleIndex) (Prompt, error) { return Prompt{Text: "p"}, nil }, Encode: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := &gatedRecorder{recorder: newRecorder(1), first: make(chan struct{})}
+	s.IssueQuery(context.Background(), []loadgen.Sample{{ID: 4}}, rec)
+	select {
+	case <-rec.first:
+	case <-time.After(time.Minute):
+		close(gate)
+		t.Fatal("no first token while the server held the stream open after an ids-only chunk")
+	}
+	close(gate)
+	rec.wait(t)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if f := rec.recorder.first[4]; len(f) != 4 || binary.LittleEndian.Uint32(f) != 7 || rec.done[4].Tokens != 2 {
+		t.Errorf("first token %v, completion %+v; want id 7 and 2 tokens", f, rec.done[4])
 	}
 }

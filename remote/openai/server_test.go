@@ -158,6 +158,17 @@ func TestServerNonStreamingAndErrors(t *testing.T) {
 			t.Errorf("%s: %d %v, want %d %q", tc.body, code, m, tc.code, tc.msg)
 		}
 	}
+	// A body of exactly the limit is read; one byte more is refused by its
+	// Content-Length.
+	small := `{"model":"rev","prompt":"x y"}`
+	code, m = post(small + strings.Repeat(" ", MaxRequestBody-len(small)))
+	if code != 200 {
+		t.Errorf("a body of exactly %d bytes: %d %v", MaxRequestBody, code, m)
+	}
+	code, m = post(small + strings.Repeat(" ", MaxRequestBody-len(small)+1))
+	if e, _ := m["error"].(map[string]any); code != 413 || !strings.Contains(fmt.Sprint(e["message"]), "the request's 1048577 bytes exceed") {
+		t.Errorf("a body of %d bytes: %d %v", MaxRequestBody+1, code, m)
+	}
 	// A body without Content-Length that runs past the limit.
 	pr, pw := io.Pipe()
 	go func() {
