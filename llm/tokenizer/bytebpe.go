@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 )
 
@@ -112,55 +110,6 @@ func loadHF(path string, spec bpeSpec, fix string) (*byteBPE, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tokenizer.json")
 	}
-	key, keyed := loadKey(path, spec.name)
-	if keyed {
-		if t, ok := loadedHF.Load(key); ok {
-			return t.(*byteBPE), nil
-		}
-	}
-	t, err := readHFFile(path, spec, fix)
-	if err == nil && keyed {
-		loadedHF.Store(key, t)
-	}
-	return t, err
-}
-
-// loadedHF caches the tokenizers this process has read, by file and
-// modification (hfKey): `mlperf submission` runs a benchmark up to nine
-// times in one process, each run and score loading its tokenizer, and
-// o200k_harmony's 200k-entry file takes about a second to read (seven
-// under the race detector). A byteBPE is read-only once built.
-var loadedHF sync.Map
-
-// hfKey identifies a tokenizer.json, its tokenizer_config.json and the
-// spec read from them.
-type hfKey struct {
-	path, spec     string
-	size           int64
-	mod, configMod time.Time
-}
-
-// loadKey returns path's cache key; false when path cannot be stated
-// (then it is read, and fails, as usual).
-func loadKey(path, spec string) (hfKey, bool) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return hfKey{}, false
-	}
-	st, err := os.Stat(abs)
-	if err != nil || !st.Mode().IsRegular() {
-		return hfKey{}, false
-	}
-	k := hfKey{path: abs, spec: spec, size: st.Size(), mod: st.ModTime()}
-	if cst, err := os.Stat(filepath.Join(filepath.Dir(abs), "tokenizer_config.json")); err == nil {
-		k.configMod = cst.ModTime()
-	}
-	return k, true
-}
-
-// readHFFile reads the tokenizer.json at path and the
-// tokenizer_config.json beside it.
-func readHFFile(path string, spec bpeSpec, fix string) (*byteBPE, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w (%s)", err, fix)
