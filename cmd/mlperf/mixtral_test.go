@@ -31,7 +31,7 @@ func needMixtralTokenizer(t *testing.T) {
 func mixtralRun(t *testing.T, cache string, args ...string) (int, string) {
 	t.Helper()
 	base := []string{"run", "mixtral", "--model", "synthetic:tiny", "--data", "synthetic", "--threads", "1"}
-	return runMlperf(t, []string{"MLPERF_CACHE_DIR=" + cache}, append(base, args...)...)
+	return runMlperf(t, []string{"MLPERF_CACHE_DIR=" + cache, childRun}, append(base, args...)...)
 }
 
 // mixtralLine is evaluate-accuracy.py's printed dict.

@@ -219,7 +219,7 @@ func TestRunGPTOSSSGLangScoresRecordedOutputs(t *testing.T) {
 	url := f.start(t)
 	for _, sc := range []string{"Offline", "Server"} {
 		out := filepath.Join(dir, sc)
-		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "gpt-oss-120b", "--backend", "sglang", "--endpoint", url,
+		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}, "run", "gpt-oss-120b", "--backend", "sglang", "--endpoint", url,
 			"--data", data, "--scenario", sc, "--mode", "accuracy", "--qps", "100", "--max-new-tokens", "200", "--out", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", sc, code, log)
@@ -292,7 +292,7 @@ func gptossCompliance(t *testing.T, tok *tokenizer.O200k, dir, data, test string
 	rows := map[string]int{"test07": 10, "test09": 5}[test]
 	userConf := filepath.Join(results, "user.conf")
 	os.WriteFile(userConf, fmt.Appendf(nil, "gpt-oss-120b.*.performance_sample_count_override = %d\n", rows), 0o644)
-	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "compliance", test, "gpt-oss-120b", "--results", results,
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}, "compliance", test, "gpt-oss-120b", "--results", results,
 		"--work", filepath.Join(results, "work"), "--backend", "sglang", "--endpoint", url, "--data", data, "--user-conf", userConf)
 	return code, log, results
 }
@@ -468,7 +468,7 @@ func TestRunDeepSeekR1ChatScoresRecordedOutputs(t *testing.T) {
 	url := f.start(t)
 	for _, sc := range []string{"Offline", "Server"} {
 		out := filepath.Join(dir, sc)
-		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "deepseek-r1", "--backend", "openai", "--endpoint", url,
+		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}, "run", "deepseek-r1", "--backend", "openai", "--endpoint", url,
 			"--data", path, "--scenario", sc, "--mode", "accuracy", "--qps", "100", "--max-new-tokens", "100", "--out", out)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", sc, code, log)
@@ -520,7 +520,7 @@ func TestRunDeepSeekR1Ollama(t *testing.T) {
 	byScenario := map[string]map[int][]int32{}
 	for _, sc := range []string{"Offline", "Server"} {
 		out := filepath.Join(dir, sc)
-		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "run", "deepseek-r1", "--backend", "openai", "--endpoint", addr,
+		code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}, "run", "deepseek-r1", "--backend", "openai", "--endpoint", addr,
 			"--served-model", ollamatest.Model, "--data", "synthetic", "--count", "5", "--scenario", sc, "--mode", "accuracy", "--qps", "20", "--max-new-tokens", "8", "--out", out)
 		m := r1Line.FindStringSubmatch(log)
 		if code != 0 || m == nil || m[3] != "5" {
@@ -581,7 +581,7 @@ func TestSubmissionGPTOSSAgainstSGLangPassesCheck(t *testing.T) {
 	userConf := filepath.Join(dir, "user.conf")
 	os.WriteFile(userConf, []byte("gpt-oss-120b.*.performance_sample_count_override = 5\n"), 0o644)
 	out := filepath.Join(dir, "tree")
-	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, "submission", "--benchmark", "gpt-oss-120b", "--round", "v6.1",
+	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}, "submission", "--benchmark", "gpt-oss-120b", "--round", "v6.1",
 		"--backend", "sglang", "--endpoint", url, "--data", data, "--user-conf", userConf, "--scenarios", "Offline,Server", "--qps", "100",
 		"--submitter", "GoTest", "--system-name", "box", "--duration", "100ms", "--min-queries", "5", "--weights", "openai/gpt-oss-120b", "--out", out)
 	if code != 0 {
