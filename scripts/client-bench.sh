@@ -35,7 +35,7 @@ if ! command -v wrk >/dev/null; then
 fi
 [ -x "$TOOLS/hey" ] || GOBIN=$TOOLS go install "github.com/rakyll/hey@$HEY_VERSION"
 [ -x "$TOOLS/ghz" ] || GOBIN=$TOOLS go install "github.com/bojand/ghz/cmd/ghz@$GHZ_VERSION"
-go run scripts/clientbench/inputs.go -o "$OUT/inputs"
+go run ./cmd/clientbench -o "$OUT/inputs"
 go test -c -o "$OUT/kserve.test" ./remote/kserve
 
 pids=()

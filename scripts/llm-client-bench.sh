@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The LLM client's TTFT and TPOT beside curl -N's and the server's own,
-# all against one paced engine (scripts/llmclientbench: a /v1/completions
+# all against one paced engine (cmd/llmclientbench: a /v1/completions
 # stream whose first token leaves TTFT after the request and then one
 # every INTERVAL, each write timed by the server).
 #   - curl: curl -N --trace-time; TTFT from its request header sent to the
@@ -28,7 +28,7 @@ INTERVAL=${INTERVAL:-1.6ms}
 TTFT=${TTFT:-5ms}
 mkdir -p "$OUT"
 command -v curl >/dev/null || { echo "llm-client-bench: curl is not installed" >&2; exit 1; }
-go build -o "$OUT/llmclientbench" scripts/llmclientbench/main.go
+go build -o "$OUT/llmclientbench" ./cmd/llmclientbench
 
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; }

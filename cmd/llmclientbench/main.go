@@ -1,14 +1,12 @@
-//go:build ignore
-
-// The two Go sides of scripts/llm-client-bench.sh:
+// Command llmclientbench is the two Go sides of scripts/llm-client-bench.sh:
 //
-//	go run scripts/llmclientbench/main.go serve -addr 127.0.0.1:0 -ttft 5ms -interval 1.6ms -tokens 128
+//	go run ./cmd/llmclientbench serve -addr 127.0.0.1:0 -ttft 5ms -interval 1.6ms -tokens 128
 //
 // serves openaitest.Paced (a /v1/completions stream whose tokens leave at
 // fixed times, each write timed; GET /stats gives the records) and prints
 // "listening on HOST:PORT";
 //
-//	go run scripts/llmclientbench/main.go client -endpoint URL -n 20 -form ids
+//	go run ./cmd/llmclientbench client -endpoint URL -n 20 -form ids
 //
 // drives it with this suite's client (remote/openai), one request at a
 // time, timing FirstToken and Complete as LoadGen does (time.Now at the
@@ -34,7 +32,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		log.Fatal("usage: main.go serve|client [flags]")
+		log.Fatal("usage: llmclientbench serve|client [flags]")
 	}
 	switch os.Args[1] {
 	case "serve":

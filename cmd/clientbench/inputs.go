@@ -1,11 +1,9 @@
-//go:build ignore
-
-// Writes what scripts/client-bench.sh sends: for the ResNet50 request
+// Command clientbench writes what scripts/client-bench.sh sends: for the ResNet50 request
 // (input_tensor:0, 1×3×224×224 float32, 602,112 bytes) and a 64-byte one
 // (x, 1×16 float32, served by small.onnx), the KServe v2 REST body (JSON
 // header + binary tensor data, as mlperf's client sends it), the JSON
 // header's length, and the gRPC ModelInferRequest in protobuf binary (for
-// ghz -B). Run: go run scripts/clientbench/inputs.go -o DIR
+// ghz -B). Run: go run ./cmd/clientbench -o DIR
 package main
 
 import (
