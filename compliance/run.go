@@ -207,6 +207,10 @@ func RunTest(ctx context.Context, b *spec.Benchmark, test string, o benchmark.Op
 	return nil
 }
 
+// TEST06DefaultEOS is the end-of-sequence id TEST06's run_verification.py
+// counts unless told otherwise (its -e default, Llama 2's </s>).
+const TEST06DefaultEOS int64 = 2
+
 // TEST06DType is the element type TEST06 reads b's responses as
 // (run_verification.py's --dtype): the type of b's accuracy log, int32
 // (the script's default) when b does not say.

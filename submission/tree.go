@@ -375,7 +375,7 @@ func (t *Tree) writeCompliance(dir, comp, test, src, scenario string) error {
 		}
 		defer os.RemoveAll(stage)
 		results := filepath.Join(t.Out, dir)
-		dtype, eos := t.TEST01DType, int64(2)
+		dtype, eos := t.TEST01DType, compliance.TEST06DefaultEOS
 		if test == "TEST06" {
 			dtype = t.TEST06DType
 			if t.EOS != 0 {

@@ -18,7 +18,6 @@ import (
 	"github.com/mlperf-go/inference/compliance"
 	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/loadgen"
-	"github.com/mlperf-go/inference/models/llama2"
 )
 
 func init() {
@@ -38,7 +37,7 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 	scenario := fs.String("scenario", "", "the run's scenario (required): Offline skips the first-token check")
 	out := fs.String("out", "", "folder to write TEST06/verify_accuracy.txt into (default: beside the log)")
 	dtype := fs.String("dtype", "int32", "token id type: int32, int64")
-	eos := fs.Int64("eos", llama2.EOS, "end-of-sequence id")
+	eos := fs.Int64("eos", compliance.TEST06DefaultEOS, "end-of-sequence id (run_verification.py's default 2)")
 	if err := parse(fs, args, stdout); err != nil {
 		return err
 	}
