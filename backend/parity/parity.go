@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/onnx"
@@ -331,4 +332,22 @@ func Write(w io.Writer, ds []Diff) error {
 		fmt.Fprintf(tw, "%s\t%v\t%s\t%.3g\t%.3g\t%d/%d\t%s\n", d.Name, d.DType, backend.FormatShape(d.Shape), d.MaxAbs, d.MaxRel, d.Bad, d.Elements, worst)
 	}
 	return tw.Flush()
+}
+
+// MedianRun runs s on in once to warm up, then n times, and returns the
+// median time of a run.
+func MedianRun(ctx context.Context, s backend.Session, in []backend.Tensor, n int) (time.Duration, error) {
+	if _, err := s.Run(ctx, in); err != nil {
+		return 0, err
+	}
+	ts := make([]time.Duration, n)
+	for i := range ts {
+		start := time.Now()
+		if _, err := s.Run(ctx, in); err != nil {
+			return 0, err
+		}
+		ts[i] = time.Since(start)
+	}
+	slices.Sort(ts)
+	return ts[n/2], nil
 }

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,11 +221,11 @@ func parityModel(ctx context.Context, f parityFlags, tol parity.Tolerance, file 
 	fmt.Fprintf(w, "%s: %s against %s, inputs seed %d, dynamic dims %d, tolerance %v\n", file, f.backend, f.against, f.seed, f.dim, tol)
 	parity.Write(w, ds)
 	if f.runs > 0 {
-		tr, err := timeRuns(ctx, ref, in, f.runs)
+		tr, err := parity.MedianRun(ctx, ref, in, f.runs)
 		if err != nil {
 			return false, err
 		}
-		tt, err := timeRuns(ctx, test, in, f.runs)
+		tt, err := parity.MedianRun(ctx, test, in, f.runs)
 		if err != nil {
 			return false, err
 		}
@@ -240,24 +239,6 @@ func parityModel(ctx context.Context, f parityFlags, tol parity.Tolerance, file 
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// timeRuns runs s on in once to warm up, then n times, and returns the
-// median time of a run.
-func timeRuns(ctx context.Context, s backend.Session, in []backend.Tensor, n int) (time.Duration, error) {
-	if _, err := s.Run(ctx, in); err != nil {
-		return 0, err
-	}
-	ts := make([]time.Duration, n)
-	for i := range ts {
-		start := time.Now()
-		if _, err := s.Run(ctx, in); err != nil {
-			return 0, err
-		}
-		ts[i] = time.Since(start)
-	}
-	slices.Sort(ts)
-	return ts[n/2], nil
-}
 
 // parityTestData runs ONNX's backend test data on --backend (and
 // --against) and prints each provider's counts and the cases whose status
