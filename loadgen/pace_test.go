@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -301,5 +302,77 @@ func TestPacerPollsLittleWhenWakeUpsAreErratic(t *testing.T) {
 	}
 	if late*10 > len(lags) {
 		t.Errorf("%d of %d queries left over 100 µs late", late, len(lags))
+	}
+}
+
+// dueTimesFixture returns a schedule of n queries 100 ns apart from
+// start 1000, its fully computed due times, and a dueTimes over it.
+func dueTimesFixture(n int) (*dueTimes, []int64) {
+	rel := make([]int64, n)
+	want := make([]int64, n)
+	for i := range rel {
+		rel[i] = int64(100 * i)
+		want[i] = 1000 + rel[i]
+	}
+	return &dueTimes{sched: make([]int64, n), rel: rel, start: 1000}, want
+}
+
+// TestDueTimesFillOnlyAChunkAheadOfTheIssuer: the pacer is given due
+// times reaching maxGather past the query it plans, equal to start plus
+// each offset, and no more than a chunk past that is filled in (the
+// first query does not wait for the whole schedule); past the last chunk
+// the schedule ends at its own length.
+func TestDueTimesFillOnlyAChunkAheadOfTheIssuer(t *testing.T) {
+	n := 3*schedChunk + 7
+	d, want := dueTimesFixture(n)
+	for _, i := range []int{0, 1, schedChunk - maxGather - 1, schedChunk - maxGather, 2*schedChunk + 5, n - 1} {
+		got := d.ahead(i)
+		if len(got) < min(n, i+maxGather+1) {
+			t.Fatalf("ahead(%d) filled %d due times, want at least %d", i, len(got), min(n, i+maxGather+1))
+		}
+		if len(got) > i+maxGather+1+schedChunk {
+			t.Fatalf("ahead(%d) filled %d due times, more than a chunk (%d) past what the pacer needs", i, len(got), schedChunk)
+		}
+		if !slices.Equal(got, want[:len(got)]) {
+			t.Fatalf("ahead(%d): due times differ from start + offset", i)
+		}
+		if slices.ContainsFunc(d.sched[len(got):], func(v int64) bool { return v != 0 }) {
+			t.Fatalf("ahead(%d) wrote due times past the %d it reports", i, len(got))
+		}
+	}
+	if d.filled != n {
+		t.Fatalf("after the last query %d of %d due times are filled", d.filled, n)
+	}
+}
+
+// TestDueTimesCoalescedRunCrossesChunks: with server_coalesce_queries a
+// run of due queries is the same whether the schedule is filled in ahead
+// or all at once, also when it reaches past the chunk filled in so far
+// (every query due) or stops just before a chunk's end; without
+// coalescing each run is one query.
+func TestDueTimesCoalescedRunCrossesChunks(t *testing.T) {
+	n := 3*schedChunk + 7
+	for _, c := range []struct {
+		name string
+		from int
+		now  int64
+	}{
+		{"every query due", 0, 1 << 40},
+		{"due up to the chunk's last query", 0, 1000 + int64(100*(schedChunk-1))},
+		{"due one past the chunk's last query", 0, 1000 + int64(100*schedChunk)},
+		{"from mid schedule to its end", schedChunk + 3, 1 << 40},
+		{"none past the first", 5, 1000 + 500},
+	} {
+		for _, co := range []bool{true, false} {
+			d, want := dueTimesFixture(n)
+			d.ahead(c.from)
+			got := d.run(c.from, c.now, co)
+			if w := dueRun(want, c.from, c.now, co); got != w {
+				t.Errorf("%s (coalesce %v): run ends at %d, want %d", c.name, co, got, w)
+			}
+			if !slices.Equal(d.sched[:d.filled], want[:d.filled]) {
+				t.Errorf("%s (coalesce %v): filled due times differ from start + offset", c.name, co)
+			}
+		}
 	}
 }

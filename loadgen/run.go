@@ -405,6 +405,12 @@ func issue(ctx context.Context, sut SUT, e *effective, lw *logWriter, q schedule
 	if !accuracy {
 		r.logMask = lw.sampleMask(e, len(q.Samples))
 	}
+	if e.scenario == Server && !accuracy {
+		// Allocated before the clock starts: a large allocation may reuse
+		// freed heap that must be cleared first, which for millions of
+		// queries takes milliseconds the first queries would wait for.
+		r.lag = make([]int64, nq)
+	}
 	var c Completer = r
 
 	samples := make([]Sample, len(q.Samples))
@@ -536,10 +542,7 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			r.hr = nil
 		}
 	}()
-	for qi := 0; qi < nq; qi++ {
-		r.sched[qi] = r.start + r.q.Scheduled[qi]
-	}
-	r.lag = make([]int64, nq)
+	due := dueTimes{sched: r.sched, rel: r.q.Scheduled, start: r.start}
 	// An Instant is ns since origin; r's times are ns since base, plus 1.
 	toInstant := InstantOf(r.base) - 1
 	hook := r.lw.settings.OnIssue
@@ -553,11 +556,11 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 			return issued, "Ending early: interrupted."
 		default:
 		}
-		now, ok := r.waitFor(ctx, &p, issued)
+		now, ok := r.waitFor(ctx, &p, issued, due.ahead(issued))
 		if !ok {
 			return issued, "Ending early: interrupted."
 		}
-		end := dueRun(r.sched, issued, now, coalesce)
+		end := due.run(issued, now, coalesce)
 		r.lastIssued = now
 		if hook != nil {
 			for q := issued; q < end; q++ {
@@ -596,15 +599,61 @@ func (r *runState) issueServer(ctx context.Context, sut SUT, c Completer, sample
 // so it is kept rare.
 const yieldEvery = 8_000_000
 
+// schedChunk is how many due times the Server issuer fills in at a time
+// (a few µs of work, done between queries).
+const schedChunk = 4096
+
+// dueTimes fills in the Server queries' due times (sched, ns since base:
+// start plus each query's offset in rel) ahead of the issuer, a chunk at
+// a time, instead of all at once before the first query: for millions
+// of queries that takes tens of ms once the clock has started (the first
+// touch of each page of sched faults it in), and the first queries would
+// go out that late, over a 10 ms latency bound at rates above 2M QPS.
+// The pacer and dueRun see only the filled part.
+type dueTimes struct {
+	sched  []int64 // due times, filled in up to filled
+	rel    []int64 // each query's offset from start (LoadGen's scheduled delta)
+	start  int64
+	filled int
+}
+
+// fill fills in due times up to at least need (within len(sched)), a
+// whole chunk at a time.
+func (d *dueTimes) fill(need int) {
+	for upTo := min(len(d.sched), max(need, d.filled+schedChunk)); d.filled < upTo; d.filled++ {
+		d.sched[d.filled] = d.start + d.rel[d.filled]
+	}
+}
+
+// ahead returns the due times the pacer needs to plan query i: those
+// filled in, which reach at least maxGather past i.
+func (d *dueTimes) ahead(i int) []int64 {
+	if d.filled <= i+maxGather {
+		d.fill(i + maxGather + 1)
+	}
+	return d.sched[:d.filled]
+}
+
+// run is dueRun over the whole schedule: a coalesced run that reaches
+// the end of what is filled in goes on into the next chunk.
+func (d *dueTimes) run(from int, now int64, coalesce bool) int {
+	end := dueRun(d.sched[:d.filled], from, now, coalesce)
+	for coalesce && end == d.filled && d.filled < len(d.sched) {
+		d.fill(d.filled + schedChunk)
+		end = dueRun(d.sched[:d.filled], from, now, coalesce)
+	}
+	return end
+}
+
 // waitFor waits, as the pacer p decides, until the clock reaches the due
-// time of query i (r.sched, ns since base) and returns the clock then; a
+// time of query i (sched: the due times filled in so far, ns since base) and returns the clock then; a
 // query already due returns at once. It returns false, early, when ctx
 // is cancelled during a long wait. One goroutine calls it at a time.
-func (r *runState) waitFor(ctx context.Context, p *pacer, i int) (int64, bool) {
-	due := r.sched[i]
+func (r *runState) waitFor(ctx context.Context, p *pacer, i int, sched []int64) (int64, bool) {
+	due := sched[i]
 	now, woke := r.now(), false
 	for {
-		kind, until := p.plan(now, r.sched, i, woke)
+		kind, until := p.plan(now, sched, i, woke)
 		switch kind {
 		case waitNone:
 			return now, true
