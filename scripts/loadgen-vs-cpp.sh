@@ -11,6 +11,8 @@
 #               only when its retry fails too)
 #   CPU-s       user+system CPU seconds of the whole process per run at
 #               20k and 100k QPS (median of REPEAT runs) and at max VALID
+#   sleeps/q    clock_nanosleep calls per query at 20k and 100k QPS (one
+#               more run each, counted by perf; - without perf)
 #   lag p99     the 99th percentile latency at 20k and 100k QPS in µs:
 #               with a SUT that completes inside IssueQuery that is the
 #               issue lag (scheduled time to IssueQuery) plus the
@@ -81,6 +83,30 @@ probe() {
 	echo "${valid:-INVALID} $cpu ${p99:-0} ${n:-0}"
 }
 
+# sleeps SIDE QPS DIR: one more run, counting the process's
+# clock_nanosleep calls (both sides sleep with it) with perf; prints
+# sleeps per query, or - where perf or its syscall tracepoints are not
+# available. Every sleep costs a wake-up (two context switches and a
+# timer interrupt), the bulk of an issuer's CPU at fixed rates.
+sleeps() {
+	local side=$1 qps=$2 d=$3 n s
+	command -v perf > /dev/null || { echo -; return; }
+	rm -rf "$d"
+	mkdir -p "$d/logs"
+	printf 'resnet50.Server.target_qps = %s\nresnet50.Server.target_latency = 10\nresnet50.Server.min_query_count = 100\nresnet50.Server.min_duration = %s\n' \
+		"$qps" "$DUR_MS" > "$d/user.conf"
+	local cmd
+	case $side in
+	go) cmd=("$BIN" loadgen --scenario Server --model-name resnet50 --user-conf "$d/user.conf" --out "$d/logs") ;;
+	cpp) cmd=("$CPP/null_sut" "$d/user.conf" resnet50 Server "$d/logs") ;;
+	esac
+	perf stat -x, -o "$d/perf" -e syscalls:sys_enter_clock_nanosleep -- "${cmd[@]}" > /dev/null 2>&1 || { echo -; return; }
+	s=$(awk -F, '/clock_nanosleep/ {print $1}' "$d/perf")
+	n=$(grep -o '"key": "result_query_count", "value": [0-9]*' "$d/logs/mlperf_log_detail.txt" 2> /dev/null | grep -o '[0-9]*$' || echo 0)
+	case $s in '' | *[!0-9]*) echo -; return ;; esac
+	awk -v s="$s" -v n="${n:-0}" 'BEGIN {if (n > 0) printf "%.2f", s / n; else print "-"}'
+}
+
 # median of the numbers on stdin
 median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : 0)}'; }
 
@@ -145,20 +171,22 @@ for cond in $CONDITIONS; do
 		read -r c20 l20 ok20 <<< "$(fixed "$side" 20000 "$OUT/$cond/$side/20k")"
 		read -r c100 l100 ok100 <<< "$(fixed "$side" 100000 "$OUT/$cond/$side/100k")"
 		read -r mq mc mn <<< "$(maxvalid "$side" "$OUT/$cond/$side/max")"
-		res[$cond.$side]="$mq $mc $mn $c20 $c100 $l20 $l100 $ok20 $ok100"
+		w20=$(sleeps "$side" 20000 "$OUT/$cond/$side/sleeps20k")
+		w100=$(sleeps "$side" 100000 "$OUT/$cond/$side/sleeps100k")
+		res[$cond.$side]="$mq $mc $mn $c20 $c100 $l20 $l100 $ok20 $ok100 $w20 $w100"
 		echo "  done: $cond $side" >&2
 	done
 	stop_hog
 done
 echo "load after:  $(uptime)"
 echo
-printf '%-6s %-4s %12s %10s %10s %10s %12s %12s %13s %13s\n' cond side "max VALID" "CPU-s@20k" "CPU-s@100k" "CPU-s@max" "us/q@max" "lag p99@20k" "lag p99@100k" "VALID 20k/100k"
+printf '%-6s %-4s %12s %10s %10s %10s %12s %12s %13s %13s %17s\n' cond side "max VALID" "CPU-s@20k" "CPU-s@100k" "CPU-s@max" "us/q@max" "lag p99@20k" "lag p99@100k" "VALID 20k/100k" "sleeps/q 20k/100k"
 for cond in $CONDITIONS; do
 	for side in $SIDES; do
 		[ -n "${res[$cond.$side]:-}" ] || continue
-		read -r mq mc mn c20 c100 l20 l100 ok20 ok100 <<< "${res[$cond.$side]}"
-		printf '%-6s %-4s %12s %10s %10s %10s %12s %12s %13s %13s\n' "$cond" "$side" "$mq" "$c20" "$c100" "$mc" \
-			"$(awk -v c="$mc" -v n="$mn" 'BEGIN {printf "%.2f", n ? c * 1e6 / n : 0}')" "${l20}us" "${l100}us" "$ok20 $ok100"
+		read -r mq mc mn c20 c100 l20 l100 ok20 ok100 w20 w100 <<< "${res[$cond.$side]}"
+		printf '%-6s %-4s %12s %10s %10s %10s %12s %12s %13s %13s %17s\n' "$cond" "$side" "$mq" "$c20" "$c100" "$mc" \
+			"$(awk -v c="$mc" -v n="$mn" 'BEGIN {printf "%.2f", n ? c * 1e6 / n : 0}')" "${l20}us" "${l100}us" "$ok20 $ok100" "$w20 $w100"
 	done
 	if [ -n "${res[$cond.go]:-}" ] && [ -n "${res[$cond.cpp]:-}" ]; then
 		read -r gq gc gn g20 g100 _ <<< "${res[$cond.go]}"
