@@ -49,17 +49,38 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
 	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	var pf *parquet.File
+	err = guard(path, func() (err error) {
+		pf, err = parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+		return err
+	})
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
 	}
 	p := &File{path: path, f: f, pf: pf}
-	if err := p.readAllPages(); err != nil {
+	if err := guard(path, p.readAllPages); err != nil {
 		f.Close()
+		if !errors.Is(err, ErrFormat) {
+			err = fmt.Errorf("%w: %s: %v", ErrFormat, path, err)
+		}
 		return nil, err
 	}
 	return p, nil
+}
+
+// guard runs fn, a call into parquet-go, and turns a panic in it into an
+// error: parquet-go panics on some damaged files (a page header whose
+// sizes are negative makes it slice out of range; found by FuzzOpen),
+// and a damaged data set file must be refused, naming it, not crash the
+// run.
+func guard(path string, fn func() error) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			err = fmt.Errorf("%w: %s: the parquet reader failed on damaged data (%v)", ErrFormat, path, e)
+		}
+	}()
+	return fn()
 }
 
 // IsParquet reports whether the file at path ends with parquet's magic.
@@ -97,23 +118,39 @@ func checkTrailer(f *os.File, size int64) error {
 	return nil
 }
 
+// readAllPages reads (and so decodes and checks) every page, and checks
+// that the row counts the footer states are the rows the pages hold: the
+// column readers allocate one slot per row the footer states, and a
+// damaged or hostile count (billions of rows in a file of a few KB)
+// would otherwise ask for that much memory.
 func (p *File) readAllPages() error {
-	for _, rg := range p.pf.RowGroups() {
+	var total int64
+	for g, rg := range p.pf.RowGroups() {
+		want := rg.NumRows()
+		if want < 0 {
+			return fmt.Errorf("%w: %s: row group %d says it has %d rows", ErrFormat, p.path, g, want)
+		}
+		total += want
 		for i, cc := range rg.ColumnChunks() {
-			err := func() error {
+			rows, err := func() (int64, error) {
+				var rows int64
 				pages := cc.Pages()
 				defer pages.Close()
 				for {
 					pg, err := pages.ReadPage()
 					if err == io.EOF {
-						return nil
+						return rows, nil
 					}
 					if err != nil {
-						return err
+						return rows, err
 					}
+					rows += pg.NumRows()
 					parquet.Release(pg)
 				}
 			}()
+			if err == nil && rows != want {
+				err = fmt.Errorf("it holds %d rows where its row group says %d", rows, want)
+			}
 			if err != nil {
 				name := "?"
 				if cols := p.pf.Schema().Columns(); i < len(cols) {
@@ -122,6 +159,9 @@ func (p *File) readAllPages() error {
 				return fmt.Errorf("%w: %s: column %s is damaged (%v)", ErrFormat, p.path, name, err)
 			}
 		}
+	}
+	if n := p.pf.NumRows(); n != total {
+		return fmt.Errorf("%w: %s: the footer says %d rows, its row groups hold %d", ErrFormat, p.path, n, total)
 	}
 	return nil
 }
@@ -190,6 +230,10 @@ func (p *File) leaf(name string, repeated bool, kinds ...parquet.Kind) (parquet.
 
 // scan calls fn with every value of a leaf and the row it belongs to.
 func (p *File) scan(l parquet.LeafColumn, fn func(row int, v parquet.Value) error) error {
+	return guard(p.path, func() error { return p.scanValues(l, fn) })
+}
+
+func (p *File) scanValues(l parquet.LeafColumn, fn func(row int, v parquet.Value) error) error {
 	row := -1
 	buf := make([]parquet.Value, 4096)
 	for _, rg := range p.pf.RowGroups() {
