@@ -300,25 +300,13 @@ func complianceRunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.O
 	fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding min_duration (0: keep)")
 	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding min_query_count (0: keep)")
 	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps (0: keep)")
-	vals := map[string]flag.Getter{}
-	for _, opt := range b.Options {
-		if opt.Bool {
-			fs.Bool(opt.Name, opt.Default == "true", opt.Usage)
-		} else {
-			fs.String(opt.Name, opt.Default, opt.Usage)
-		}
-		vals[opt.Name] = fs.Lookup(opt.Name).Value.(flag.Getter)
-	}
+	extra := registerOptions(fs, b.Options)
 	return func() (benchmark.Options, error) {
 		sc, err := loadgen.ParseScenario(scenario)
 		if err != nil {
 			return o, err
 		}
-		o.Scenario = sc
-		o.Extra = spec.Extra{}
-		for k, v := range vals {
-			o.Extra[k] = v.String()
-		}
+		o.Scenario, o.Extra = sc, extra()
 		return o, nil
 	}
 }
