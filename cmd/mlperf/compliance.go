@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -52,9 +51,7 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		sc = s.String()
 	}
-	if st, err := os.Stat(*logPath); err == nil && st.IsDir() {
-		*logPath = filepath.Join(*logPath, "mlperf_log_accuracy.json")
-	}
+	*logPath = compliance.AccuracyLogIn(*logPath)
 	if *out == "" {
 		*out = filepath.Dir(*logPath)
 	}
@@ -116,7 +113,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		out := fs.String("out", "", "folder to make TEST0X/ in (default: --results)")
 		dtype := fs.String("dtype", "", "TEST01: response element type byte|float32|int32|int64 (default byte); TEST06: int32|int64|... (default int32)")
 		scenario := fs.String("scenario", "", "TEST06: the run's scenario")
-		eos := fs.Int64("eos", 2, "TEST06: end-of-sequence token id")
+		eos := fs.Int64("eos", compliance.TEST06DefaultEOS, "TEST06: end-of-sequence token id")
 		if err := fs.Parse(args[2:]); err != nil {
 			return err
 		}
@@ -169,7 +166,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, passText(res.Pass()), time.Since(start).Round(time.Second))
+		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, res.Verdict(), time.Since(start).Round(time.Second))
 		if !res.Pass() {
 			return fmt.Errorf("compliance: %s failed", test)
 		}
@@ -219,9 +216,7 @@ func complianceVerify0709(ctx context.Context, test string, args []string, stdou
 		return usage("verify %s: --compliance DIR (the run's logs) and --out DIR (the scenario folder) are required", strings.ToLower(test))
 	}
 	if *audit == "" {
-		if p := filepath.Join(*comp, "audit.config"); fileExists(p) {
-			*audit = p
-		}
+		*audit = compliance.DefaultAuditConfig(*comp)
 	}
 	var res compliance.Result
 	var err error
@@ -263,18 +258,6 @@ func (f *floatFlag) Set(s string) error {
 	}
 	f.v = &v
 	return nil
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func passText(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
 }
 
 // complianceRunFlags registers on fs the flags that choose how a benchmark runs
