@@ -89,7 +89,7 @@ func newGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, 
 // OpenGenerator implements spec.GeneratorOpener: the run's model as a
 // text generator, batching --batch sequences.
 func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -43,7 +43,7 @@ func (t textTokenizer) AppendText(dst []byte, id int32) []byte {
 // text generator, batching --batch sequences, stopping on the reference's
 // end-of-sequence ids.
 func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, nil, err
 	}

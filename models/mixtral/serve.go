@@ -51,7 +51,7 @@ func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.Append
 // text generator, batching --batch sequences, with the reference's
 // generation rule (greedy, at least 2 tokens, ending on </s>).
 func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, nil, err
 	}
