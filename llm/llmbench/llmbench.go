@@ -237,3 +237,24 @@ func (g *Generator) Close() error {
 	g.bt.Close()
 	return <-g.done
 }
+
+// ServeModel is the text generator `mlperf serve` puts behind
+// /v1/completions for a decoder benchmark: NewGenerator on m with a
+// batcher of maxBatch sequences (at least 1) decoding by gen. It returns
+// the generator and the func that closes it and then the model
+// (closeModel, which it calls itself when the generator cannot start;
+// the error then names bench).
+func ServeModel(ctx context.Context, bench string, m *generate.Model, closeModel func() error, tok TextTokenizer, maxBatch int, gen sample.GreedyConfig) (openai.Generator, func() error, error) {
+	g, err := NewGenerator(ctx, m, tok, max(maxBatch, 1), gen)
+	if err != nil {
+		closeModel()
+		return nil, nil, fmt.Errorf("%s: %w", bench, err)
+	}
+	return g, func() error {
+		err := g.Close()
+		if cerr := closeModel(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
+}

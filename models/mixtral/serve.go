@@ -5,7 +5,6 @@ package mixtral
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -65,16 +64,5 @@ func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.
 	}
 	gen := generation()
 	gen.MaxNewTokens = maxNew
-	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, max(env.Batch, 1), gen)
-	if err != nil {
-		closeModel()
-		return nil, nil, fmt.Errorf("mixtral: %w", err)
-	}
-	return g, func() error {
-		err := g.Close()
-		if cerr := closeModel(); err == nil {
-			err = cerr
-		}
-		return err
-	}, nil
+	return llmbench.ServeModel(ctx, "mixtral", m, closeModel, textTokenizer{tok}, env.Batch, gen)
 }
