@@ -105,32 +105,23 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	var closers []func() error
-	closeAll := func() error {
-		var first error
-		for i := len(closers) - 1; i >= 0; i-- {
-			if err := closers[i](); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	var closers spec.Closers
 	defer func() {
 		if err != nil {
-			closeAll()
+			closers.Close()
 		}
 	}()
 	ds, err := openorca.Open(dataPath)
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, ds.Close)
+	closers.Add(ds.Close)
 	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
 	m, dims, closeModel, err := loadDecoder(env, tok, accuracyRun)
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, closeModel)
+	closers.Add(closeModel)
 	qsl, err := newQSL(ds, env.Count, dims, maxNew)
 	if err != nil {
 		return nil, err
@@ -145,7 +136,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, bench.Close)
+	closers.Add(bench.Close)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
@@ -156,7 +147,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
 		After: llmbench.After(env, bench, "llama2", "generated tokens", true, EOS),
-		Close: closeAll,
+		Close: closers.Close,
 	}, nil
 }
 

@@ -136,19 +136,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers := []func() error{closeModel}
-	closeAll := func() error {
-		var first error
-		for i := len(closers) - 1; i >= 0; i-- {
-			if err := closers[i](); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	closers := spec.Closers{closeModel}
 	defer func() {
 		if err != nil {
-			closeAll()
+			closers.Close()
 		}
 	}()
 	qsl, err := newQSL(recs, env.Count, arch, maxNew, dataPath)
@@ -162,7 +153,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, fmt.Errorf("llama3.1-8b: %w", err)
 	}
-	closers = append(closers, bench.Close)
+	closers.Add(bench.Close)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
@@ -170,7 +161,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 			env.Scenario, env.Mode, env.ModelName, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
 		After: llmbench.After(env, bench, "llama3.1-8b", "generated tokens", true, tokenizer.Llama3EOTID),
-		Close: closeAll,
+		Close: closers.Close,
 	}, nil
 }
 

@@ -115,19 +115,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers := []func() error{closeModel}
-	closeAll := func() error {
-		var first error
-		for i := len(closers) - 1; i >= 0; i-- {
-			if err := closers[i](); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	closers := spec.Closers{closeModel}
 	defer func() {
 		if err != nil {
-			closeAll()
+			closers.Close()
 		}
 	}()
 	qsl, err := newQSL(ds, env.Count, arch, maxNew)
@@ -146,7 +137,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, fmt.Errorf("mixtral: %w", err)
 	}
 	bench := llmbench.Wrap(newTrimSUT(s, ds), env.Scenario == loadgen.Offline)
-	closers = append(closers, bench.Close)
+	closers.Add(bench.Close)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
@@ -154,7 +145,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 			env.Scenario, env.Mode, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
 		After: after(env, bench, "generated tokens"),
-		Close: closeAll,
+		Close: closers.Close,
 	}, nil
 }
 
