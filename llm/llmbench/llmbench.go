@@ -1,9 +1,11 @@
 // Package llmbench holds what every LLM benchmark (Llama 2, Llama 3.1,
-// Mixtral) builds on top of llm/generate for a run: the counting SUT
-// (continuous batching locally, or a remote engine's SUT), the static
-// batches of `mlperf perf`'s raw side, and the text generator `mlperf
-// serve` puts behind /v1/completions. A benchmark package gives it its
-// generation rule, tokenizer and prompts.
+// Mixtral, and over remote engines DeepSeek-R1 and gpt-oss) builds on top
+// of llm/generate for a run: the counting SUT (continuous batching
+// locally, or a remote engine's SUT), the static batches of `mlperf
+// perf`'s raw side, the text generator `mlperf serve` puts behind
+// /v1/completions, and the parts of a descriptor and driver they share
+// (--max-new-tokens, the scorer's --dtype, the After hook with TEST06). A
+// benchmark package gives it its generation rule, tokenizer and prompts.
 package llmbench
 
 import (
