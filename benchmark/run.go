@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -73,19 +74,16 @@ func SyntheticSize(b *spec.Benchmark, model string) (size string, ok bool, err e
 	if s != "synthetic" && !strings.HasPrefix(s, "synthetic:") {
 		return "", false, nil
 	}
-	if _, builds := b.Driver.(spec.ModelBuilder); len(b.Model.Sizes) == 0 || !builds {
+	if !b.BuildsModels() {
 		return "", true, fmt.Errorf("%s: no synthetic model in this build", b.Name)
 	}
 	name, _ := strings.CutPrefix(s, "synthetic:")
 	if name == "synthetic" || name == "full" {
 		name = b.Model.Sizes[0].Name
 	}
-	var names []string
-	for _, z := range b.Model.Sizes {
-		if z.Name == name {
-			return name, true, nil
-		}
-		names = append(names, z.Name)
+	names := b.SizeNames()
+	if slices.Contains(names, name) {
+		return name, true, nil
 	}
 	return "", true, spec.UsageError("%s: --model %s: no synthetic size %q; want synthetic or synthetic:SIZE with SIZE one of %s", b.Name, model, name, strings.Join(names, ", "))
 }

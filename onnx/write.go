@@ -216,6 +216,21 @@ type FileOptions struct {
 // DataPath is the side file WriteFile uses for a model at path: path + ".data".
 func DataPath(path string) string { return path + ".data" }
 
+// Files returns the files of the model at path, path and, when there is
+// one, its external-data side file DataPath(path), with their total size
+// in bytes. The model file itself must exist.
+func Files(path string) (files []string, size int64, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	files, size = []string{path}, st.Size()
+	if d, err := os.Stat(DataPath(path)); err == nil {
+		files, size = append(files, DataPath(path)), size+d.Size()
+	}
+	return files, size, nil
+}
+
 // WriteFile writes the model to path, with its weights in DataPath(path)
 // when they go external (see FileOptions), streaming weights so that memory
 // use stays bounded whatever the model size. Files are written under

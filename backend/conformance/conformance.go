@@ -298,3 +298,25 @@ func WriteSummary(w io.Writer, cs []Case) error {
 	}
 	return nil
 }
+
+// WriteComparison prints the counts of ref (the reference engine's cases,
+// headed "on refName:"), then every case whose status differs between
+// test and ref, with test's detail, and returns how many differ. test and
+// ref must come from Run over the same data root and Match, so that their
+// cases line up by position (cases past the shorter list are not
+// compared).
+func WriteComparison(w io.Writer, testName string, test []Case, refName string, ref []Case) int {
+	fmt.Fprintf(w, "\non %s:\n", refName)
+	n := Counts(ref)
+	fmt.Fprintf(w, "%d cases: pass %d, fail %d, no-load %d, no-type %d, no-data %d\n", len(ref), n[Pass], n[Fail], n[NoLoad], n[NoType], n[NoData])
+	diff := 0
+	fmt.Fprintf(w, "\ncases whose status differs (%s | %s):\n", testName, refName)
+	for i := range min(len(test), len(ref)) {
+		if test[i].Status != ref[i].Status {
+			diff++
+			fmt.Fprintf(w, "%s: %s (%s) | %s\n", test[i].Name, test[i].Status, test[i].Detail, ref[i].Status)
+		}
+	}
+	fmt.Fprintf(w, "%d cases differ\n", diff)
+	return diff
+}

@@ -167,3 +167,22 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("Status(9) = %q", got)
 	}
 }
+
+// WriteComparison prints the reference's counts and exactly the cases
+// whose status differs, and returns their number.
+func TestWriteComparisonListsOnlyDifferingCases(t *testing.T) {
+	test := []Case{{Name: "node/a", Status: Pass}, {Name: "node/b", Status: Fail, Detail: "y beyond"}, {Name: "node/c", Status: NoLoad, Detail: "no kernel"}}
+	ref := []Case{{Name: "node/a", Status: Pass}, {Name: "node/b", Status: Fail}, {Name: "node/c", Status: Pass}}
+	var w strings.Builder
+	if n := WriteComparison(&w, "cuda", test, "cpu", ref); n != 1 {
+		t.Errorf("%d differ, want 1", n)
+	}
+	want := "\non cpu:\n3 cases: pass 2, fail 1, no-load 0, no-type 0, no-data 0\n\ncases whose status differs (cuda | cpu):\nnode/c: no-load (no kernel) | pass\n1 cases differ\n"
+	if w.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", w.String(), want)
+	}
+	w.Reset()
+	if n := WriteComparison(&w, "cuda", test, "cpu", test); n != 0 || !strings.HasSuffix(w.String(), "(cuda | cpu):\n0 cases differ\n") {
+		t.Errorf("same cases: %d differ:\n%s", n, w.String())
+	}
+}

@@ -232,6 +232,15 @@ func LookupDataset(name string) (*Dataset, bool) {
 	return d, ok
 }
 
+// DatasetNames returns the registered data sets' names, sorted.
+func DatasetNames() []string {
+	var n []string
+	for _, d := range AllDatasets() {
+		n = append(n, d.Name)
+	}
+	return n
+}
+
 // AllDatasets returns the registered data sets sorted by name.
 func AllDatasets() []*Dataset {
 	mu.RLock()

@@ -240,6 +240,23 @@ func (b Batches) For(sc loadgen.Scenario, backend string) int {
 	return v.CPU
 }
 
+// SizeNames returns the names of the benchmark's synthetic model sizes,
+// in Model.Sizes order (the first is the full size).
+func (b *Benchmark) SizeNames() []string {
+	n := make([]string, len(b.Model.Sizes))
+	for i, s := range b.Model.Sizes {
+		n[i] = s.Name
+	}
+	return n
+}
+
+// BuildsModels reports whether the benchmark has synthetic models in this
+// build: sizes listed and a Driver that is a ModelBuilder.
+func (b *Benchmark) BuildsModels() bool {
+	_, ok := b.Driver.(ModelBuilder)
+	return ok && len(b.Model.Sizes) > 0
+}
+
 // Folder is the benchmark's folder in the repository, models/<Dir or
 // Name>, for messages that point to its scripts.
 func (b *Benchmark) Folder() string {

@@ -263,3 +263,38 @@ func TestStartProgress(t *testing.T) {
 	q.Update(1, 3)
 	q.Done()
 }
+
+// builder is a driver that builds synthetic models.
+type builder struct{ nopDriver }
+
+func (builder) BuildModel(path, size string, seed uint64) error { return nil }
+
+// SizeNames lists the sizes in order; BuildsModels needs both sizes and
+// a ModelBuilder driver.
+func TestSizeNamesAndBuildsModels(t *testing.T) {
+	sizes := Models{Sizes: []Size{{Name: "full"}, {Name: "tiny"}}}
+	for _, c := range []struct {
+		b      Benchmark
+		names  []string
+		builds bool
+	}{
+		{Benchmark{Model: sizes, Driver: builder{}}, []string{"full", "tiny"}, true},
+		{Benchmark{Model: sizes, Driver: nopDriver{}}, []string{"full", "tiny"}, false},
+		{Benchmark{Driver: builder{}}, []string{}, false},
+	} {
+		if got := c.b.SizeNames(); !slices.Equal(got, c.names) || c.b.BuildsModels() != c.builds {
+			t.Errorf("%+v: SizeNames %q BuildsModels %v; want %q %v", c.b, got, c.b.BuildsModels(), c.names, c.builds)
+		}
+	}
+}
+
+// DatasetNames lists the registered data sets' names, sorted.
+func TestDatasetNamesSorted(t *testing.T) {
+	defer func() { mu.Lock(); delete(datasets, "zz-names"); delete(datasets, "aa-names"); mu.Unlock() }()
+	RegisterDataset(&Dataset{Name: "zz-names"})
+	RegisterDataset(&Dataset{Name: "aa-names"})
+	n := DatasetNames()
+	if !slices.IsSorted(n) || !slices.Contains(n, "aa-names") || !slices.Contains(n, "zz-names") {
+		t.Errorf("DatasetNames %q: want both, sorted", n)
+	}
+}

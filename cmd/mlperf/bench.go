@@ -54,6 +54,16 @@ func benchmarkArg(cmd string, args []string) (*spec.Benchmark, []string, error) 
 // `make setup` installs are there when a default names one
 // (spec.CheckDeps).
 func optionFlags(fs *flag.FlagSet, opts []spec.Option) func() (spec.Extra, error) {
+	values := registerOptions(fs, opts)
+	return func() (spec.Extra, error) {
+		e := values()
+		return e, spec.CheckDeps(opts, e)
+	}
+}
+
+// registerOptions registers a benchmark's or data set's own flags; the
+// returned func collects their values.
+func registerOptions(fs *flag.FlagSet, opts []spec.Option) func() spec.Extra {
 	vals := map[string]flag.Getter{}
 	for _, o := range opts {
 		if o.Bool {
@@ -63,12 +73,12 @@ func optionFlags(fs *flag.FlagSet, opts []spec.Option) func() (spec.Extra, error
 		}
 		vals[o.Name] = fs.Lookup(o.Name).Value.(flag.Getter)
 	}
-	return func() (spec.Extra, error) {
+	return func() spec.Extra {
 		e := spec.Extra{}
 		for k, v := range vals {
 			e[k] = v.String()
 		}
-		return e, spec.CheckDeps(opts, e)
+		return e
 	}
 }
 
@@ -90,7 +100,7 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 		fs.StringVar(&round, "round", "", "submission round whose mlperf.conf seeds the run uses: "+strings.Join(check.RoundNames(), ", ")+" (\"\": the embedded mlperf.conf's, "+check.Newest+"'s)")
 		fs.Var(&timeout, "completion-timeout", "how long the loadgen waits without any completion before it ends the run INVALID (e.g. 30m; 0: derived from the scenario's latency bound)")
 	}
-	modelUsage := "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE (" + sizeNames(b) + ")"
+	modelUsage := "model file (.onnx), or synthetic (full size, seeded weights) or synthetic:SIZE (" + strings.Join(b.SizeNames(), ", ") + ")"
 	if b.RemoteOnly != "" {
 		modelUsage = "not used: " + b.Name + " runs on the serving engines of --endpoint (--served-model names their model)"
 	}
@@ -147,14 +157,6 @@ func benchFlags(fs *flag.FlagSet, b *spec.Benchmark, withScenario bool) func() (
 		}
 		return o, nil
 	}
-}
-
-func sizeNames(b *spec.Benchmark) string {
-	n := make([]string, len(b.Model.Sizes))
-	for i, s := range b.Model.Sizes {
-		n[i] = s.Name
-	}
-	return strings.Join(n, ", ")
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -244,7 +246,7 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if _, builds := b.Driver.(spec.ModelBuilder); len(b.Model.Sizes) == 0 || !builds {
+	if !b.BuildsModels() {
 		return fmt.Errorf("%s: no synthetic model in this build", b.Name)
 	}
 	fs := flag.NewFlagSet("model build "+b.Name, flag.ContinueOnError)
@@ -282,7 +284,7 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError("-o %s is a folder; -o names the %s file to write, e.g. -o %s", *out, ext, filepath.Join(*out, "model"+ext))
 	}
 	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
-		return usageError("--size %q: want one of %s", *size, sizeNames(b))
+		return usageError("--size %q: want one of %s", *size, strings.Join(b.SizeNames(), ", "))
 	}
 	if format == "gguf" {
 		e, err := options()
@@ -302,16 +304,11 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := benchmark.BuildModel(b, *out, *size, *seed); err != nil {
 		return err
 	}
-	st, err := os.Stat(*out)
+	files, n, err := onnx.Files(*out)
 	if err != nil {
 		return err
 	}
-	n, extra := st.Size(), ""
-	if d, err := os.Stat(onnx.DataPath(*out)); err == nil {
-		n += d.Size()
-		extra = " + " + onnx.DataPath(*out)
-	}
-	fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) to %s%s, %.1f MB\n", b.Name, *size, *seed, *out, extra, float64(n)/1e6)
+	fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) to %s, %.1f MB\n", b.Name, *size, *seed, strings.Join(files, " + "), float64(n)/1e6)
 	return nil
 }
 
@@ -319,11 +316,11 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 func datasetCmd(verb string) handler {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return usageError("want dataset %s <dataset>, one of %s (see mlperf list)", verb, strings.Join(datasetNames(), ", "))
+			return usageError("want dataset %s <dataset>, one of %s (see mlperf list)", verb, strings.Join(spec.DatasetNames(), ", "))
 		}
 		d, ok := spec.LookupDataset(args[0])
 		if !ok {
-			return usageError("unknown data set %q; want one of %s", args[0], strings.Join(datasetNames(), ", "))
+			return usageError("unknown data set %q; want one of %s", args[0], strings.Join(spec.DatasetNames(), ", "))
 		}
 		run := map[string]func(*spec.DatasetRequest) error{"synth": d.Synth, "verify": d.Verify, "preprocess": d.Preprocess}[verb]
 		if run == nil {
@@ -367,14 +364,6 @@ func datasetCmd(verb string) handler {
 	}
 }
 
-func datasetNames() []string {
-	var n []string
-	for _, d := range spec.AllDatasets() {
-		n = append(n, d.Name)
-	}
-	return n
-}
-
 func listCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return usageError("list takes no arguments")
@@ -409,7 +398,7 @@ func listBenchmarks(w io.Writer) {
 		if b.RemoteOnly != "" {
 			fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; runs only against a serving engine (--backend openai or sglang)\n", "", strings.Join(sc, ", "), b.Dataset)
 		} else {
-			fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; synthetic model sizes %s (default --model %s)\n", "", strings.Join(sc, ", "), b.Dataset, sizeNames(b), b.Model.Default)
+			fmt.Fprintf(w, "  %-12s scenarios %s; data set %s; synthetic model sizes %s (default --model %s)\n", "", strings.Join(sc, ", "), b.Dataset, strings.Join(b.SizeNames(), ", "), b.Model.Default)
 		}
 		fmt.Fprintf(w, "  %-12s mlperf.conf %s; checker %s", "", strings.Join(b.ConfNames, ", "), strings.Join(b.CheckerIDs, ", "))
 		if len(b.Compliance) > 0 {

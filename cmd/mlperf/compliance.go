@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -52,9 +51,7 @@ func complianceTEST06(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		sc = s.String()
 	}
-	if st, err := os.Stat(*logPath); err == nil && st.IsDir() {
-		*logPath = filepath.Join(*logPath, "mlperf_log_accuracy.json")
-	}
+	*logPath = compliance.AccuracyLogIn(*logPath)
 	if *out == "" {
 		*out = filepath.Dir(*logPath)
 	}
@@ -116,7 +113,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		out := fs.String("out", "", "folder to make TEST0X/ in (default: --results)")
 		dtype := fs.String("dtype", "", "TEST01: response element type byte|float32|int32|int64 (default byte); TEST06: int32|int64|... (default int32)")
 		scenario := fs.String("scenario", "", "TEST06: the run's scenario")
-		eos := fs.Int64("eos", 2, "TEST06: end-of-sequence token id")
+		eos := fs.Int64("eos", compliance.TEST06DefaultEOS, "TEST06: end-of-sequence token id")
 		if err := fs.Parse(args[2:]); err != nil {
 			return err
 		}
@@ -169,7 +166,7 @@ func complianceCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, passText(res.Pass()), time.Since(start).Round(time.Second))
+		fmt.Fprintf(stderr, "%s %s: %s in %s\n", b.Name, test, res.Verdict(), time.Since(start).Round(time.Second))
 		if !res.Pass() {
 			return fmt.Errorf("compliance: %s failed", test)
 		}
@@ -219,9 +216,7 @@ func complianceVerify0709(ctx context.Context, test string, args []string, stdou
 		return usage("verify %s: --compliance DIR (the run's logs) and --out DIR (the scenario folder) are required", strings.ToLower(test))
 	}
 	if *audit == "" {
-		if p := filepath.Join(*comp, "audit.config"); fileExists(p) {
-			*audit = p
-		}
+		*audit = compliance.DefaultAuditConfig(*comp)
 	}
 	var res compliance.Result
 	var err error
@@ -265,18 +260,6 @@ func (f *floatFlag) Set(s string) error {
 	return nil
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func passText(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}
-
 // complianceRunFlags registers on fs the flags that choose how a benchmark runs
 // (model, data, engine, confs, scenario), with b's defaults; the returned
 // func builds the benchmark.Options. It is for commands that run a
@@ -300,25 +283,13 @@ func complianceRunFlags(fs *flag.FlagSet, b *spec.Benchmark) func() (benchmark.O
 	fs.DurationVar(&o.Duration, "duration", 0, "minimum run duration, overriding min_duration (0: keep)")
 	fs.IntVar(&o.MinQueries, "min-queries", 0, "minimum query count, overriding min_query_count (0: keep)")
 	fs.Float64Var(&o.QPS, "qps", 0, "Server target qps / Offline expected qps (0: keep)")
-	vals := map[string]flag.Getter{}
-	for _, opt := range b.Options {
-		if opt.Bool {
-			fs.Bool(opt.Name, opt.Default == "true", opt.Usage)
-		} else {
-			fs.String(opt.Name, opt.Default, opt.Usage)
-		}
-		vals[opt.Name] = fs.Lookup(opt.Name).Value.(flag.Getter)
-	}
+	extra := registerOptions(fs, b.Options)
 	return func() (benchmark.Options, error) {
 		sc, err := loadgen.ParseScenario(scenario)
 		if err != nil {
 			return o, err
 		}
-		o.Scenario = sc
-		o.Extra = spec.Extra{}
-		for k, v := range vals {
-			o.Extra[k] = v.String()
-		}
+		o.Scenario, o.Extra = sc, extra()
 		return o, nil
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,13 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mlperf-go/inference/internal/argcheck"
 	"github.com/mlperf-go/inference/internal/outlock"
+	"github.com/mlperf-go/inference/internal/samplelog"
 
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/loadgen/loadgentest"
@@ -23,38 +21,6 @@ import (
 
 func init() {
 	handle("loadgen", "run the loadgen against a built-in synthetic SUT and QSL (compare with the C++ LoadGen)", runLoadgenCmd)
-}
-
-// recordingQSL wraps a QSL and writes every LoadSamples call as CSV rows
-// set,position,sample_index.
-type recordingQSL struct {
-	loadgen.QSL
-	mu  sync.Mutex
-	w   *bufio.Writer
-	set int
-}
-
-func (q *recordingQSL) LoadSamples(ctx context.Context, idx []loadgen.SampleIndex) error {
-	q.mu.Lock()
-	for i, s := range idx {
-		fmt.Fprintf(q.w, "%d,%d,%d\n", q.set, i, s)
-	}
-	q.set++
-	q.mu.Unlock()
-	return q.QSL.LoadSamples(ctx, idx)
-}
-
-func createCSV(path, header string) (*os.File, *bufio.Writer, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString(header + "\n")
-	return f, w, nil
 }
 
 func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -120,19 +86,24 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer lock.Release()
 	// The CSV logs are flushed and closed after the run, each error
-	// named.
-	var csvs []func() error
+	// named by its flag.
+	type csvLog struct {
+		flag string
+		f    *samplelog.File
+	}
+	var csvs []csvLog
 	defer func() {
 		for _, c := range csvs {
-			c()
+			c.f.Close()
 		}
 	}()
 	closeCSVs := func() error {
 		var errs []error
 		for _, c := range csvs {
-			errs = append(errs, c())
+			if err := c.f.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", c.flag, err))
+			}
 		}
-		csvs = nil
 		return errors.Join(errs...)
 	}
 	var qsl loadgen.QSL = &loadgentest.MemQSL{Total: *total, Performance: *perf}
@@ -140,33 +111,20 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	logs.OutDir = *out
 	logs.EnableTrace = *trace
 	if *qslLog != "" {
-		f, w, err := createCSV(*qslLog, "set,position,sample_index")
+		f, err := samplelog.Create(*qslLog, samplelog.LoadHeader)
 		if err != nil {
 			return fmt.Errorf("--qsl-log: %w", err)
 		}
-		csvs = append(csvs, csvCloser("--qsl-log", f, w))
-		qsl = &recordingQSL{QSL: qsl, w: w}
+		csvs = append(csvs, csvLog{"--qsl-log", f})
+		qsl = samplelog.RecordLoads(qsl, f)
 	}
 	if *issueLog != "" {
-		f, w, err := createCSV(*issueLog, "query,position,sample_index,scheduled_ns")
+		f, err := samplelog.Create(*issueLog, samplelog.IssueHeader)
 		if err != nil {
 			return fmt.Errorf("--issue-log: %w", err)
 		}
-		csvs = append(csvs, csvCloser("--issue-log", f, w))
-		var buf []byte
-		logs.OnIssue = func(q int, sched int64, samples []loadgen.Sample) {
-			for i, x := range samples {
-				buf = strconv.AppendInt(buf[:0], int64(q), 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendInt(buf, int64(i), 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendUint(buf, uint64(x.Index), 10)
-				buf = append(buf, ',')
-				buf = strconv.AppendInt(buf, sched, 10)
-				buf = append(buf, '\n')
-				w.Write(buf)
-			}
-		}
+		csvs = append(csvs, csvLog{"--issue-log", f})
+		logs.OnIssue = samplelog.RecordIssues(f)
 	}
 	if note := loadgen.LongRunNote(s, qsl.TotalSampleCount(), qsl.PerformanceSampleCount(), 0); note != "" {
 		fmt.Fprintln(stderr, "loadgen: "+note)
@@ -181,22 +139,6 @@ func runLoadgenCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	printLoadgenResult(stdout, res, time.Since(start))
 	return nil
-}
-
-// csvCloser flushes and closes a CSV log once, naming it (by its flag
-// and file) in the error.
-func csvCloser(flag string, f *os.File, w *bufio.Writer) func() error {
-	done := false
-	return func() error {
-		if done {
-			return nil
-		}
-		done = true
-		if err := errors.Join(w.Flush(), f.Close()); err != nil {
-			return fmt.Errorf("%s: writing %s: %w (is the disk full?)", flag, f.Name(), err)
-		}
-		return nil
-	}
 }
 
 // printLoadgenResult prints a one-line result of a loadgen run.

@@ -63,3 +63,15 @@ func TestParseFlagErrorsAreUsageErrors(t *testing.T) {
 		t.Errorf("-h: %v, %q", err, out.String())
 	}
 }
+
+// version names the C++ LoadGen release the loadgen reproduces, the
+// release of loadgen.Version (its detail log's version line).
+func TestVersionNamesTheLoadGenRelease(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"version"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "\nloadgen behaviour: MLCommons LoadGen 6.0.17\n") || !strings.HasPrefix(out.String(), "mlperf (Go) revision ") {
+		t.Errorf("version printed %q", out.String())
+	}
+}

@@ -11,13 +11,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
+	iofs "io/fs"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mlperf-go/inference/backend"
 	"github.com/mlperf-go/inference/backend/conformance"
@@ -131,15 +128,19 @@ func parityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var files []string
 	for _, m := range f.models {
-		fs, err := onnxFiles(m)
+		fs, err := parity.ONNXFiles(m)
+		if pe := (*iofs.PathError)(nil); errors.As(err, &pe) && pe.Op == "stat" && pe.Path == m {
+			return usageError("--model %v", err)
+		}
 		if err != nil {
 			return err
 		}
 		files = append(files, fs...)
 	}
+	check := f.modelCheck(tol)
 	failed := 0
 	for _, file := range files {
-		ok, err := parityModel(ctx, f, tol, file, stdout)
+		ok, err := check.CheckModel(ctx, file, stdout)
 		if err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -161,28 +162,6 @@ func parityCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// onnxFiles is path if it is a file, else every .onnx under it, sorted.
-func onnxFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, usageError("--model %v", err)
-	}
-	if !st.IsDir() {
-		return []string{path}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".onnx") {
-			out = append(out, p)
-		}
-		return err
-	})
-	if err == nil && len(out) == 0 {
-		err = fmt.Errorf("no .onnx file under %s", path)
-	}
-	return out, err
-}
-
 func (f *parityFlags) options(prov string) ort.Options {
 	o := ort.Options{Provider: prov, DeviceID: f.device, IntraOpThreads: f.threads}
 	if prov == f.backend && prov != ort.CPU && len(f.epOptions) > 0 {
@@ -191,54 +170,14 @@ func (f *parityFlags) options(prov string) ort.Options {
 	return o
 }
 
-// parityModel checks one model file and prints its table; ok is whether
-// every output is within tol.
-func parityModel(ctx context.Context, f parityFlags, tol parity.Tolerance, file string, w io.Writer) (bool, error) {
-	ref, err := ort.Open(file, f.options(f.against))
-	if err != nil {
-		return false, err
+// modelCheck is the comparison of --model files the flags ask for.
+func (f *parityFlags) modelCheck(tol parity.Tolerance) parity.ModelCheck {
+	open := func(prov string) func(string) (backend.Session, error) {
+		return func(file string) (backend.Session, error) { return ort.Open(file, f.options(prov)) }
 	}
-	defer ref.Close()
-	test, err := ort.Open(file, f.options(f.backend))
-	if err != nil {
-		return false, err
-	}
-	defer test.Close()
-	shapes := map[string][]int64{} // those of this model's inputs
-	for _, info := range ref.Inputs() {
-		if sh, ok := f.shapes[info.Name]; ok {
-			shapes[info.Name] = sh
-		}
-	}
-	in, err := parity.Inputs(ref.Inputs(), f.seed, f.dim, shapes)
-	if err != nil {
-		return false, err
-	}
-	ds, err := parity.Check(ctx, ref, test, in, tol)
-	if err != nil {
-		return false, err
-	}
-	fmt.Fprintf(w, "%s: %s against %s, inputs seed %d, dynamic dims %d, tolerance %v\n", file, f.backend, f.against, f.seed, f.dim, tol)
-	parity.Write(w, ds)
-	if f.runs > 0 {
-		tr, err := parity.MedianRun(ctx, ref, in, f.runs)
-		if err != nil {
-			return false, err
-		}
-		tt, err := parity.MedianRun(ctx, test, in, f.runs)
-		if err != nil {
-			return false, err
-		}
-		fmt.Fprintf(w, "time per run (median of %d): %s %.3f ms, %s %.3f ms, speed-up %.2fx\n",
-			f.runs, f.against, ms(tr), f.backend, ms(tt), float64(tr)/float64(max(tt, 1)))
-	}
-	ok := parity.AllOK(ds)
-	fmt.Fprintln(w, map[bool]string{true: "PASS", false: "FAIL"}[ok])
-	fmt.Fprintln(w)
-	return ok, nil
+	return parity.ModelCheck{Ref: f.against, Test: f.backend, OpenRef: open(f.against), OpenTest: open(f.backend),
+		Seed: f.seed, Dim: f.dim, Shapes: f.shapes, Tol: tol, Runs: f.runs}
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // parityTestData runs ONNX's backend test data on --backend (and
 // --against) and prints each provider's counts and the cases whose status
@@ -270,19 +209,7 @@ func parityTestData(ctx context.Context, f parityFlags, tol parity.Tolerance, w 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\non %s:\n", f.against)
-	n := conformance.Counts(ref)
-	fmt.Fprintf(w, "%d cases: pass %d, fail %d, no-load %d, no-type %d, no-data %d\n", len(ref), n[conformance.Pass], n[conformance.Fail], n[conformance.NoLoad], n[conformance.NoType], n[conformance.NoData])
-	diff := 0
-	fmt.Fprintf(w, "\ncases whose status differs (%s | %s):\n", f.backend, f.against)
-	for i := range test {
-		if test[i].Status != ref[i].Status {
-			diff++
-			fmt.Fprintf(w, "%s: %s (%s) | %s\n", test[i].Name, test[i].Status, test[i].Detail, ref[i].Status)
-		}
-	}
-	fmt.Fprintf(w, "%d cases differ\n", diff)
-	if diff > 0 {
+	if conformance.WriteComparison(w, f.backend, test, f.against, ref) > 0 {
 		return errors.New("parity: the providers disagree on some ONNX test cases")
 	}
 	return nil

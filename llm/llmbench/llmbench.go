@@ -1,9 +1,11 @@
 // Package llmbench holds what every LLM benchmark (Llama 2, Llama 3.1,
-// Mixtral) builds on top of llm/generate for a run: the counting SUT
-// (continuous batching locally, or a remote engine's SUT), the static
-// batches of `mlperf perf`'s raw side, and the text generator `mlperf
-// serve` puts behind /v1/completions. A benchmark package gives it its
-// generation rule, tokenizer and prompts.
+// Mixtral, and over remote engines DeepSeek-R1 and gpt-oss) builds on top
+// of llm/generate for a run: the counting SUT (continuous batching
+// locally, or a remote engine's SUT), the static batches of `mlperf
+// perf`'s raw side, the text generator `mlperf serve` puts behind
+// /v1/completions, and the parts of a descriptor and driver they share
+// (--max-new-tokens, the scorer's --dtype, the After hook with TEST06). A
+// benchmark package gives it its generation rule, tokenizer and prompts.
 package llmbench
 
 import (
@@ -236,4 +238,25 @@ func (g *Generator) Generate(ctx context.Context, req openai.Request, emit func(
 func (g *Generator) Close() error {
 	g.bt.Close()
 	return <-g.done
+}
+
+// ServeModel is the text generator `mlperf serve` puts behind
+// /v1/completions for a decoder benchmark: NewGenerator on m with a
+// batcher of maxBatch sequences (at least 1) decoding by gen. It returns
+// the generator and the func that closes it and then the model
+// (closeModel, which it calls itself when the generator cannot start;
+// the error then names bench).
+func ServeModel(ctx context.Context, bench string, m *generate.Model, closeModel func() error, tok TextTokenizer, maxBatch int, gen sample.GreedyConfig) (openai.Generator, func() error, error) {
+	g, err := NewGenerator(ctx, m, tok, max(maxBatch, 1), gen)
+	if err != nil {
+		closeModel()
+		return nil, nil, fmt.Errorf("%s: %w", bench, err)
+	}
+	return g, func() error {
+		err := g.Close()
+		if cerr := closeModel(); err == nil {
+			err = cerr
+		}
+		return err
+	}, nil
 }

@@ -7,11 +7,8 @@ package llmbench
 // and writes TEST06 after a compliance run.
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 
-	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -61,23 +58,14 @@ func OpenRemote(env *spec.OpenRequest, c RemoteConfig) (*spec.Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.MaxNew != c.MaxNewDefault {
-		fmt.Fprintf(env.Stderr, "%s: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", c.Name, c.MaxNew, c.MaxNewDefault)
-	}
+	noteNewTokens(env.Stderr, c.Name, c.MaxNew, c.MaxNewDefault)
 	bench := Wrap(sut, env.Scenario == loadgen.Offline)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: c.QSL,
 		Describe: fmt.Sprintf("%s: %s %s (%s), model %s over --backend %s (%s, max_tokens %d, %d requests in flight at most), %d samples in %s",
 			c.Name, env.Scenario, env.Mode, env.ModelName, env.Model, env.Backend, describeSampling(c.Sampling), c.MaxNew, sut.MaxInFlight(), c.QSL.TotalSampleCount(), c.DataPath),
-		After: func(ctx context.Context, res *loadgen.Result) error {
-			samples, tokens := bench.Done()
-			fmt.Fprintf(env.Stderr, "%s: %d samples, %d generated tokens\n", c.Name, samples, tokens)
-			if env.AuditConf == "" || c.NoTEST06 {
-				return nil
-			}
-			return WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, c.EOS, env.Stdout, env.Stderr)
-		},
+		After: After(env, bench, c.Name, "generated tokens", !c.NoTEST06, c.EOS),
 		Close: func() error {
 			err := bench.Close()
 			if c.Close != nil {

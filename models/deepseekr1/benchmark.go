@@ -6,10 +6,10 @@ package deepseekr1
 import (
 	"context"
 	"slices"
-	"strconv"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -32,7 +32,7 @@ var descriptor = &spec.Benchmark{
 	Scenarios:  []loadgen.Scenario{loadgen.Offline, loadgen.Server},
 	Dataset:    "deepseek-r1",
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 20000; fewer is not a compliant run)"},
+		newTokens.Option(),
 		{Name: "lcb-problems", Usage: "folder of the LiveCodeBench problems (a copy of the Hugging Face data set livecodebench/code_generation_lite; release_v1's test.jsonl) whose tests the scorer runs the generated programs on in the code sandbox (default: code_generation_lite beside the data set file, where the synthetic data set writes its own)"}},
 	RemoteOnly: "DeepSeek-R1 is a 671B-parameter mixture of experts that no engine of this suite runs; its reference drives vLLM or SGLang servers",
 	LogShape:   &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: tokenizer.DeepSeekVocabSize},
@@ -50,13 +50,16 @@ var variantScenarios = map[string][]loadgen.Scenario{
 	interactiveName: {loadgen.Server},
 }
 
+// newTokens is --max-new-tokens.
+var newTokens = llmbench.NewTokens{Bench: "deepseek-r1", Default: maxNewTokensDefault, Min: 2, Max: 1 << 20, Why: llmbench.TokenLatencyMin}
+
 // driver is the deepseek-r1 benchmark's spec.Driver.
 type driver struct{}
 
 // CheckOptions implements spec.OptionChecker: --max-new-tokens and the
 // scenarios of the chosen variant.
 func (driver) CheckOptions(o *spec.RunOptions) error {
-	if _, err := maxNewTokens(o.Extra); err != nil {
+	if _, err := newTokens.Parse(o.Extra); err != nil {
 		return err
 	}
 	if sc, ok := variantScenarios[o.ModelName]; ok && !slices.Contains(sc, o.Scenario) {
@@ -65,24 +68,12 @@ func (driver) CheckOptions(o *spec.RunOptions) error {
 	return nil
 }
 
-func maxNewTokens(e spec.Extra) (int, error) {
-	s := e["max-new-tokens"]
-	if s == "" {
-		return maxNewTokensDefault, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 || n > 1<<20 {
-		return 0, spec.UsageError("deepseek-r1: --max-new-tokens %s: want 2 to %d (with token latencies LoadGen needs n_tokens > 1)", s, 1<<20)
-	}
-	return n, nil
-}
-
 // Open opens the data set and the remote engine's SUT.
 func (driver) Open(ctx context.Context, env *spec.OpenRequest) (*spec.Instance, error) {
 	if env.Backend == "kserve" {
 		return nil, spec.UsageError("deepseek-r1: --backend kserve serves tensor models; DeepSeek-R1 runs behind an LLM serving engine (--backend openai or sglang)")
 	}
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, err
 	}

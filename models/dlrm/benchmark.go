@@ -98,12 +98,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if env.Cache != "" {
 		fmt.Fprintln(env.Stderr, "dlrm: --cache is not used: the samples are read from the --data arrays")
 	}
-	var closers []func() error
+	var closers spec.Closers
 	defer func() {
 		if err != nil {
-			for i := len(closers) - 1; i >= 0; i-- {
-				closers[i]()
-			}
+			closers.Close()
 		}
 	}()
 	budget, err := intOpt(env.Extra, optRowBudget, defaultRowBudget)
@@ -124,7 +122,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, ds.Close)
+	closers.Add(ds.Close)
 	tr, err := traceFor(env.Extra, ds.Rows)
 	if err != nil {
 		return nil, err
@@ -141,12 +139,12 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, emb.Close)
+	closers.Add(emb.Close)
 	sess, err := env.Engine.OpenSession(env.ModelPath, []string{outputProb})
 	if err != nil {
 		return nil, fmt.Errorf("dlrm: %w", err)
 	}
-	closers = append(closers, sess.Close)
+	closers.Add(sess.Close)
 	m, err := NewModel(sess, emb, ds, tr, budget)
 	if err != nil {
 		return nil, err
@@ -165,15 +163,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		QSL:   q,
 		Describe: fmt.Sprintf("dlrm: model %s, tables of %d rows in all%s; data %s: %d rows in %d aggregated samples (trace %s); batch %d samples, row budget %d, %d worker(s)",
 			env.ModelPath, stored, capped, dir, tr.Offsets[tr.Len()], tr.Len(), tracePath, env.Batch, budget, env.Workers),
-		Close: func() error {
-			var first error
-			for i := len(closers) - 1; i >= 0; i-- {
-				if err := closers[i](); err != nil && first == nil {
-					first = err
-				}
-			}
-			return first
-		},
+		Close: closers.Close,
 	}, nil
 }
 

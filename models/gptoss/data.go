@@ -18,6 +18,7 @@ import (
 	"github.com/mlperf-go/inference/benchmark/spec"
 	"github.com/mlperf-go/inference/datasets/reasoning"
 	"github.com/mlperf-go/inference/llm/harmony"
+	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/loadgen"
 )
@@ -50,15 +51,7 @@ func evalSet(e spec.Extra, mode loadgen.Mode) (string, error) {
 // maxNewTokens resolves --max-new-tokens: the set's reference value when
 // not given.
 func maxNewTokens(e spec.Extra, set string) (int, error) {
-	s := e["max-new-tokens"]
-	if s == "" {
-		return sets[set].maxNew, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 || n > 1<<20 {
-		return 0, spec.UsageError("gpt-oss-120b: --max-new-tokens %s: want 2 to %d (with token latencies LoadGen needs n_tokens > 1)", s, 1<<20)
-	}
-	return n, nil
+	return llmbench.NewTokens{Bench: "gpt-oss-120b", Default: sets[set].maxNew, Min: 2, Max: 1 << 20, Why: llmbench.TokenLatencyMin}.Parse(e)
 }
 
 // loadData resolves --data for a set and reads it: synthetic (generated

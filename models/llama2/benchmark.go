@@ -6,8 +6,6 @@ package llama2
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strconv"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/backend"
@@ -54,7 +52,7 @@ var descriptor = &spec.Benchmark{
 	},
 	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}},
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"}},
+		newTokens.Option()},
 	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: 32000},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are read from the
@@ -63,6 +61,9 @@ var descriptor = &spec.Benchmark{
 	EOS:        EOS,
 	Driver:     driver{},
 }
+
+// newTokens is --max-new-tokens.
+var newTokens = llmbench.NewTokens{Bench: "llama2", Default: maxNewTokensDefault, Min: 2, Why: llmbench.TokenLatencyMin}
 
 // driver is the llama2 benchmark's spec.Driver.
 type driver struct{}
@@ -81,28 +82,14 @@ func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
 }
 
 // CheckOptions implements spec.OptionChecker: --max-new-tokens.
-func (driver) CheckOptions(o *spec.RunOptions) error { _, err := maxNewTokens(o.Extra); return err }
-
-func maxNewTokens(e spec.Extra) (int, error) {
-	s := e["max-new-tokens"]
-	if s == "" {
-		return maxNewTokensDefault, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 {
-		return 0, spec.UsageError("llama2: --max-new-tokens %s: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", s)
-	}
-	return n, nil
-}
+func (driver) CheckOptions(o *spec.RunOptions) error { _, err := newTokens.Parse(o.Extra); return err }
 
 // Open opens the data set and the model, checks the model's vocabulary
 // against the tokenizer and starts the continuous-batching SUT; with
 // --backend openai it opens the remote server instead (openRemote).
 func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Instance, err error) {
-	if env.Cache != "" {
-		fmt.Fprintln(env.Stderr, "llama2: --cache is not used: the prompts are tokenized already in the data set")
-	}
-	maxNew, err := maxNewTokens(env.Extra)
+	llmbench.NoteUnusedCache(env, "llama2")
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -118,41 +105,30 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	var closers []func() error
-	closeAll := func() error {
-		var first error
-		for i := len(closers) - 1; i >= 0; i-- {
-			if err := closers[i](); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	var closers spec.Closers
 	defer func() {
 		if err != nil {
-			closeAll()
+			closers.Close()
 		}
 	}()
 	ds, err := openorca.Open(dataPath)
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, ds.Close)
+	closers.Add(ds.Close)
 	accuracyRun := env.Mode == loadgen.AccuracyOnly || env.Mode == loadgen.SubmissionRun
 	m, dims, closeModel, err := loadDecoder(env, tok, accuracyRun)
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, closeModel)
+	closers.Add(closeModel)
 	qsl, err := newQSL(ds, env.Count, dims, maxNew)
 	if err != nil {
 		return nil, err
 	}
 	gen := Generation()
 	gen.MaxNewTokens = maxNew
-	if maxNew != maxNewTokensDefault {
-		fmt.Fprintf(env.Stderr, "llama2: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
-	}
+	newTokens.NoteNonCompliant(env.Stderr, maxNew)
 	bench, err := newBenchmark(ctx, m, benchmarkConfig{
 		sutConfig: sutConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen},
 		Offline:   env.Scenario == loadgen.Offline,
@@ -160,7 +136,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers = append(closers, bench.Close)
+	closers.Add(bench.Close)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
@@ -169,16 +145,9 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		SampleBytes: dims.BytesPerToken(backend.Float32) * int64(openorca.MaxTokens+maxNew),
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw: llmbench.StaticBatches(m, qsl.Prompt, gen),
-		After: func(ctx context.Context, res *loadgen.Result) error {
-			samples, tokens := bench.Done()
-			fmt.Fprintf(env.Stderr, "llama2: %d samples, %d generated tokens\n", samples, tokens)
-			if env.AuditConf == "" {
-				return nil
-			}
-			return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, EOS, env.Stdout, env.Stderr)
-		},
-		Close: closeAll,
+		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
+		After: llmbench.After(env, bench, "llama2", "generated tokens", true, EOS),
+		Close: closers.Close,
 	}, nil
 }
 
@@ -221,12 +190,9 @@ func loadDecoder(env *spec.OpenRequest, tok func() (*tokenizer.Llama, error), ne
 // Score is the reference's evaluate-accuracy.py: ROUGE of the decoded
 // outputs against the OpenOrca responses, and tokens per sample.
 func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
-	dt := accuracy.Int32
-	if req.DType != "" {
-		var err error
-		if dt, err = accuracy.ParseDType(req.DType); err != nil || (dt != accuracy.Int32 && dt != accuracy.Int64) {
-			return nil, spec.UsageError("llama2: --dtype %q: want int32 or int64", req.DType)
-		}
+	dt, err := llmbench.ScoreDType("llama2", req.DType)
+	if err != nil {
+		return nil, err
 	}
 	tok := lazyTokenizer(req.Extra["tokenizer"])
 	t, err := tok()

@@ -5,11 +5,9 @@ package llama2
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
-	"github.com/mlperf-go/inference/llm/generate"
 	"github.com/mlperf-go/inference/llm/llmbench"
 	"github.com/mlperf-go/inference/llm/tokenizer"
 	"github.com/mlperf-go/inference/remote/openai"
@@ -70,26 +68,10 @@ func (t textTokenizer) ChatIDs(msgs []openai.Message) []int32 {
 
 func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.AppendPieceBytes(dst, id) }
 
-// newGenerator starts Llama 2 greedy decoding with continuous batching
-// behind openai.Generator (llmbench.Generator) with a batcher of maxBatch
-// sequences on m: every request joins the running batch, the tokens
-// stream as their text, byte pieces joined into whole UTF-8 characters,
-// EOS not written; tok turns text into ids and back. Close it after the
-// server has drained.
-func newGenerator(ctx context.Context, m *generate.Model, tok *tokenizer.Llama, maxBatch, maxNew int) (*llmbench.Generator, error) {
-	gen := Generation()
-	gen.MaxNewTokens = maxNew
-	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, maxBatch, gen)
-	if err != nil {
-		return nil, fmt.Errorf("llama2: %w", err)
-	}
-	return g, nil
-}
-
 // OpenGenerator implements spec.GeneratorOpener: the run's model as a
 // text generator, batching --batch sequences.
 func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,16 +84,7 @@ func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := newGenerator(ctx, m, t, max(env.Batch, 1), maxNew)
-	if err != nil {
-		closeModel()
-		return nil, nil, err
-	}
-	return g, func() error {
-		err := g.Close()
-		if cerr := closeModel(); err == nil {
-			err = cerr
-		}
-		return err
-	}, nil
+	gen := Generation()
+	gen.MaxNewTokens = maxNew
+	return llmbench.ServeModel(ctx, "llama2", m, closeModel, textTokenizer{t}, env.Batch, gen)
 }

@@ -6,9 +6,7 @@ package llama3
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/mlperf-go/inference/accuracy"
@@ -58,7 +56,7 @@ var descriptor = &spec.Benchmark{
 	},
 	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}, loadgen.SingleStream: {CPU: 1}},
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 128; fewer is not a compliant run)"}},
+		newTokens.Option()},
 	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 1, MaxValue: tokenizer.Llama3VocabSize},
 	// --workers and --cache are not used: one decode loop batches every
 	// running sequence (--batch), and the prompts are tokenized already.
@@ -75,6 +73,9 @@ var variantScenarios = map[string][]loadgen.Scenario{
 	interactiveName: {loadgen.Server},
 	edgeName:        {loadgen.SingleStream, loadgen.Offline},
 }
+
+// newTokens is --max-new-tokens.
+var newTokens = llmbench.NewTokens{Bench: "llama3.1-8b", Default: maxNewTokensDefault, Min: 2, Why: llmbench.TokenLatencyMin}
 
 // driver is the llama3.1-8b benchmark's spec.Driver.
 type driver struct{}
@@ -95,7 +96,7 @@ func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
 // CheckOptions implements spec.OptionChecker: --max-new-tokens, and the
 // scenarios of the chosen variant.
 func (driver) CheckOptions(o *spec.RunOptions) error {
-	if _, err := maxNewTokens(o.Extra); err != nil {
+	if _, err := newTokens.Parse(o.Extra); err != nil {
 		return err
 	}
 	if sc, ok := variantScenarios[o.ModelName]; ok && !slices.Contains(sc, o.Scenario) {
@@ -109,25 +110,11 @@ func (driver) CheckOptions(o *spec.RunOptions) error {
 	return nil
 }
 
-func maxNewTokens(e spec.Extra) (int, error) {
-	s := e["max-new-tokens"]
-	if s == "" {
-		return maxNewTokensDefault, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 2 {
-		return 0, spec.UsageError("llama3.1-8b: --max-new-tokens %s: want at least 2 (with token latencies LoadGen needs n_tokens > 1)", s)
-	}
-	return n, nil
-}
-
 // Open opens the data set and the model, checks the model's vocabulary
 // against the tokenizer and starts the continuous-batching SUT.
 func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Instance, err error) {
-	if env.Cache != "" {
-		fmt.Fprintln(env.Stderr, "llama3.1-8b: --cache is not used: the prompts are tokenized already in the data set")
-	}
-	maxNew, err := maxNewTokens(env.Extra)
+	llmbench.NoteUnusedCache(env, "llama3.1-8b")
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -149,19 +136,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers := []func() error{closeModel}
-	closeAll := func() error {
-		var first error
-		for i := len(closers) - 1; i >= 0; i-- {
-			if err := closers[i](); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	closers := spec.Closers{closeModel}
 	defer func() {
 		if err != nil {
-			closeAll()
+			closers.Close()
 		}
 	}()
 	qsl, err := newQSL(recs, env.Count, arch, maxNew, dataPath)
@@ -170,29 +148,20 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}
 	gen := generation()
 	gen.MaxNewTokens = maxNew
-	if maxNew != maxNewTokensDefault {
-		fmt.Fprintf(env.Stderr, "llama3.1-8b: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
-	}
+	newTokens.NoteNonCompliant(env.Stderr, maxNew)
 	bench, err := llmbench.NewLocal(ctx, m, llmbench.LocalConfig{Prompts: qsl.Prompt, MaxBatch: env.Batch, Generation: gen, Offline: env.Scenario == loadgen.Offline})
 	if err != nil {
 		return nil, fmt.Errorf("llama3.1-8b: %w", err)
 	}
-	closers = append(closers, bench.Close)
+	closers.Add(bench.Close)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
 		Describe: fmt.Sprintf("llama3.1-8b: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw: llmbench.StaticBatches(m, qsl.Prompt, gen),
-		After: func(ctx context.Context, res *loadgen.Result) error {
-			samples, tokens := bench.Done()
-			fmt.Fprintf(env.Stderr, "llama3.1-8b: %d samples, %d generated tokens\n", samples, tokens)
-			if env.AuditConf == "" {
-				return nil
-			}
-			return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, tokenizer.Llama3EOTID, env.Stdout, env.Stderr)
-		},
-		Close: closeAll,
+		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
+		After: llmbench.After(env, bench, "llama3.1-8b", "generated tokens", true, tokenizer.Llama3EOTID),
+		Close: closers.Close,
 	}, nil
 }
 
@@ -237,12 +206,9 @@ func loadDecoder(env *spec.OpenRequest, tok *tokenizer.Llama3) (*generate.Model,
 // Score is the reference's evaluation.py: ROUGE of the decoded outputs
 // against the highlights, gen_len and gen_num.
 func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
-	dt := accuracy.Int32
-	if req.DType != "" {
-		var err error
-		if dt, err = accuracy.ParseDType(req.DType); err != nil || (dt != accuracy.Int32 && dt != accuracy.Int64) {
-			return nil, spec.UsageError("llama3.1-8b: --dtype %q: want int32 or int64", req.DType)
-		}
+	dt, err := llmbench.ScoreDType("llama3.1-8b", req.DType)
+	if err != nil {
+		return nil, err
 	}
 	tok, err := loadTokenizer(req.Extra["tokenizer"])
 	if err != nil {

@@ -5,7 +5,6 @@ package llama3
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -43,7 +42,7 @@ func (t textTokenizer) AppendText(dst []byte, id int32) []byte {
 // text generator, batching --batch sequences, stopping on the reference's
 // end-of-sequence ids.
 func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,16 +56,5 @@ func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.
 	}
 	gen := generation()
 	gen.MaxNewTokens = maxNew
-	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, max(env.Batch, 1), gen)
-	if err != nil {
-		closeModel()
-		return nil, nil, fmt.Errorf("llama3.1-8b: %w", err)
-	}
-	return g, func() error {
-		err := g.Close()
-		if cerr := closeModel(); err == nil {
-			err = cerr
-		}
-		return err
-	}, nil
+	return llmbench.ServeModel(ctx, "llama3.1-8b", m, closeModel, textTokenizer{tok}, env.Batch, gen)
 }

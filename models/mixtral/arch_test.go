@@ -48,12 +48,12 @@ func TestGeneration(t *testing.T) {
 // number, is a usage error; empty is the reference's 1024.
 func TestMaxNewTokens(t *testing.T) {
 	for v, want := range map[string]int{"": 1024, "2": 2, "64": 64} {
-		if n, err := maxNewTokens(map[string]string{"max-new-tokens": v}); err != nil || n != want {
+		if n, err := newTokens.Parse(map[string]string{"max-new-tokens": v}); err != nil || n != want {
 			t.Errorf("%q: %d, %v", v, n, err)
 		}
 	}
 	for _, v := range []string{"1", "0", "-3", "x"} {
-		if _, err := maxNewTokens(map[string]string{"max-new-tokens": v}); err == nil {
+		if _, err := newTokens.Parse(map[string]string{"max-new-tokens": v}); err == nil {
 			t.Errorf("%q accepted", v)
 		}
 	}

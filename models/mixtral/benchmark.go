@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strconv"
 
 	"github.com/mlperf-go/inference/accuracy"
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -53,7 +52,7 @@ var descriptor = &spec.Benchmark{
 	},
 	Batch: spec.Batches{loadgen.Server: {CPU: defaultBatch}, loadgen.Offline: {CPU: defaultBatch}},
 	Options: []spec.Option{tokenizerOption,
-		{Name: "max-new-tokens", Default: strconv.Itoa(maxNewTokensDefault), Usage: "most tokens generated per sample (the reference: 1024; fewer is not a compliant run)"},
+		newTokens.Option(),
 		{Name: "toolchains", Usage: "folders (joined by " + string(filepath.ListSeparator) + ") where the MBXP scorer's sandbox looks for compilers and interpreters, instead of the system folders and $PATH; a language whose toolchain is missing scores as failed, with a warning naming the package"}},
 	LogShape: &accuracy.LogShape{Benchmark: benchmarkName, DType: accuracy.Int32, MinElems: 0, MaxValue: tokenizer.MistralVocabSize},
 	// --workers and --cache are not used: one decode loop batches every
@@ -62,6 +61,9 @@ var descriptor = &spec.Benchmark{
 	EOS:        tokenizer.MistralEOSID,
 	Driver:     driver{},
 }
+
+// newTokens is --max-new-tokens.
+var newTokens = llmbench.NewTokens{Bench: "mixtral", Default: maxNewTokensDefault, Min: minNewTokens, Why: "the reference's min_new_tokens"}
 
 // driver is the mixtral benchmark's spec.Driver.
 type driver struct{}
@@ -82,30 +84,16 @@ func (driver) BuildGGUF(path, size string, seed uint64, e spec.Extra) error {
 
 // CheckOptions implements spec.OptionChecker: --max-new-tokens.
 func (driver) CheckOptions(o *spec.RunOptions) error {
-	_, err := maxNewTokens(o.Extra)
+	_, err := newTokens.Parse(o.Extra)
 	return err
-}
-
-func maxNewTokens(e spec.Extra) (int, error) {
-	s := e["max-new-tokens"]
-	if s == "" {
-		return maxNewTokensDefault, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < minNewTokens {
-		return 0, spec.UsageError("mixtral: --max-new-tokens %s: want at least %d (the reference's min_new_tokens)", s, minNewTokens)
-	}
-	return n, nil
 }
 
 // Open opens the data set and the model, checks the model's experts and
 // vocabulary and starts the continuous-batching SUT (or, with --backend
 // openai, the remote one).
 func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Instance, err error) {
-	if env.Cache != "" {
-		fmt.Fprintln(env.Stderr, "mixtral: --cache is not used: the prompts are tokenized already in the data set")
-	}
-	maxNew, err := maxNewTokens(env.Extra)
+	llmbench.NoteUnusedCache(env, "mixtral")
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -127,19 +115,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	if err != nil {
 		return nil, err
 	}
-	closers := []func() error{closeModel}
-	closeAll := func() error {
-		var first error
-		for i := len(closers) - 1; i >= 0; i-- {
-			if err := closers[i](); err != nil && first == nil {
-				first = err
-			}
-		}
-		return first
-	}
+	closers := spec.Closers{closeModel}
 	defer func() {
 		if err != nil {
-			closeAll()
+			closers.Close()
 		}
 	}()
 	qsl, err := newQSL(ds, env.Count, arch, maxNew)
@@ -148,9 +127,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}
 	gen := generation()
 	gen.MaxNewTokens = maxNew
-	if maxNew != maxNewTokensDefault {
-		fmt.Fprintf(env.Stderr, "mixtral: --max-new-tokens %d (the reference generates up to %d): not a compliant run\n", maxNew, maxNewTokensDefault)
-	}
+	newTokens.NoteNonCompliant(env.Stderr, maxNew)
 	s, err := m.NewSUT(ctx, generate.SUTConfig{
 		BatcherConfig: generate.BatcherConfig{GreedyConfig: gen, MaxBatch: env.Batch},
 		Prompt:        qsl.Prompt,
@@ -160,7 +137,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, fmt.Errorf("mixtral: %w", err)
 	}
 	bench := llmbench.Wrap(newTrimSUT(s, ds), env.Scenario == loadgen.Offline)
-	closers = append(closers, bench.Close)
+	closers.Add(bench.Close)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
@@ -168,21 +145,14 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 			env.Scenario, env.Mode, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
 		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
 		After: after(env, bench, "generated tokens"),
-		Close: closeAll,
+		Close: closers.Close,
 	}, nil
 }
 
-// after reports the samples and tokens of a run and, in a TEST06 run,
-// checks the accuracy log as run_verification.py does.
+// after reports the samples and tokens of a run (what counts them) and,
+// in a TEST06 run, checks the accuracy log as run_verification.py does.
 func after(env *spec.OpenRequest, bench *llmbench.SUT, what string) func(context.Context, *loadgen.Result) error {
-	return func(ctx context.Context, res *loadgen.Result) error {
-		samples, tokens := bench.Done()
-		fmt.Fprintf(env.Stderr, "mixtral: %d samples, %d %s (after the reference's trimming)\n", samples, tokens, what)
-		if env.AuditConf == "" {
-			return nil
-		}
-		return llmbench.WriteTEST06(filepath.Join(env.Out, "mlperf_log_accuracy.json"), env.Scenario.String(), env.Out, accuracy.Int32, tokenizer.MistralEOSID, env.Stdout, env.Stderr)
-	}
+	return llmbench.After(env, bench, "mixtral", what+" (after the reference's trimming)", true, tokenizer.MistralEOSID)
 }
 
 // loadDecoder opens the run's model file as a greedy decoder: a model
@@ -224,12 +194,9 @@ func loadDecoder(env *spec.OpenRequest, tok *tokenizer.Llama) (*generate.Model, 
 // answers, GSM8K exact match, the MBXP pass rate (programs run in the
 // sandbox) and the generated lengths, printed as the script prints them.
 func (driver) Score(ctx context.Context, req *spec.ScoreRequest) (*spec.Score, error) {
-	dt := accuracy.Int32
-	if req.DType != "" {
-		var err error
-		if dt, err = accuracy.ParseDType(req.DType); err != nil || (dt != accuracy.Int32 && dt != accuracy.Int64) {
-			return nil, spec.UsageError("mixtral: --dtype %q: want int32 or int64", req.DType)
-		}
+	dt, err := llmbench.ScoreDType("mixtral", req.DType)
+	if err != nil {
+		return nil, err
 	}
 	tok, err := loadTokenizer(req.Extra["tokenizer"])
 	if err != nil {

@@ -5,7 +5,6 @@ package mixtral
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -51,7 +50,7 @@ func (t textTokenizer) AppendText(dst []byte, id int32) []byte { return t.Append
 // text generator, batching --batch sequences, with the reference's
 // generation rule (greedy, at least 2 tokens, ending on </s>).
 func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.Generator, func() error, error) {
-	maxNew, err := maxNewTokens(env.Extra)
+	maxNew, err := newTokens.Parse(env.Extra)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,16 +64,5 @@ func (driver) OpenGenerator(ctx context.Context, env *spec.OpenRequest) (openai.
 	}
 	gen := generation()
 	gen.MaxNewTokens = maxNew
-	g, err := llmbench.NewGenerator(ctx, m, textTokenizer{tok}, max(env.Batch, 1), gen)
-	if err != nil {
-		closeModel()
-		return nil, nil, fmt.Errorf("mixtral: %w", err)
-	}
-	return g, func() error {
-		err := g.Close()
-		if cerr := closeModel(); err == nil {
-			err = cerr
-		}
-		return err
-	}, nil
+	return llmbench.ServeModel(ctx, "mixtral", m, closeModel, textTokenizer{tok}, env.Batch, gen)
 }

@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -8,7 +8,7 @@ import (
 
 // The revision comes from the toolchain's VCS stamp first, then a module
 // version, then the Makefile's stamp; with none it says how to get one.
-func TestSourceRevisionPrefersTheVCSStamp(t *testing.T) {
+func TestRevisionPrefersTheVCSStamp(t *testing.T) {
 	vcs := func(kv ...string) *debug.BuildInfo {
 		bi := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
 		for i := 0; i < len(kv); i += 2 {
@@ -28,11 +28,11 @@ func TestSourceRevisionPrefersTheVCSStamp(t *testing.T) {
 		{"go install @version", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "", "v1.2.3"},
 		{"no build info", nil, "def456", "def456"},
 	} {
-		if got := sourceRevision(c.bi, c.stamped); got != c.want {
+		if got := Revision(c.bi, c.stamped); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
-	if got := sourceRevision(vcs(), ""); !strings.HasPrefix(got, "unknown (") || !strings.Contains(got, "make build") {
+	if got := Revision(vcs(), ""); !strings.HasPrefix(got, "unknown (") || !strings.Contains(got, "make build") {
 		t.Errorf("no revision anywhere: %q", got)
 	}
 }
