@@ -9,8 +9,8 @@ python3-pandas and python3-yaml). This writes the tree of cmd/mlperf's
 TestSubmissionReasoningV61AgreesWithTheMLCommonsChecker (`go test
 ./cmd/mlperf -reasoning-tree-dump DIR`: `mlperf submission --round v6.1`
 of gpt-oss-120b against a fake SGLang engine and of deepseek-r1 against a
-fake chat engine, Offline and Server with their compliance tests, 100 ms
-runs), runs the checker on it (--version v6.1) and records in
+fake chat engine, Offline, Server and Interactive with their compliance
+tests, 100 ms runs), runs the checker on it (--version v6.1) and records in
 cmd/mlperf/testdata/golden/reasoning_v61_checker.txt its verdict (OK,
 FAIL, or CRASH and its last line) and its ERROR and WARNING messages in
 order, the tree's path written TREE, a message's newlines as \\n, less
