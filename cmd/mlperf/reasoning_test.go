@@ -628,10 +628,11 @@ func checkMessages(out, tree string) []string {
 // compliance tests the round requires of each (TEST07 and TEST09;
 // TEST06), 100 ms runs; the fake engines answer every question right with
 // outputs of the references' mean length, so accuracy, tokens per sample,
-// the latency bounds and the compliance tests pass. `mlperf check --round v6.1` reports the
-// MLCommons checker's verdict and messages on such a tree, as
-// scripts/goldens/submission_reasoning.py recorded them, and they are the
-// short-run gates only (600 s, the data sets' sizes, early stopping).
+// the latency bounds and the compliance tests pass. `mlperf check --round
+// v6.1` reports the MLCommons checker's verdict and messages on such a
+// tree, as scripts/goldens/submission_reasoning.py recorded them, and they
+// are the short-run gates only (600 s, the data sets' sizes, early
+// stopping).
 func TestSubmissionReasoningV61AgreesWithTheMLCommonsChecker(t *testing.T) {
 	gtok, dtok := needO200k(t), needDeepSeek(t)
 	dir := t.TempDir()
