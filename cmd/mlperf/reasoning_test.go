@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -364,19 +365,47 @@ func needDeepSeek(t *testing.T) *tokenizer.DeepSeek {
 
 // r1Output is a DeepSeek-R1 output: reasoning, </think>, the answer.
 func r1Output(answer string) string {
-	return "Let me work it out.\n</think>\n\n" + answer
+	return r1Padded(answer, 0)
+}
+
+// r1Padded is r1Output with the reasoning padded by n " step" words.
+func r1Padded(answer string, n int) string {
+	return "Let me work it out." + strings.Repeat(" step", n) + "\n</think>\n\n" + answer
 }
 
 // fakeR1Chat is an OpenAI-compatible server that takes text only (a
 // prompt of ids on /v1/completions is refused with 400, as ollama does)
 // and answers /v1/chat/completions, streamed, when the request carries
 // the reference's sampling (temperature 0, top_p 1, seed 42): the user
-// message is a row's text_input, the answer its recorded output, one
-// streamed chunk per token.
+// message is a row's text_input, the answer its recorded output (its
+// reasoning padded to at least pad ids), the first token in a chunk of
+// its own, then 64 tokens a chunk.
 type fakeR1Chat struct {
 	tok      *tokenizer.DeepSeek
 	key      *answerKey // by text_input
+	pad      int
 	requests atomic.Int64
+	mu       sync.Mutex
+	outs     map[string][]int32 // the answers, by text_input
+}
+
+// output is the ids the fake engine answers row with.
+func (f *fakeR1Chat) output(t *testing.T, row reasoning.Row) []int32 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ids, ok := f.outs[row.TextInput]; ok {
+		return ids
+	}
+	answer := final(t, row, f.key.right(row))
+	ids := f.tok.Encode(r1Output(answer), false)
+	if n := f.pad - len(ids); n > 0 {
+		ids = f.tok.Encode(r1Padded(answer, n), false)
+	}
+	if f.outs == nil {
+		f.outs = map[string][]int32{}
+	}
+	f.outs[row.TextInput] = ids
+	return ids
 }
 
 func (f *fakeR1Chat) start(t *testing.T) string {
@@ -412,12 +441,17 @@ func (f *fakeR1Chat) start(t *testing.T) string {
 			return
 		}
 		f.requests.Add(1)
-		ids := f.tok.Encode(r1Output(final(t, row, f.key.right(row))), false)
+		ids := f.output(t, row)
 		ids = ids[:min(len(ids), req.MaxTokens)]
 		w.Header().Set("Content-Type", "text/event-stream")
-		for _, id := range ids {
-			b, _ := json.Marshal(f.tok.Decode([]int32{id}, tokenizer.DecodeOptions{}))
+		for i := 0; i < len(ids); {
+			end := min(len(ids), i+64)
+			if i == 0 {
+				end = 1
+			}
+			b, _ := json.Marshal(f.tok.Decode(ids[i:end], tokenizer.DecodeOptions{}))
 			fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":null}]}\n\n", b)
+			i = end
 		}
 		fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
 		fmt.Fprintf(w, "data: {\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":%d}}\n\ndata: [DONE]\n\n", len(ids))
@@ -558,59 +592,138 @@ func TestRunDeepSeekR1Ollama(t *testing.T) {
 	}
 }
 
-// shortRunGates are the checker's complaints about a run too short or a
-// data set too small for a valid result: all a test tree may have.
-var shortRunGates = []string{"performance_sample_count, found", "Required minimum samples per query not met", "Test duration less than 600s",
-	"Early stopping condition was not met", "Some performance checks Checks failed", "NoResults", "SUMMARY: submission has errors"}
+// reasoningTreeDump keeps the v6.1 tree of
+// TestSubmissionReasoningV61AgreesWithTheMLCommonsChecker for
+// scripts/goldens/submission_reasoning.py, which runs the MLCommons checker
+// on it.
+var reasoningTreeDump = flag.String("reasoning-tree-dump", "", "write the deepseek-r1 and gpt-oss-120b v6.1 tree to DIR/tree (for scripts/goldens/submission_reasoning.py)")
 
-// TestSubmissionGPTOSSAgainstSGLangPassesCheck: `mlperf submission
-// --benchmark gpt-oss-120b --round v6.1 --backend sglang` against the fake
-// engine runs accuracy, performance, TEST07 and TEST09 in Offline and
-// Server, and `mlperf check --round v6.1` finds nothing wrong with the
-// tree but the short-run gates (600 s, 6396 samples, early stopping).
-func TestSubmissionGPTOSSAgainstSGLangPassesCheck(t *testing.T) {
-	tok := needO200k(t)
+// reasoningChecker is the MLCommons checker's verdict and messages on the
+// tree, recorded by scripts/goldens/submission_reasoning.py.
+const reasoningChecker = "testdata/golden/reasoning_v61_checker.txt"
+
+// shortRunGates are the checker's complaints about a run too short or a
+// data set too small for a valid result: all the test tree may have.
+var shortRunGates = regexp.MustCompile(`performance_sample_count, found \d+, needs to be >= |Required minimum samples per query not met by user config|` +
+	`Test duration less than 600s in user config|Early stopping condition was not met|accurcy run does not cover all dataset|` +
+	`^ERROR Some (performance|accuracy) checks Checks failed for|^ERROR NoResults |^ERROR SUMMARY: submission has errors$`)
+
+// checkMessages are the ERROR and WARNING lines of `mlperf check`'s
+// output, the tree's path written TREE, as the checker's are recorded.
+func checkMessages(out, tree string) []string {
+	var msgs []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "ERROR ") || strings.HasPrefix(l, "WARNING ") {
+			msgs = append(msgs, strings.ReplaceAll(l, tree, "TREE"))
+		}
+	}
+	return msgs
+}
+
+// TestSubmissionReasoningV61AgreesWithTheMLCommonsChecker: `mlperf
+// submission --round v6.1` writes one tree holding gpt-oss-120b (--backend
+// sglang, against the fake SGLang engine) and deepseek-r1 (--backend
+// openai, against the fake chat engine) in Offline (which the round
+// requires), Server and Interactive (one of which it requires), with the
+// compliance tests the round requires of each (TEST07 and TEST09;
+// TEST06), 100 ms runs; the fake engines answer every question right with
+// outputs of the references' mean length, so accuracy, tokens per sample,
+// the latency bounds and the compliance tests pass. `mlperf check --round
+// v6.1` reports the MLCommons checker's verdict and messages on such a
+// tree, as scripts/goldens/submission_reasoning.py recorded them, and they
+// are the short-run gates only (600 s, the data sets' sizes, early
+// stopping).
+func TestSubmissionReasoningV61AgreesWithTheMLCommonsChecker(t *testing.T) {
+	gtok, dtok := needO200k(t), needDeepSeek(t)
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
+	out := filepath.Join(dir, "tree")
+	if *reasoningTreeDump != "" {
+		out = filepath.Join(*reasoningTreeDump, "tree")
+	}
+	env := []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}
+	common := []string{"--round", "v6.1", "--scenarios", "Offline,Server,Interactive", "--qps", "100", "--submitter", "GoTest", "--system-name", "box",
+		"--duration", "100ms", "--min-queries", "5", "--out", out}
+
+	data := filepath.Join(dir, "gptoss")
 	gptossData(t, data)
-	f := &fakeSGLang{tok: tok, pad: 1278, key: newAnswerKey(t, true, filepath.Join(data, "acc", "acc_eval_inputs.parquet"),
+	g := &fakeSGLang{tok: gtok, pad: 1278, key: newAnswerKey(t, true, filepath.Join(data, "acc", "acc_eval_inputs.parquet"),
 		filepath.Join(data, "acc", "acc_eval_compliance_gpqa.parquet"), filepath.Join(data, "perf", "perf_eval_ref.parquet"))}
-	url := f.start(t)
 	// TEST07 with performance_issue_unique needs performance_sample_count
 	// within the synthetic sets (see gptossCompliance).
 	userConf := filepath.Join(dir, "user.conf")
 	os.WriteFile(userConf, []byte("gpt-oss-120b.*.performance_sample_count_override = 5\n"), 0o644)
-	out := filepath.Join(dir, "tree")
-	code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache"), childRun}, "submission", "--benchmark", "gpt-oss-120b", "--round", "v6.1",
-		"--backend", "sglang", "--endpoint", url, "--data", data, "--user-conf", userConf, "--scenarios", "Offline,Server", "--qps", "100",
-		"--submitter", "GoTest", "--system-name", "box", "--duration", "100ms", "--min-queries", "5", "--weights", "openai/gpt-oss-120b", "--out", out)
+	code, log := runMlperf(t, env, append([]string{"submission", "--benchmark", "gpt-oss-120b", "--backend", "sglang", "--endpoint", g.start(t),
+		"--data", data, "--user-conf", userConf, "--weights", "openai/gpt-oss-120b"}, common...)...)
 	if code != 0 {
-		t.Fatalf("submission: exit %d\n%s", code, log)
+		t.Fatalf("gpt-oss-120b submission: exit %d\n%s", code, log)
 	}
-	for _, sc := range []string{"Offline", "Server"} {
-		for p, want := range map[string]string{"TEST07/verify_accuracy.txt": "Accuracy check pass: True", "TEST09/verify_output_len.txt": "TEST PASS",
-			"accuracy/accuracy.txt": "'exact_match': 100.000"} {
-			if v := readFile(t, filepath.Join(out, "closed", "GoTest", "results", "box", "gpt-oss-120b", sc, p)); !strings.Contains(v, want) {
-				t.Errorf("%s/%s lacks %q:\n%s", sc, p, want, v)
+
+	path := deepseekData(t, filepath.Join(dir, "deepseek"), 10)
+	set, err := reasoning.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := &answerKey{rows: map[string]reasoning.Row{}, allRight: true}
+	for _, r := range set.Rows {
+		key.rows[r.TextInput] = r
+	}
+	// 3886 ids: the reference's tokens per sample (3886.2274).
+	r1 := &fakeR1Chat{tok: dtok, key: key, pad: 3886}
+	code, log = runMlperf(t, env, append([]string{"submission", "--benchmark", "deepseek-r1", "--backend", "openai", "--endpoint", r1.start(t),
+		"--data", path, "--weights", "deepseek-ai/DeepSeek-R1"}, common...)...)
+	if code != 0 {
+		t.Fatalf("deepseek-r1 submission: exit %d\n%s", code, log)
+	}
+
+	results := filepath.Join(out, "closed", "GoTest", "results", "box")
+	for _, sc := range []string{"Offline", "Server", "Interactive"} {
+		first := "True"
+		if sc == "Offline" {
+			first = "Skipped" // run_verification.py checks the first token where it is timed
+		}
+		for _, c := range []struct{ bench, file, want string }{
+			{"gpt-oss-120b", "accuracy/accuracy.txt", "'exact_match': 100.000\n'tokens_per_sample': 1278.0\n"},
+			{"gpt-oss-120b", "TEST07/verify_accuracy.txt", "Accuracy score: 100.0\nAccuracy threshold: 60.698\nAccuracy check pass: True\nTEST PASS"},
+			{"gpt-oss-120b", "TEST09/verify_output_len.txt", "Mean output tokens: 1278.00\nMin threshold: 1150.38\nMax threshold: 1406.02\nMin check pass: True\nMax check pass: True\n\nTEST PASS"},
+			// 3887 ids within 90–110 % of 3886.2274.
+			{"deepseek-r1", "accuracy/accuracy.txt", "{'exact_match': 100.0, 'tokens_per_sample': 3887.0, 'num-samples': 10}"},
+			{"deepseek-r1", "TEST06/verify_accuracy.txt", "First token check pass: " + first + "\nEOS check pass: True\nSample length check pass: True\n"},
+		} {
+			if v := readFile(t, filepath.Join(results, c.bench, sc, c.file)); !strings.Contains(v, c.want) {
+				t.Errorf("%s %s/%s lacks %q:\n%s", c.bench, sc, c.file, c.want, v)
 			}
 		}
 	}
-	_, msg := runMlperf(t, nil, "check", out, "--round", "v6.1")
-	errs := 0
-	for _, line := range strings.Split(msg, "\n") {
-		if !strings.HasPrefix(line, "ERROR") {
-			continue
+	if *reasoningTreeDump != "" {
+		return
+	}
+
+	golden := strings.Split(strings.TrimSuffix(readFile(t, reasoningChecker), "\n"), "\n")
+	for len(golden) > 0 && strings.HasPrefix(golden[0], "#") {
+		golden = golden[1:]
+	}
+	if len(golden) == 0 || golden[0] != "verdict: FAIL" {
+		t.Fatalf("%s: the checker's verdict %q, want FAIL (the short-run gates)", reasoningChecker, golden)
+	}
+	want := golden[1:]
+	code, msg := runMlperf(t, nil, "check", out, "--round", "v6.1")
+	if code == 0 {
+		t.Errorf("check passed a tree of 100 ms runs:\n%s", msg)
+	}
+	got := checkMessages(msg, out)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("check's messages:\n%s\nthe MLCommons checker's (%s):\n%s", strings.Join(got, "\n"), reasoningChecker, strings.Join(want, "\n"))
+	}
+	gates := 0
+	for _, l := range got {
+		if !shortRunGates.MatchString(l) {
+			t.Errorf("check: beyond the short-run gates: %s", l)
 		}
-		errs++
-		gate := false
-		for _, g := range shortRunGates {
-			gate = gate || strings.Contains(line, g)
-		}
-		if !gate {
-			t.Errorf("check: %s", line)
+		if strings.Contains(l, "Test duration less than 600s") {
+			gates++
 		}
 	}
-	if errs == 0 || !strings.Contains(msg, "Test duration less than 600s") {
-		t.Errorf("check found no short-run gate in a 100 ms run:\n%s", msg)
+	if gates != 6 {
+		t.Errorf("%d scenarios found shorter than 600 s, want all 6:\n%s", gates, msg)
 	}
 }

@@ -19,9 +19,10 @@ import (
 	"github.com/mlperf-go/inference/llm/tokenizer"
 )
 
-// loadTokenizer reads DeepSeek-R1's tokenizer from --tokenizer.
+// loadTokenizer reads DeepSeek-R1's tokenizer from --tokenizer (once per
+// process while its files are unchanged).
 func loadTokenizer(path string) (*tokenizer.DeepSeek, error) {
-	tok, err := tokenizer.LoadDeepSeekR1(path)
+	tok, err := tokenizer.Shared(path, tokenizer.LoadDeepSeekR1)
 	if err != nil {
 		return nil, fmt.Errorf("deepseek-r1: %w (give --tokenizer the folder of DeepSeek-R1's or DeepSeek-V3's tokenizer.json)", err)
 	}

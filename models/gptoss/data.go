@@ -23,9 +23,10 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 )
 
-// loadTokenizer reads gpt-oss's o200k_harmony tokenizer from --tokenizer.
+// loadTokenizer reads gpt-oss's o200k_harmony tokenizer from --tokenizer
+// (once per process while its files are unchanged).
 func loadTokenizer(path string) (*tokenizer.O200k, error) {
-	tok, err := tokenizer.LoadO200kHarmony(path)
+	tok, err := tokenizer.Shared(path, tokenizer.LoadO200kHarmony)
 	if err != nil {
 		return nil, fmt.Errorf("gpt-oss-120b: %w (give --tokenizer the folder of gpt-oss's tokenizer.json)", err)
 	}
