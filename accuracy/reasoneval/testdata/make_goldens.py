@@ -16,6 +16,8 @@ Nothing of theirs is committed; pass their checkouts:
   python3 accuracy/reasoneval/testdata/make_goldens.py parse  --inference ../inference \\
       --prm800k /tmp/prm800k --lcb /tmp/lcb
   <python with sympy >= 1.13> accuracy/reasoneval/testdata/make_goldens.py grade --prm800k /tmp/prm800k
+  <python with sympy >= 1.13> accuracy/reasoneval/testdata/make_goldens.py math500 --inference ../inference \\
+      --prm800k /tmp/prm800k --pylatexenc /usr/lib/python3/dist-packages
   python3 accuracy/reasoneval/testdata/make_goldens.py lcb --inference ../inference --prm800k /tmp/prm800k --lcb /tmp/lcb
   python3 accuracy/reasoneval/testdata/make_goldens.py pipeline --inference ../inference --prm800k /tmp/prm800k --lcb /tmp/lcb
 
@@ -218,6 +220,29 @@ def cmd_grade(args):
                {"sympy_version": sympy.__version__, "cases": cases}, gz=True)
 
 
+def cmd_math500(args):
+    """MATH-500 scoring of whole recorded outputs: each reference's
+    DATASET_EVALUATORS['math500'] (parse_boxed_math, then evaluate_math500,
+    which calls prm800k's grade_answer) as process_row applies it."""
+    if args.pylatexenc:
+        sys.path.append(args.pylatexenc)
+    import sympy
+    ds, go = references(args)
+    cases = []
+    for text, gt in recorded.math500_recorded(random.Random(500)):
+        r = {"text": text, "truth": gt}
+        for flavour, mod in (("r1", ds), ("harmony", go)):
+            ev = mod.DATASET_EVALUATORS["math500"]
+            parsed = ev["parse"](text)
+            r[flavour] = parsed
+            r[flavour + "_ok"] = bool(ev["evaluate"](parsed, gt)) if parsed is not None else False
+        cases.append(r)
+    ok = sum(c["r1_ok"] for c in cases)
+    print("%d outputs, %d correct (sympy %s)" % (len(cases), ok, sympy.__version__))
+    write_json(out_path("reasoneval", "math500_golden.json.gz"),
+               {"sympy_version": sympy.__version__, "cases": cases}, gz=True)
+
+
 def cmd_lcb(args):
     ds, go = references(args)
     rng = random.Random(34)
@@ -334,13 +359,13 @@ def cmd_pipeline(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["parse", "grade", "lcb", "pipeline"])
+    ap.add_argument("what", choices=["parse", "grade", "math500", "lcb", "pipeline"])
     ap.add_argument("--inference", help="mlcommons/inference checkout")
     ap.add_argument("--prm800k", required=True, help="openai/prm800k checkout (holding prm800k/grading)")
     ap.add_argument("--lcb", help="LiveCodeBench checkout (holding lcb_runner)")
     ap.add_argument("--pylatexenc", help="folder holding the pylatexenc package, for a python without it")
     args = ap.parse_args()
-    {"parse": cmd_parse, "grade": cmd_grade, "lcb": cmd_lcb, "pipeline": cmd_pipeline}[args.what](args)
+    {"parse": cmd_parse, "grade": cmd_grade, "math500": cmd_math500, "lcb": cmd_lcb, "pipeline": cmd_pipeline}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -559,3 +559,157 @@ def lcb_rows():
             "metadata": json.dumps(meta),
         })
     return rows
+
+
+# ---------------------------------------------------------------- MATH-500 recorded answers
+
+# Answers a reasoning model writes for real MATH-500 ground truths
+# (math500_answers.json): the exact form, the forms a grader must accept
+# (\dfrac, a/b, mixed numbers, decimals, degrees or units dropped, commas,
+# reordered terms, equivalent radicals), and near misses and wrong ones.
+MATH500_ANSWERS = [
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", ["\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\frac{\\pi}{2})", "(3,\\pi/2)",
+                                              "\\left(3, \\dfrac{\\pi}{2}\\right)", "(3, 90^\\circ)", "(-3, \\frac{3\\pi}{2})"]),
+    ("p - q", ["p - q", "p-q", "-q + p", "q - p"]),
+    ("\\frac{14}{3}", ["\\frac{14}{3}", "\\dfrac{14}{3}", "14/3", "4\\frac{2}{3}", "4.67", "\\frac{28}{6}"]),
+    ("\\text{Evelyn}", ["\\text{Evelyn}", "Evelyn", "\\textbf{Evelyn}", "\\text{Angela}", "\\text{(Evelyn)}"]),
+    ("90^\\circ", ["90^\\circ", "90", "90^{\\circ}", "90\u00b0", "\\frac{\\pi}{2}", "90 \\text{ degrees}"]),
+    ("3\\sqrt{13}", ["3\\sqrt{13}", "\\sqrt{117}", "3 \\sqrt{13}", "3\\sqrt13", "10.82"]),
+    ("6 - 5i", ["6-5i", "6 - 5 i", "6+5i", "-5i+6", "6 - 5\\mathrm{i}"]),
+    ("\\pi", ["\\pi", "3.14159", "\\pi \\text{ radians}", "180^\\circ"]),
+    ("x=5", ["x=5", "5", "x = 5", "x=-5"]),
+    ("1,-2", ["1,-2", "-2, 1", "1 \\text{ and } -2", "x=1, x=-2", "\\{1,-2\\}", "1"]),
+    ("52_8", ["52_8", "52_{8}", "42", "52"]),
+    ("11\\sqrt2", ["11\\sqrt{2}", "11\\sqrt2", "\\sqrt{242}", "15.556"]),
+    ("3, 5, 7", ["3, 5, 7", "3,5,7", "7, 5, 3", "3, 5"]),
+    ("1.25", ["1.25", "\\frac{5}{4}", "\\frac54", "1\\frac{1}{4}", "125\\%"]),
+    ("x^5 - x^4 + x^3 - x^2 + x - 1", ["x^5 - x^4 + x^3 - x^2 + x - 1", "x^5-x^4+x^3-x^2+x-1", "(x-1)(x^4+x^2+1)",
+                                        "x^5 + x^4 + x^3 - x^2 + x - 1"]),
+    ("-\\frac{\\pi}{6}", ["-\\frac{\\pi}{6}", "-\\dfrac{\\pi}{6}", "-\\pi/6", "\\frac{-\\pi}{6}", "-30^\\circ", "\\frac{\\pi}{6}"]),
+    ("0.15", ["0.15", ".15", "\\frac{3}{20}", "15\\%", "0.150"]),
+    ("(6,31,-1)", ["(6,31,-1)", "(6, 31, -1)", "6,31,-1", "(6,-31,-1)"]),
+    ("\\frac{3\\sqrt{3}}{4}", ["\\frac{3\\sqrt{3}}{4}", "\\dfrac{3\\sqrt3}{4}", "\\frac{3}{4}\\sqrt{3}", "\\frac{\\sqrt{27}}{4}", "1.299"]),
+    ("\\cot x", ["\\cot x", "\\cot(x)", "\\frac{\\cos x}{\\sin x}", "\\tan x"]),
+    ("(-2,1)", ["(-2,1)", "(-2, 1)", "\\left(-2, 1\\right)", "(1,-2)"]),
+    ("1 \\pm \\sqrt{19}", ["1 \\pm \\sqrt{19}", "1\\pm\\sqrt{19}", "1+\\sqrt{19}, 1-\\sqrt{19}", "1 + \\sqrt{19}"]),
+    ("\\text{east}", ["\\text{east}", "east", "\\text{East}", "\\text{E}", "\\text{west}"]),
+    ("\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", [
+        "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}",
+        "\\begin{pmatrix} -\\frac{1}{3} \\\\ \\frac{2}{3} \\\\ \\frac{5}{3} \\end{pmatrix}",
+        "\\begin{pmatrix}-1/3\\\\2/3\\\\5/3\\end{pmatrix}", "\\left(-\\frac13, \\frac23, \\frac53\\right)",
+        "\\begin{bmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{bmatrix}"]),
+    ("(3,4]", ["(3,4]", "(3, 4]", "3 < x \\le 4", "[3,4]", "x \\in (3,4]"]),
+    ("\\frac43", ["\\frac{4}{3}", "\\frac43", "4/3", "1.333", "1\\frac{1}{3}"]),
+    ("\\text{even}", ["\\text{even}", "even", "\\text{Even}", "\\text{odd}", "\\text{even function}"]),
+    ("4210_{5}", ["4210_5", "4210_{5}", "4210", "555_{10}"]),
+    ("(15,-29)", ["(15,-29)", "(15, -29)", "\\left(15,-29\\right)", "(-29,15)", "(15,29)"]),
+    ("\\frac{\\sqrt{3}}{3}", ["\\frac{\\sqrt{3}}{3}", "\\frac{1}{\\sqrt{3}}", "\\frac{\\sqrt3}{3}", "\\dfrac{\\sqrt{3}}{3}", "0.577",
+                              "\\sqrt{3}/3"]),
+    ("30^\\circ", ["30^\\circ", "30", "30^{\\circ}", "\\frac{\\pi}{6}", "30\u00b0", "150^\\circ"]),
+    ("\\dfrac{17}{50}", ["\\frac{17}{50}", "0.34", "34\\%", "\\dfrac{17}{50}", "17/50"]),
+    ("\\frac{270}7\\text{ degrees}", ["\\frac{270}{7}", "\\frac{270}{7}^\\circ", "\\frac{270}{7} \\text{ degrees}", "38\\frac{4}{7}", "38.57"]),
+    (".0000672", [".0000672", "0.0000672", "6.72 \\times 10^{-5}", "6.72\\times10^{-5}", "0.000672"]),
+    ("5x - 7y + 11z + 4 = 0", ["5x - 7y + 11z + 4 = 0", "5x-7y+11z+4=0", "-5x + 7y - 11z - 4 = 0", "5x - 7y + 11z = -4"]),
+    ("(2,\\infty)", ["(2,\\infty)", "(2, \\infty)", "x > 2", "[2,\\infty)", "(2, +\\infty)"]),
+    ("10,\\!080", ["10,\\!080", "10080", "10,080", "10{,}080", "10 080"]),
+    ("\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}", [
+        "\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}", "\\begin{pmatrix}-2\\\\-14\\\\-7\\end{pmatrix}",
+        "(-2,-14,-7)", "\\begin{pmatrix} 2 \\\\ 14 \\\\ 7 \\end{pmatrix}"]),
+    ("11,\\! 111,\\! 111,\\! 100", ["11,111,111,100", "11111111100", "11,\\!111,\\!111,\\!100", "1.11111111 \\times 10^{10}"]),
+    ("\\text{(C)}", ["\\text{(C)}", "(C)", "C", "\\textbf{(C)}", "\\text{C}", "\\text{(D)}"]),
+    ("288 \\pi", ["288\\pi", "288 \\pi", "288\\pi \\text{ cubic units}", "904.78", "\\pi \\cdot 288"]),
+    ("\\frac 59", ["\\frac{5}{9}", "\\frac 59", "5/9", "0.\\overline{5}", "0.556"]),
+    ("\\$32,\\!348", ["\\$32,348", "32348", "\\$32,\\!348", "32,348", "\\$32348.00"]),
+    ("-13x+3", ["-13x+3", "3-13x", "-13x + 3", "13x-3"]),
+    ("\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}", [
+        "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}", "\\begin{pmatrix}-1&0\\\\0&-1\\end{pmatrix}",
+        "\\begin{bmatrix} -1 & 0 \\\\ 0 & -1 \\end{bmatrix}", "-I"]),
+    ("864 \\mbox{ inches}^2", ["864", "864 \\text{ square inches}", "864 \\mbox{ inches}^2", "864 \\text{ in}^2", "846"]),
+    ("1\\frac{4}{5}", ["1\\frac{4}{5}", "\\frac{9}{5}", "1.8", "1 \\frac45", "9/5"]),
+    ("18+2\\pi", ["18+2\\pi", "2\\pi + 18", "18 + 2 \\pi", "24.28"]),
+    ("3 \\pm 2 \\sqrt{2}", ["3 \\pm 2\\sqrt{2}", "3\\pm2\\sqrt2", "3+2\\sqrt{2}, 3-2\\sqrt{2}", "3 \\pm \\sqrt{8}"]),
+    ("\\left(\\frac{3}{5},\\frac{8}{3}\\right]", ["\\left(\\frac{3}{5},\\frac{8}{3}\\right]", "(\\frac35, \\frac83]", "(0.6, 8/3]",
+                                                 "\\left[\\frac{3}{5},\\frac{8}{3}\\right]"]),
+    ("5.4 \\text{ cents}", ["5.4", "5.4 \\text{ cents}", "5.4\\text{ cents}", "\\$0.054", "5.40"]),
+    ("\\frac9{19}", ["\\frac{9}{19}", "\\frac9{19}", "9/19", "0.4737"]),
+    ("(-\\infty, 0]", ["(-\\infty, 0]", "(-\\infty,0]", "x \\le 0", "(-\\infty, 0)"]),
+    ("58,500", ["58,500", "58500", "\\$58,500", "58,\\!500", "58.5"]),
+    ("6r^2-4r-24", ["6r^2-4r-24", "6r^2 - 4r - 24", "2(3r^2-2r-12)", "6r^2-4r+24"]),
+    ("\\text{ellipse}", ["\\text{ellipse}", "ellipse", "\\text{(D)}", "\\text{Ellipse}", "\\text{circle}"]),
+    ("(1,-16,-4,43)", ["(1,-16,-4,43)", "(1, -16, -4, 43)", "1,-16,-4,43", "(1,-16,4,43)"]),
+    ("(0,9) \\cup (9,36)", ["(0,9) \\cup (9,36)", "(0, 9) \\cup (9, 36)", "(0,36)", "(0,9)\\cup(9,36)"]),
+    ("\\frac{20000}{\\pi}", ["\\frac{20000}{\\pi}", "20000/\\pi", "6366.2", "\\dfrac{20000}{\\pi}"]),
+    ("x \\in [-2,7]", ["[-2,7]", "x \\in [-2,7]", "-2 \\le x \\le 7", "[-2, 7]"]),
+    ("\\{1\\pm\\sqrt{5},-2\\}", ["1+\\sqrt{5}, 1-\\sqrt{5}, -2", "-2, 1 \\pm \\sqrt{5}", "\\{1\\pm\\sqrt{5},-2\\}", "1\\pm\\sqrt{5},-2"]),
+    ("3R^2", ["3R^2", "3r^2", "3 R^2", "3R^{2}"]),
+    ("\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]", ["\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]",
+                                                                "[\\frac{\\pi^2}{8}, \\frac{5\\pi^2}{4}]", "[\\pi^2/8, 5\\pi^2/4]",
+                                                                "\\left( \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right)"]),
+    ("y = 2x + 3", ["y = 2x + 3", "y=2x+3", "2x+3", "y = 3 + 2x"]),
+    ("\\$18.90", ["\\$18.90", "18.90", "18.9", "\\$18.9", "\\$19"]),
+    ("137 \\frac{1}{2}", ["137\\frac{1}{2}", "137.5", "\\frac{275}{2}", "137 \\frac12"]),
+    ("15\\mbox{ cm}^2", ["15", "15 \\text{ cm}^2", "15\\mbox{ cm}^2", "15\\text{ square centimeters}"]),
+    ("y = -2x", ["y = -2x", "y=-2x", "-2x", "y = 2x"]),
+    ("(2,12) \\cup (12,102)", ["(2,12) \\cup (12,102)", "(2,12)\\cup(12,102)", "(2,102)", "(2, 12) \\cup (12, 102)"]),
+    ("106^\\circ", ["106^\\circ", "106", "106^{\\circ}", "74^\\circ"]),
+    ("\\frac{1}{2}", ["\\frac{1}{2}", "\\frac12", "0.5", "1/2", "50\\%", "\\dfrac{1}{2}", "\\tfrac12"]),
+    ("2\\sqrt{5}", ["2\\sqrt{5}", "\\sqrt{20}", "2\\sqrt5", "4.47"]),
+    ("1+2i", ["1+2i", "1 + 2i", "2i+1", "1-2i"]),
+    ("\\sqrt{51}", ["\\sqrt{51}", "\\sqrt51", "51^{1/2}", "7.14"]),
+    ("\\frac{243}{625}", ["\\frac{243}{625}", "0.3888", "\\left(\\frac{3}{5}\\right)^5", "243/625"]),
+    ("70 \\sqrt{2}", ["70\\sqrt{2}", "70 \\sqrt 2", "\\sqrt{9800}", "99"]),
+    ("\\frac{448}{15625}", ["\\frac{448}{15625}", "0.028672", "448/15625", "\\frac{448}{15624}"]),
+    ("2k+2", ["2k+2", "2(k+1)", "2k + 2", "2k"]),
+    ("(a+5)(b+2)", ["(a+5)(b+2)", "(b+2)(a+5)", "ab+2a+5b+10", "(a+2)(b+5)"]),
+    ("\\frac{3840}{289}", ["\\frac{3840}{289}", "13\\frac{83}{289}", "13.287", "3840/289"]),
+    ("-\\sqrt{3}", ["-\\sqrt{3}", "-\\sqrt3", "\\sqrt{3}", "-1.732"]),
+    ("\\frac{16}{5}", ["\\frac{16}{5}", "3.2", "3\\frac{1}{5}", "16/5"]),
+]
+
+# Integer ground truths of MATH-500 with what a model writes for them.
+MATH500_INT_FORMS = [
+    lambda v: "%d" % v, lambda v: "%d.0" % v, lambda v: "\\$%d" % v, lambda v: "%d\\%%" % v,
+    lambda v: "%d \\text{ ways}" % v, lambda v: "%d^\\circ" % v, lambda v: "x = %d" % v, lambda v: "\\text{%d}" % v,
+    lambda v: "{:,}".format(v), lambda v: "{:,}".format(v).replace(",", ",\\!"), lambda v: "%d" % (v + 1),
+    lambda v: "%d" % (v - 2), lambda v: "\\frac{%d}{2}" % (2 * v), lambda v: "%d \\cdot 1" % v, lambda v: "%d\\text{ cm}^2" % v,
+    lambda v: "n = %d" % v, lambda v: "%d, %d" % (v, v + 1), lambda v: "-%d" % v if v > 0 else "%d" % (v - 1),
+    lambda v: "%d.5" % v, lambda v: "\\mathbf{%d}" % v,
+]
+
+
+def math500_recorded(rng):
+    """Full model outputs for MATH-500 (text, ground truth): every answer of
+    MATH500_ANSWERS, and integer truths in the forms of MATH500_INT_FORMS,
+    each written as DeepSeek-R1 or gpt-oss-120b writes it: the final box
+    after the reasoning, an earlier box replaced by a later one, the box in
+    Harmony's analysis channel only, a truncated output without a box, an
+    unclosed box, an empty one."""
+    items = [(a, gt) for gt, ans in MATH500_ANSWERS for a in ans]
+    ints = [x for x in math_answers() if x.lstrip("-").isdigit()]
+    for i, gt in enumerate(ints[:80]):
+        items.append((MATH500_INT_FORMS[i % len(MATH500_INT_FORMS)](int(gt)), gt))
+    out = []
+    for i, (ans, gt) in enumerate(items):
+        k = i % 13
+        if k in (0, 7):
+            text = r1(rng, "Putting it together, the final answer is $\\boxed{%s}$." % ans)
+        elif k in (1, 8):
+            text = r1(rng, "**Final Answer**\n\\[\n\\boxed{%s}\n\\]" % ans)
+        elif k in (2, 9):
+            text = harmony(rng, "**Answer:** $\\boxed{%s}$" % ans)
+        elif k == 3:
+            text = r1(rng, "At first I got $\\boxed{%s}$, but I dropped a sign. Redoing it gives $\\boxed{%s}$." % ("17", ans))
+        elif k == 4:
+            text = harmony(rng, "The answer is $%s$." % ans, analysis=reasoning(rng) + " So \\boxed{%s}." % ans)
+        elif k == 10:
+            text = r1(rng, "Thus the answer is:\n\n$$\\boxed{ %s }$$\n\nI hope this helps." % ans)
+        elif k == 5:
+            text = r1(rng, "", truncated=True) + " So far the value is " + ans
+        elif k == 6:
+            text = r1(rng, "The answer is %s." % ans) if i % 2 else r1(rng, "\\boxed{%s" % ans)
+        elif k == 11:
+            text = harmony(rng, "\\boxed{%s}" % ans, end="") if i % 2 else r1(rng, "\\boxed{}\n\nanswer: " + ans)
+        else:
+            text = r1(rng, "Hence \\(\\boxed{%s}\\)" % ans)
+        out.append((text, gt))
+    return out
