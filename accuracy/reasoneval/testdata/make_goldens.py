@@ -244,24 +244,33 @@ def cmd_math500(args):
 
 
 def cmd_lcb(args):
+    """Whole recorded outputs over the LiveCodeBench problems, with each
+    reference's parse_code and, for every distinct program, whether its
+    evaluate_livecodebench passed it (an empty or missing program is not
+    run: the reference returns False)."""
     ds, go = references(args)
-    rng = random.Random(34)
     rows = {r["question_id"]: r for r in recorded.LCB_PROBLEMS}
-    outs = recorded.code_outputs(rng, rows, 230)
+    outs = recorded.code_outputs(random.Random(34), rows, 230) + recorded.lcb_recorded(random.Random(3434))
     verdicts = {}
+    cases = []
     for text, qid in outs:
+        c = {"text": text, "qid": qid}
         for flavour, mod in (("r1", ds), ("harmony", go)):
             code = mod.parse_code(text)
-            if code is None:
-                continue
-            key = qid + "\x00" + code
-            if key not in verdicts:
-                verdicts[key] = {"qid": qid, "code": code, "passed": bool(ds.evaluate_livecodebench(code, qid))}
+            c[flavour] = code
+            if code:
+                key = qid + "\x00" + code
+                if key not in verdicts:
+                    verdicts[key] = {"qid": qid, "code": code, "passed": bool(mod.evaluate_livecodebench(code, qid))}
+            c[flavour + "_passed"] = bool(code) and verdicts[qid + "\x00" + code]["passed"]
+        cases.append(c)
     # the problems as the data set ships them
     with open(out_path("lcb", "problems.jsonl"), "w") as f:
         for r in recorded.lcb_rows():
             f.write(json.dumps(r) + "\n")
-    write_json(out_path("lcb", "verdict_golden.json"), sorted(verdicts.values(), key=lambda v: (v["qid"], v["code"])))
+    vs = sorted(verdicts.values(), key=lambda v: (v["qid"], v["code"]))
+    print("%d outputs, %d programs, %d pass" % (len(cases), len(vs), sum(v["passed"] for v in vs)))
+    write_json(out_path("lcb", "recorded_golden.json.gz"), {"outputs": cases, "verdicts": vs}, gz=True)
 
 
 # ---------------------------------------------------------------- pipelines

@@ -540,7 +540,7 @@ def lcb_rows():
     import pickle
     import zlib
     rows = []
-    for p in LCB_PROBLEMS:
+    for p in LCB_ALL:
         tt = "functional" if p["fn"] else "stdin"
         pub = [{"input": i, "output": o, "testtype": tt} for i, o in p["public"]]
         priv = [{"input": i, "output": o, "testtype": tt} for i, o in p["private"]]
@@ -712,4 +712,1155 @@ def math500_recorded(rng):
         else:
             text = r1(rng, "Hence \\(\\boxed{%s}\\)" % ans)
         out.append((text, gt))
+    return out
+
+
+# ---------------------------------------------------------------- LiveCodeBench, more problems
+
+
+def _fib_mod(n, m=10**9 + 7):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, (a + b) % m
+    return a
+
+
+def _digits(n):
+    """str(n) past CPython's default 4300-digit limit."""
+    import sys
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(n)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def _p(code):
+    """A program as written in the solution lists below (dedented, no
+    leading or trailing blank lines)."""
+    import textwrap
+    return textwrap.dedent(code).strip("\n")
+
+
+# More synthetic problems (our own statements and tests), each with the
+# programs a reasoning model writes for it: right ones in several styles,
+# and ones that trip over what LiveCodeBench's testing_util does — stdin
+# patched only for sys.stdin/input/open (so `for line in sys.stdin`,
+# `from sys import stdin` and sys.stdin.buffer.readline behave oddly), the
+# program wrapped in a function (so `global` and `from __future__` fail),
+# the __main__ guard stripped only in one spelling, "class Solution"
+# looked for as text, output compared line by line then as Decimals (so
+# trailing spaces, 2.50 and doubled spaces between numbers pass, a blank
+# line between answers does not), call results compared with == after a
+# top-level tuple becomes a list (inner tuples do not), the prelude's
+# star imports (operator's sub shadowing re's), quit() disabled, exit()
+# absorbed, the int-to-str digit limit raised to 50000.
+LCB_MORE = [
+    {
+        "question_id": "abc320_a", "platform": "atcoder", "fn": None,
+        "public": [("3\nabc\naba\nx\n", "2\n")],
+        "private": [("1\nab\n", "0\n"), ("4\naa\nbb\ncd\nracecar\n", "3\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            count = 0
+            for _ in range(n):
+                s = input().strip()
+                if s == s[::-1]:
+                    count += 1
+            print(count)
+            """,
+            """
+            import sys
+            data = sys.stdin.read().split()
+            n = int(data[0])
+            print(sum(1 for w in data[1:n + 1] if w == w[::-1]))
+            """,
+            """
+            import sys
+            lines = [line.strip() for line in sys.stdin]
+            n = int(lines[0])
+            print(sum(1 for s in lines[1:n + 1] if s == s[::-1]))
+            """,
+            """
+            import sys
+            lines = sys.stdin.readlines()
+            print(sum(1 for s in lines[1:] if s.strip() == s.strip()[::-1]))
+            """,
+            """
+            import sys
+            lines = sys.stdin.readlines()
+            n = int(lines[0])
+            print(sum(1 for s in lines[1:n + 1] if s.strip() == s.strip()[::-1]))
+            """,
+            """
+            import sys
+            input = sys.stdin.buffer.readline
+            n = int(input())
+            cnt = 0
+            for _ in range(n):
+                s = input().strip()
+                cnt += s == s[::-1]
+            print(cnt)
+            """,
+            """
+            from sys import stdin
+            n = int(stdin.readline())
+            words = [stdin.readline().strip() for _ in range(n)]
+            print(sum(w == w[::-1] for w in words))
+            """,
+            """
+            import sys
+            input = sys.stdin.readline
+            n = int(input())
+            ans = 0
+            for _ in range(n):
+                s = input().rstrip('\\n')
+                ans += s == s[::-1]
+            print(ans)
+            """,
+            """
+            count = 0
+
+            def check(s):
+                global count
+                if s == s[::-1]:
+                    count += 1
+
+            n = int(input())
+            for _ in range(n):
+                check(input().strip())
+            print(count)
+            """,
+            """
+            res = [0]
+
+            def check(s):
+                if s == s[::-1]:
+                    res[0] += 1
+
+            n = int(input())
+            for _ in range(n):
+                check(input().strip())
+            print(res[0])
+            """,
+            """
+            from __future__ import annotations
+
+
+            def is_pal(s: str) -> bool:
+                return s == s[::-1]
+
+
+            n = int(input())
+            print(sum(is_pal(input().strip()) for _ in range(n)))
+            """,
+            """
+            import sys
+            import threading
+
+
+            def main():
+                n = int(input())
+                print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+
+
+            threading.stack_size(1 << 26)
+            t = threading.Thread(target=main)
+            t.start()
+            t.join()
+            """,
+            """
+            n = int(input())
+            print(sum(1 for _ in range(n) if len(s := input().strip()) > 1 and s == s[::-1]))
+            """,
+            """
+            def main():
+                n = int(input())
+                print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+
+
+            if "__main__" == __name__:
+                main()
+            """,
+            """
+            def main():
+                n = int(input())
+                print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import sys
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            sys.stdout.buffer.write(str(c).encode() + b"\\n")
+            """,
+            """
+            import resource
+            import sys
+            resource.setrlimit(resource.RLIMIT_STACK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            n = int(input())
+            print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+            """,
+            """
+            n = int(stdin.readline())
+            print(sum(1 for _ in range(n) if (s := stdin.readline().strip()) == s[::-1]))
+            """,
+            """
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            print(c)
+            exit(0)
+            """,
+            """
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            print(c)
+            quit()
+            """,
+            """
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            print(c)
+            assert c < 2, "too many"
+            """,
+            """
+            n = int(input())
+              words = [input() for _ in range(n)]
+            print(sum(w == w[::-1] for w in words))
+            """,
+            """
+            n = int(input())
+            words = [input().strip() for _ in range(n + 1)]
+            print(sum(w == w[::-1] for w in words))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc321_b", "platform": "atcoder", "fn": None,
+        "public": [("4\n1 2 3 4\n", "2.5\n")],
+        "private": [("2\n3 3\n", "3\n"), ("3\n1 1 2\n", "1.3333333333\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(f"{sum(a) / n:.10f}")
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(sum(a) / n)
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(sum(a) // n)
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(round(sum(a) / n, 10))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print('%.6f' % (sum(a) / n))
+            """,
+            """
+            from fractions import Fraction
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(Fraction(sum(a), n))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(f"{mean(a):.10f}")
+            """,
+            """
+            from decimal import Decimal, getcontext
+            getcontext().prec = 11
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(Decimal(sum(a)) / Decimal(n))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(f"{sum(a) / n:.10g}")
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print "%.10f" % (sum(a) / n)
+            """,
+            """
+            import sys
+            n, *a = map(int, sys.stdin.read().split())
+            print("{:.12f}".format(sum(a) / n))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc322_c", "platform": "atcoder", "fn": None,
+        "public": [("3\n4\n7\n10\n", "Yes\nNo\nYes\n")],
+        "private": [("1\n0\n", "Yes\n"), ("2\n1 \n-2\n", "No\nYes\n")],
+        "solutions": [_p(s) for s in [
+            """
+            q = int(input())
+            for _ in range(q):
+                x = int(input())
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                x = int(input())
+                print("YES" if x % 2 == 0 else "NO")
+            """,
+            """
+            q = int(input())
+            out = []
+            for _ in range(q):
+                out.append("Yes" if int(input()) % 2 == 0 else "No")
+            print("\\n".join(out))
+            """,
+            """
+            q = int(input())
+            out = ["Yes" if int(input()) % 2 == 0 else "No" for _ in range(q)]
+            print(" ".join(out))
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                print(("Yes" if int(input()) % 2 == 0 else "No") + "  ")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                print("Yes" if int(input()) % 2 == 0 else "No")
+                print()
+            """,
+            """
+            print()
+            q = int(input())
+            for _ in range(q):
+                print("Yes" if int(input()) % 2 == 0 else "No")
+            """,
+            """
+            import sys
+            q = int(input())
+            for i in range(q):
+                x = int(input())
+                print(f"query {i}: {x}", file=sys.stderr)
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            for i in range(q):
+                x = int(input())
+                print(f"query {i}: {x}")
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            xs = [int(input()) for _ in range(q)]
+            print(*("Yes" if x % 2 == 0 else "No" for x in xs), sep="\\n")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                print("Yes" if int(input()) % 2 == 1 else "No")
+            """,
+            """
+            import sys
+            data = sys.stdin.read().split()
+            for tok in data[1:]:
+                print("Yes" if int(tok) % 2 == 0 else "No")
+            """,
+            """
+            import sys
+            q = int(input())
+            sys.stdout.write("\\n".join("Yes" if int(input()) % 2 == 0 else "No" for _ in range(q)))
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                x = int(input()
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                x = input()
+                print("Yes" if x.isdigit() and int(x) % 2 == 0 else "No")
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc323_a", "platform": "atcoder", "fn": None,
+        "public": [("10\n", "1024\n")],
+        "private": [("0\n", "1\n"), ("20000\n", _digits(2 ** 20000) + "\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            print(2 ** n)
+            """,
+            """
+            print(1 << int(input()))
+            """,
+            """
+            n = int(input())
+            print(int(2.0 ** n))
+            """,
+            """
+            n = int(input())
+            print(pow(2, n, 10 ** 9 + 7))
+            """,
+            """
+            import math
+            n = int(input())
+            print(int(math.pow(2, n)))
+            """,
+            """
+            import sys
+            sys.set_int_max_str_digits(0)
+            print(2 ** int(input()))
+            """,
+            """
+            n = int(input())
+            print(f"{2 ** n:,}")
+            """,
+            """
+            n = int(input())
+            r = 1
+            for _ in range(n):
+                r *= 2
+            print(r)
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc324_b", "platform": "atcoder", "fn": None,
+        "public": [("5\n", "5\n"), ("1\n", "1\n")],
+        "private": [("3000\n", "%d\n" % _fib_mod(3000))],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n):
+                a, b = b, (a + b) % (10 ** 9 + 7)
+            print(a)
+            """,
+            """
+            from functools import lru_cache
+
+            MOD = 10 ** 9 + 7
+
+
+            @lru_cache(maxsize=None)
+            def f(n):
+                if n <= 2:
+                    return 1
+                return (f(n - 1) + f(n - 2)) % MOD
+
+
+            print(f(int(input())))
+            """,
+            """
+            def f(n):
+                if n <= 2:
+                    return 1
+                return (f(n - 1) + f(n - 2)) % (10 ** 9 + 7)
+
+
+            print(f(int(input())))
+            """,
+            """
+            import sys
+            sys.setrecursionlimit(10000)
+            memo = {}
+
+
+            def f(n):
+                if n <= 2:
+                    return 1
+                if n not in memo:
+                    memo[n] = (f(n - 1) + f(n - 2)) % (10 ** 9 + 7)
+                return memo[n]
+
+
+            print(f(int(input())))
+            """,
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n):
+                a, b = b, (a + b) % (10 ** 9 + 9)
+            print(a)
+            """,
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n):
+                a, b = b, a + b
+            print(a)
+            """,
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n - 1):
+                a, b = b, (a + b) % (10 ** 9 + 7)
+            print(a)
+            """,
+            """
+            @cache
+            def f(n):
+                return 1 if n <= 2 else (f(n - 1) + f(n - 2)) % 1000000007
+
+
+            print(f(int(input())))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc325_b", "platform": "atcoder", "fn": None,
+        "public": [("2 3\nabc\ndef\n", "ad\nbe\ncf\n")],
+        "private": [("1 1\nz\n", "z\n")],
+        "solutions": [_p(s) for s in [
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for j in range(w):
+                print(''.join(g[i][j] for i in range(h)))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input().strip() for _ in range(h)]
+            for col in zip(*g):
+                print(''.join(col))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            print(list(zip(*g)))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for col in zip(*g):
+                print(' '.join(col))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for row in g:
+                print(row)
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for col in zip(*g):
+                print(''.join(col), end=' ')
+            """,
+            """
+            import sys
+            data = sys.stdin.read().split()
+            h, w = int(data[0]), int(data[1])
+            g = data[2:2 + h]
+            print('\\n'.join(''.join(r[j] for r in g) for j in range(w)))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc326_a", "platform": "atcoder", "fn": None,
+        "public": [("3\n3 1 2\n", "2 1 3\n")],
+        "private": [("4\n1 5 2 2\n", "2 2 5 1\n"), ("1\n-7\n", "-7\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            a = input().split()
+            print(*reversed(a))
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print('  '.join(a[::-1]))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(a[::-1])
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print(','.join(a[::-1]))
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print(' '.join(a[::-1]) + ' ')
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            for x in reversed(a):
+                print(x)
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(*sorted(a, reverse=True))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(*[float(x) for x in reversed(a)])
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print(*reversed(a), sep=', ')
+            """,
+            """
+            #include <bits/stdc++.h>
+            int main() { int n; std::cin >> n; }
+            """,
+        ]],
+    },
+    {
+        "question_id": "maximum-subarray", "platform": "leetcode", "fn": "maxSubArray",
+        "starter": "class Solution:\n    def maxSubArray(self, nums: List[int]) -> int:\n        ",
+        "public": [("[-2,1,-3,4,-1,2,1,-5,4]", "6"), ("[1]", "1")],
+        "private": [("[-3,-1,-2]", "-1"), ("[5,4,-1,7,8]", "23")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def maxSubArray(self, nums: List[int]) -> int:
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums: List[int]) -> int:
+                    best = cur = 0
+                    for x in nums:
+                        cur = max(0, cur + x)
+                        best = max(best, cur)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    n = len(nums)
+                    best = nums[0]
+                    for i in range(n):
+                        s = 0
+                        for j in range(i, n):
+                            s += nums[j]
+                            best = max(best, s)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return float(best)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return str(best)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return [best]
+            """,
+            """
+            class Solution:
+                def _kadane(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return best
+
+                def maxSubArray(self, nums: List[int]) -> int:
+                    return self._kadane(nums)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    pre = [0] + list(accumulate(nums))
+                    best, low = nums[0], 0
+                    for p in pre[1:]:
+                        best = max(best, p - low)
+                        low = min(low, p)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = max(nums[0], nums[1])
+                    cur = best
+                    for x in nums[2:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums, k):
+                    return max(nums)
+            """,
+            """
+            class Solution:
+                def __init__(self, nums):
+                    self.nums = nums
+
+                def maxSubArray(self, nums):
+                    return max(nums)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    print("best so far", best)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+            """,
+            """
+            def maxSubArray(nums):
+                best = cur = nums[0]
+                for x in nums[1:]:
+                    cur = max(x, cur + x)
+                    best = max(best, cur)
+                return best
+            """,
+            """
+            # A class Solution wrapper is not needed for this.
+            def maxSubArray(nums):
+                best = cur = nums[0]
+                for x in nums[1:]:
+                    cur = max(x, cur + x)
+                    best = max(best, cur)
+                return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    if len(nums) == 1:
+                        exit()
+                    return max(nums)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums)
+                    return max(nums)
+            """,
+        ]],
+    },
+    {
+        "question_id": "merge-intervals", "platform": "leetcode", "fn": "merge",
+        "starter": "class Solution:\n    def merge(self, intervals: List[List[int]]) -> List[List[int]]:\n        ",
+        "public": [("[[1,3],[2,6],[8,10],[15,18]]", "[[1, 6], [8, 10], [15, 18]]")],
+        "private": [("[[1,4],[4,5]]", "[[1, 5]]"), ("[[1,4],[0,4]]", "[[0, 4]]")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def merge(self, intervals: List[List[int]]) -> List[List[int]]:
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1] = (out[-1][0], max(out[-1][1], e))
+                        else:
+                            out.append((s, e))
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return tuple(out)
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s < out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return (x for x in out)
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    res = []
+                    for cur in sorted(intervals, key=lambda x: x[0]):
+                        if not res or res[-1][1] < cur[0]:
+                            res.append(list(cur))
+                        else:
+                            res[-1][1] = max(res[-1][1], cur[1])
+                    return res
+            """,
+        ]],
+    },
+    {
+        "question_id": "valid-palindrome", "platform": "leetcode", "fn": "isPalindrome",
+        "starter": "class Solution:\n    def isPalindrome(self, s: str) -> bool:\n        ",
+        "public": [("\"A man, a plan, a canal: Panama\"", "true"), ("\"race a car\"", "false")],
+        "private": [("\" \"", "true")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def isPalindrome(self, s: str) -> bool:
+                    t = [c.lower() for c in s if c.isalnum()]
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = [c.lower() for c in s if c.isalnum()]
+                    return 1 if t == t[::-1] else 0
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = [c.lower() for c in s if c.isalnum()]
+                    return "true" if t == t[::-1] else "false"
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = [c for c in s if c.isalnum()]
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    i, j = 0, len(s) - 1
+                    while i < j:
+                        while i < j and not s[i].isalnum():
+                            i += 1
+                        while i < j and not s[j].isalnum():
+                            j -= 1
+                        if s[i].lower() != s[j].lower():
+                            return False
+                        i, j = i + 1, j - 1
+                    return True
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = sub(r'[^a-z0-9]', '', s.lower())
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = re.sub(r'[^a-z0-9]', '', s.lower())
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    return s == s[::-1]
+            """,
+        ]],
+    },
+    {
+        "question_id": "average-value", "platform": "leetcode", "fn": "average",
+        "starter": "class Solution:\n    def average(self, nums: List[int]) -> float:\n        ",
+        "public": [("[1,2,3,4]", "2.5"), ("[3,3]", "3.0")],
+        "private": [("[1,2]", "1.5")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def average(self, nums: List[int]) -> float:
+                    return sum(nums) / len(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return sum(nums) // len(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return round(sum(nums) / len(nums), 1)
+            """,
+            """
+            import statistics
+
+
+            class Solution:
+                def average(self, nums):
+                    return statistics.mean(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return f"{sum(nums) / len(nums):.1f}"
+            """,
+            """
+            from decimal import Decimal
+
+
+            class Solution:
+                def average(self, nums):
+                    return Decimal(sum(nums)) / len(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return sum(nums) / len(nums) + 1e-12
+            """,
+        ]],
+    },
+    {
+        "question_id": "add-strings", "platform": "leetcode", "fn": "addStrings",
+        "starter": "class Solution:\n    def addStrings(self, num1: str, num2: str) -> str:\n        ",
+        "public": [("\"11\"\n\"123\"", "\"134\"")],
+        "private": [("\"0\"\n\"0\"", "\"0\""), ("\"999\"\n\"1\"", "\"1000\"")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def addStrings(self, num1: str, num2: str) -> str:
+                    return str(int(num1) + int(num2))
+            """,
+            """
+            class Solution:
+                def addStrings(self, num1, num2):
+                    return int(num1) + int(num2)
+            """,
+            """
+            class Solution:
+                def addStrings(self, num1, num2):
+                    i, j, carry, out = len(num1) - 1, len(num2) - 1, 0, []
+                    while i >= 0 or j >= 0 or carry:
+                        d = carry
+                        if i >= 0:
+                            d += ord(num1[i]) - 48
+                        if j >= 0:
+                            d += ord(num2[j]) - 48
+                        out.append(str(d % 10))
+                        carry = d // 10
+                        i, j = i - 1, j - 1
+                    return ''.join(reversed(out))
+            """,
+            """
+            class Solution:
+                def addStrings(self, num1, num2):
+                    i, j, carry, out = len(num1) - 1, len(num2) - 1, 0, []
+                    while i >= 0 or j >= 0:
+                        d = carry
+                        if i >= 0:
+                            d += ord(num1[i]) - 48
+                        if j >= 0:
+                            d += ord(num2[j]) - 48
+                        out.append(str(d % 10))
+                        carry = d // 10
+                        i, j = i - 1, j - 1
+                    return ''.join(reversed(out))
+            """,
+            """
+            class Solution:
+                def addStrings(self, *args):
+                    a, b = args
+                    return str(int(a) + int(b))
+            """,
+            """
+            class Solution:
+                def addStrings(self, *, num1, num2):
+                    return str(int(num1) + int(num2))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc327_a", "platform": "atcoder", "fn": None,
+        "public": [("hello world\n", "HELLO WORLD\n")],
+        "private": [("x\n", "X\n"), ("Mixed Case 42\n", "MIXED CASE 42\n")],
+        "solutions": [_p(s) for s in [
+            """
+            print(input().upper())
+            """,
+            """
+            s = input()
+            print(s.title())
+            """,
+            """
+            import sys
+            print(sys.stdin.readline().rstrip().upper())
+            """,
+            """
+            import sys
+            input = lambda: sys.stdin.readline()[:-1]
+            print(input().upper())
+            """,
+            """
+            print(open(0).read().upper())
+            """,
+            """
+            print(open(0).readline().strip().upper())
+            """,
+            """
+            s = input()
+            print(s.upper().split())
+            """,
+            """
+            s = input()
+            print(''.join(chr(ord(c) - 32) if 'a' <= c <= 'z' else c for c in s))
+            """,
+            """
+            s = input()
+            print(s.upper(), end='')
+            """,
+            """
+            s = input()
+            print(s.swapcase())
+            """,
+            """
+            import sys
+            for line in sys.stdin.read().splitlines():
+                print(line.upper())
+            """,
+        ]],
+    },
+]
+
+# The problems of the Go tests: the first ones, then these.
+LCB_ALL = LCB_PROBLEMS + LCB_MORE
+
+
+def _fence(rng, code):
+    return "```python\n%s\n```" % code
+
+
+def lcb_recorded(rng):
+    """Whole model outputs for every program of LCB_MORE: (text,
+    question_id). Each program is written the way one of the two models
+    writes its answer — after <think> reasoning or in Harmony's final
+    channel, with an explanation around it, in a ```python, ```python3,
+    ```py or bare fence, beside a usage example or an earlier draft (so
+    the two parsers pick different blocks), or cut off before its fence
+    closes — and a few outputs hold no program at all."""
+    out = []
+    n = 0
+    for p in LCB_MORE:
+        qid = p["question_id"]
+        sols = p["solutions"]
+        for j, code in enumerate(sols):
+            other = sols[(j + 1) % len(sols)]
+            k = n % 12
+            n += 1
+            if k in (0, 6):
+                text = r1(rng, "The idea is to process the input in one pass.\n\n%s\n\nThis runs in O(n) time." % _fence(rng, code))
+            elif k in (1, 7):
+                text = harmony(rng, "Here is a complete solution.\n\n%s\n" % _fence(rng, code))
+            elif k == 2:
+                text = r1(rng, "```python3\n%s\n```" % code)
+            elif k == 3:
+                text = harmony(rng, "**Solution**\n\n%s" % _fence(rng, code),
+                               analysis="Draft:\n```python\n%s\n```\nLet me refine it. " % other + reasoning(rng))
+            elif k == 4:
+                text = r1(rng, "First attempt:\n\n%s\n\nWait, that is wrong on the samples. Final version:\n\n%s" % (
+                    _fence(rng, other), _fence(rng, code)))
+            elif k == 5:
+                text = harmony(rng, "```\n%s\n```" % code)
+            elif k == 8:
+                text = r1(rng, "%s\n\nExample:\n\n```python\n# sample run\nprint('see above')\n```" % _fence(rng, code))
+            elif k == 9:
+                text = harmony(rng, "```py\n%s\n```\n\nComplexity: linear." % code)
+            elif k == 10:
+                text = r1(rng, "Solution:\n```python\n%s\n```" % code, think=False)
+            else:
+                text = harmony(rng, "```python\n%s\n```" % code, end="")
+            out.append((text, qid))
+    # outputs without a program to run
+    qids = [p["question_id"] for p in LCB_MORE]
+    out.append((r1(rng, "", truncated=True), qids[0]))
+    out.append((r1(rng, "```python\n" + LCB_MORE[0]["solutions"][0]), qids[0]))
+    out.append((harmony(rng, None, analysis=reasoning(rng) + " I will write a loop over the input."), qids[1]))
+    out.append((r1(rng, "Read the numbers, sort them and print the middle one."), qids[2]))
+    out.append((harmony(rng, "I cannot solve this within the limits."), qids[7]))
+    out.append((r1(rng, "```cpp\nint main() { return 0; }\n```"), qids[3]))
+    out.append((harmony(rng, "```cpp\nint main() { return 0; }\n```"), qids[3]))
+    out.append((r1(rng, "```python\n```"), qids[4]))
+    out.append((harmony(rng, "```python\n\n```"), qids[8]))
+    out.append(("", qids[9]))
     return out
