@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,12 +51,27 @@ func TestParseMatchesReferences(t *testing.T) {
 	}
 }
 
+// recorded is testdata/recorded_golden.json.gz, written by
+// accuracy/reasoneval/testdata/make_goldens.py lcb: whole model outputs
+// with each reference's parse_code (nil for None) and whether its
+// evaluate_livecodebench passed the program, and LiveCodeBench's verdict
+// on every distinct program (2-second alarms).
+type recorded struct {
+	Outputs []struct {
+		Text, QID     string
+		R1, Harmony   *string
+		R1Passed      bool `json:"r1_passed"`
+		HarmonyPassed bool `json:"harmony_passed"`
+	}
+	Verdicts []verdictCase
+}
+
 type verdictCase struct {
 	QID, Code string
 	Passed    bool
 }
 
-func loadVerdicts(t *testing.T) (map[string]*Problem, []verdictCase) {
+func loadProblems(t *testing.T) map[string]*Problem {
 	t.Helper()
 	ps, err := LoadFile("testdata/problems.jsonl")
 	if err != nil {
@@ -64,21 +81,26 @@ func loadVerdicts(t *testing.T) (map[string]*Problem, []verdictCase) {
 	for _, p := range ps {
 		byID[p.QuestionID] = p
 	}
-	b, err := os.ReadFile("testdata/verdict_golden.json")
+	return byID
+}
+
+func loadRecorded(t *testing.T) recorded {
+	t.Helper()
+	b, err := readGz("testdata/recorded_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vs []verdictCase
-	if err := json.Unmarshal(b, &vs); err != nil {
+	var r recorded
+	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	return byID, vs
+	return r
 }
 
 // TestLoadReadsTheDataSetFormat: public and private tests (the private
 // ones base64 / zlib / pickle as the data set ships them) and func_name.
 func TestLoadReadsTheDataSetFormat(t *testing.T) {
-	byID, _ := loadVerdicts(t)
+	byID := loadProblems(t)
 	p := byID["two-sum"]
 	if p == nil || p.FuncName != "twoSum" || len(p.Tests) != 3 || p.Tests[2].Input != "[3,3]\n6" || p.Tests[2].Output != "[0, 1]" {
 		t.Fatalf("two-sum = %+v", p)
@@ -102,61 +124,102 @@ func TestLoadReadsTheDataSetFormat(t *testing.T) {
 	}
 }
 
-// fast are the programs TestGradeMatchesReference runs on every test
-// run (a few, as LiveCodeBench runs them one Python process each): a
-// pass and an extra output line on standard input, output as a float that
-// compares equal as a Decimal, a __main__ guard, the disabled os.system,
-// an infinite loop (the alarm), a LeetCode method returning a tuple, one
-// raising, a misnamed one.
-var fast = []string{
-	"a, b = map(int, input().split())\nprint(a + b)",
-	"a, b = map(int, input().split())\nprint(a + b)\nprint('debug')",
-	"a, b = map(int, input().split())\nprint(float(a + b))",
-	"def main():\n    a, b = map(int, input().split())\n    print(a + b)\n\nif __name__ == '__main__':\n    main()",
-	"import os\nos.system('echo hi')\na, b = map(int, input().split())\nprint(a + b)",
-	"while True:\n    pass",
-	"class Solution:\n    def twoSum(self, nums, target):\n        for i in range(len(nums)):\n            for j in range(i + 1, len(nums)):\n                if nums[i] + nums[j] == target:\n                    return (i, j)",
-	"class Solution:\n    def twoSum(self, nums, target):\n        raise ValueError('no')",
-	"class Solution:\n    def two_sum(self, nums, target):\n        return [0, 1]",
-}
-
-// TestGradeMatchesReference runs programs in the sandbox and compares the
-// verdicts with LiveCodeBench's own grading of them
-// (testdata/verdict_golden.json, 60 programs over 6 problems, made by
-// accuracy/reasoneval/testdata/make_goldens.py lcb with 2-second alarms).
-// MLPERF_LCB_ALL=1 runs all 60 (about 30 s); otherwise the fast ones.
-func TestGradeMatchesReference(t *testing.T) {
-	byID, vs := loadVerdicts(t)
-	all := os.Getenv("MLPERF_LCB_ALL") != ""
+// TestRecordedOutputsScoreAsLiveCodeBench takes the recorded whole
+// outputs (378 over 19 problems, standard-input and LeetCode-style) through
+// both parsers and the sandbox, and holds every program's verdict and every
+// output's score to the references'. The programs are right, wrong,
+// crashing, too slow, not Python, and trip over what LiveCodeBench's
+// run_test does: stdin patched only for sys.stdin, input and builtins.open
+// (the prelude's io.open is not), the program wrapped in a function
+// (global and from __future__ fail), one spelling of the __main__ guard
+// stripped, "class Solution" looked for as text, output compared line by
+// line then as Decimals, call results compared with == after a top-level
+// tuple becomes a list, quit() disabled and exit() absorbed, the
+// int-to-str limit raised. The distinct programs (over 200) run
+// concurrently, a few per CPU.
+func TestRecordedOutputsScoreAsLiveCodeBench(t *testing.T) {
+	byID := loadProblems(t)
+	rec := loadRecorded(t)
+	if len(rec.Outputs) < 200 || len(rec.Verdicts) < 200 {
+		t.Fatalf("only %d outputs, %d programs", len(rec.Outputs), len(rec.Verdicts))
+	}
+	golden := map[[2]string]bool{}
+	for _, v := range rec.Verdicts {
+		golden[[2]string{v.QID, v.Code}] = v.Passed
+	}
+	// every program the parsers find is one the golden graded
+	for _, o := range rec.Outputs {
+		for _, f := range []struct {
+			name  string
+			parse func(string) (string, bool)
+			want  *string
+		}{{"deepseek-r1", ParseR1, o.R1}, {"gpt-oss", ParseHarmony, o.Harmony}} {
+			got, ok := f.parse(o.Text)
+			if ok != (f.want != nil) || ok && got != *f.want {
+				t.Errorf("%s parse_code(%q) = %q %v, reference %v", f.name, o.Text, got, ok, f.want)
+				continue
+			}
+			if _, graded := golden[[2]string{o.QID, got}]; ok && got != "" && !graded {
+				t.Fatalf("%s: program %q has no verdict in the golden", o.QID, got)
+			}
+		}
+	}
 	g, err := NewGrader(nil, 2*time.Second)
 	if err != nil {
-		if !all && (errors.Is(err, sandbox.ErrUnavailable) || errors.Is(err, sandbox.ErrToolchainMissing)) {
+		if errors.Is(err, sandbox.ErrUnavailable) || errors.Is(err, sandbox.ErrToolchainMissing) {
 			t.Skipf("no sandbox or python3 here: %v", err)
 		}
 		t.Fatal(err)
 	}
 	defer g.Close()
-	ran, passed := 0, 0
-	for _, v := range vs {
-		if !all && !slices.Contains(fast, v.Code) {
-			continue
+	got := make([]Verdict, len(rec.Verdicts))
+	errs := make([]error, len(rec.Verdicts))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	for i, v := range rec.Verdicts {
+		p := byID[v.QID]
+		if p == nil {
+			t.Fatalf("no problem %s in testdata/problems.jsonl", v.QID)
 		}
-		ran++
-		got, err := g.Grade(context.Background(), byID[v.QID], v.Code)
-		if err != nil {
-			t.Fatal(err)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			got[i], errs[i] = g.Grade(context.Background(), p, v.Code)
+		}()
+	}
+	wg.Wait()
+	passed := map[[2]string]bool{}
+	npass := 0
+	for i, v := range rec.Verdicts {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
 		}
-		if got.Passed != v.Passed {
-			t.Errorf("%s:\n%s\npassed %v (results %v, %s; stderr %q), LiveCodeBench %v", v.QID, v.Code, got.Passed, got.Results, got.Run, got.Run.Stderr, v.Passed)
+		passed[[2]string{v.QID, v.Code}] = got[i].Passed
+		if got[i].Passed {
+			npass++
 		}
-		if got.Passed {
-			passed++
+		if got[i].Passed != v.Passed {
+			t.Errorf("%s:\n%s\npassed %v (results %v, %s; stderr %q), LiveCodeBench %v", v.QID, v.Code, got[i].Passed, got[i].Results, got[i].Run, got[i].Run.Stderr, v.Passed)
 		}
 	}
-	if ran < len(fast) || passed == 0 || passed == ran {
-		t.Fatalf("ran %d programs, %d passed: the subset must hold passes and failures", ran, passed)
+	if npass == 0 || npass == len(rec.Verdicts) {
+		t.Fatalf("%d of %d programs pass: the set must hold passes and failures", npass, len(rec.Verdicts))
 	}
-	t.Logf("%d programs graded as LiveCodeBench grades them (%d pass)", ran, passed)
+	// each output's score: its program's verdict, false without one
+	for _, o := range rec.Outputs {
+		for _, f := range []struct {
+			name  string
+			parse func(string) (string, bool)
+			want  bool
+		}{{"deepseek-r1", ParseR1, o.R1Passed}, {"gpt-oss", ParseHarmony, o.HarmonyPassed}} {
+			code, ok := f.parse(o.Text)
+			if score := ok && code != "" && passed[[2]string{o.QID, code}]; score != f.want {
+				t.Errorf("%s: %s output scored %v, reference %v:\n%s", o.QID, f.name, score, f.want, o.Text)
+			}
+		}
+	}
+	t.Logf("%d outputs, %d programs graded as LiveCodeBench grades them (%d pass)", len(rec.Outputs), len(rec.Verdicts), npass)
 }
 
 func readGz(path string) ([]byte, error) {

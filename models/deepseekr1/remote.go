@@ -8,8 +8,9 @@ package deepseekr1
 // chat.completions of text_input, the server applying the template); the
 // sampling is the reference's (utils/backend_registry.py: temperature 0,
 // top_p 1, seed 42; max_tokens 20000). The generated ids are the
-// servers' where they return them, else DeepSeek-R1's tokenizer's over
-// the streamed text.
+// servers' where they return them, else, as the reference's SGLang
+// backend takes them, DeepSeek-R1's tokenizer's over the whole streamed
+// text with BOS first (textIDs).
 
 import (
 	"github.com/mlperf-go/inference/benchmark/spec"
@@ -19,6 +20,23 @@ import (
 	"github.com/mlperf-go/inference/loadgen"
 	"github.com/mlperf-go/inference/remote/openai"
 )
+
+// textIDs are the ids of a response a server returned as text only: the
+// reference's SGLang backend (the one that sends text_input as a chat
+// message, as our text prompt form does) takes
+// tokenizer.encode(generated_text) of the whole text, with the
+// tokenizer's add_special_tokens default — DeepSeek-R1's
+// tokenizer_config.json sets add_bos_token, so BOS (id 0) comes first —
+// for the response to LoadGen (backends/sglang_backend.py, and
+// mlperf/server_sut.py for the first token and the final response alike),
+// and eval_accuracy.py's tokens_per_sample is the mean length of those
+// ids. Where a server returns ids (the token-id prompt form, the
+// reference's vLLM backend) they are the response as they are.
+// Generated text holds no special tokens but <think> and </think> (added,
+// not special): they become their ids.
+func textIDs(tok *tokenizer.DeepSeek) func(string) []int32 {
+	return func(s string) []int32 { return tok.Encode(s, true) }
+}
 
 // sampling is the reference's: greedy, top_p 1, seed 42.
 var sampling = openai.Sampling{Temperature: 0, TopP: 1, Seed: new(int64(42))}
@@ -42,13 +60,10 @@ func openRemote(env *spec.OpenRequest, maxNew int) (*spec.Instance, error) {
 		ids, text, err := qsl.Prompt(i)
 		return openai.Prompt{IDs: ids, Text: text}, err
 	}
-	// Generated text holds no special tokens but <think> and </think>
-	// (added, not special): they become their ids.
-	encode := func(s string) []int32 { return tok.Encode(s, false) }
 	s := sampling
 	return llmbench.OpenRemote(env, llmbench.RemoteConfig{
 		Name: benchmarkName, QSL: qsl, Prompt: prompt, DataPath: set.Path,
-		Encode: encode, Chunk: encode,
+		Encode:   textIDs(tok),
 		ProbeIDs: tok.Encode("Hello", true),
 		Vocab:    tokenizer.DeepSeekVocabSize,
 		Chat:     true,

@@ -16,6 +16,8 @@ Nothing of theirs is committed; pass their checkouts:
   python3 accuracy/reasoneval/testdata/make_goldens.py parse  --inference ../inference \\
       --prm800k /tmp/prm800k --lcb /tmp/lcb
   <python with sympy >= 1.13> accuracy/reasoneval/testdata/make_goldens.py grade --prm800k /tmp/prm800k
+  <python with sympy >= 1.13> accuracy/reasoneval/testdata/make_goldens.py math500 --inference ../inference \\
+      --prm800k /tmp/prm800k --pylatexenc /usr/lib/python3/dist-packages
   python3 accuracy/reasoneval/testdata/make_goldens.py lcb --inference ../inference --prm800k /tmp/prm800k --lcb /tmp/lcb
   python3 accuracy/reasoneval/testdata/make_goldens.py pipeline --inference ../inference --prm800k /tmp/prm800k --lcb /tmp/lcb
 
@@ -218,25 +220,57 @@ def cmd_grade(args):
                {"sympy_version": sympy.__version__, "cases": cases}, gz=True)
 
 
-def cmd_lcb(args):
+def cmd_math500(args):
+    """MATH-500 scoring of whole recorded outputs: each reference's
+    DATASET_EVALUATORS['math500'] (parse_boxed_math, then evaluate_math500,
+    which calls prm800k's grade_answer) as process_row applies it."""
+    if args.pylatexenc:
+        sys.path.append(args.pylatexenc)
+    import sympy
     ds, go = references(args)
-    rng = random.Random(34)
+    cases = []
+    for text, gt in recorded.math500_recorded(random.Random(500)):
+        r = {"text": text, "truth": gt}
+        for flavour, mod in (("r1", ds), ("harmony", go)):
+            ev = mod.DATASET_EVALUATORS["math500"]
+            parsed = ev["parse"](text)
+            r[flavour] = parsed
+            r[flavour + "_ok"] = bool(ev["evaluate"](parsed, gt)) if parsed is not None else False
+        cases.append(r)
+    ok = sum(c["r1_ok"] for c in cases)
+    print("%d outputs, %d correct (sympy %s)" % (len(cases), ok, sympy.__version__))
+    write_json(out_path("reasoneval", "math500_golden.json.gz"),
+               {"sympy_version": sympy.__version__, "cases": cases}, gz=True)
+
+
+def cmd_lcb(args):
+    """Whole recorded outputs over the LiveCodeBench problems, with each
+    reference's parse_code and, for every distinct program, whether its
+    evaluate_livecodebench passed it (an empty or missing program is not
+    run: the reference returns False)."""
+    ds, go = references(args)
     rows = {r["question_id"]: r for r in recorded.LCB_PROBLEMS}
-    outs = recorded.code_outputs(rng, rows, 230)
+    outs = recorded.code_outputs(random.Random(34), rows, 230) + recorded.lcb_recorded(random.Random(3434))
     verdicts = {}
+    cases = []
     for text, qid in outs:
+        c = {"text": text, "qid": qid}
         for flavour, mod in (("r1", ds), ("harmony", go)):
             code = mod.parse_code(text)
-            if code is None:
-                continue
-            key = qid + "\x00" + code
-            if key not in verdicts:
-                verdicts[key] = {"qid": qid, "code": code, "passed": bool(ds.evaluate_livecodebench(code, qid))}
+            c[flavour] = code
+            if code:
+                key = qid + "\x00" + code
+                if key not in verdicts:
+                    verdicts[key] = {"qid": qid, "code": code, "passed": bool(mod.evaluate_livecodebench(code, qid))}
+            c[flavour + "_passed"] = bool(code) and verdicts[qid + "\x00" + code]["passed"]
+        cases.append(c)
     # the problems as the data set ships them
     with open(out_path("lcb", "problems.jsonl"), "w") as f:
         for r in recorded.lcb_rows():
             f.write(json.dumps(r) + "\n")
-    write_json(out_path("lcb", "verdict_golden.json"), sorted(verdicts.values(), key=lambda v: (v["qid"], v["code"])))
+    vs = sorted(verdicts.values(), key=lambda v: (v["qid"], v["code"]))
+    print("%d outputs, %d programs, %d pass" % (len(cases), len(vs), sum(v["passed"] for v in vs)))
+    write_json(out_path("lcb", "recorded_golden.json.gz"), {"outputs": cases, "verdicts": vs}, gz=True)
 
 
 # ---------------------------------------------------------------- pipelines
@@ -334,13 +368,13 @@ def cmd_pipeline(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["parse", "grade", "lcb", "pipeline"])
+    ap.add_argument("what", choices=["parse", "grade", "math500", "lcb", "pipeline"])
     ap.add_argument("--inference", help="mlcommons/inference checkout")
     ap.add_argument("--prm800k", required=True, help="openai/prm800k checkout (holding prm800k/grading)")
     ap.add_argument("--lcb", help="LiveCodeBench checkout (holding lcb_runner)")
     ap.add_argument("--pylatexenc", help="folder holding the pylatexenc package, for a python without it")
     args = ap.parse_args()
-    {"parse": cmd_parse, "grade": cmd_grade, "lcb": cmd_lcb, "pipeline": cmd_pipeline}[args.what](args)
+    {"parse": cmd_parse, "grade": cmd_grade, "math500": cmd_math500, "lcb": cmd_lcb, "pipeline": cmd_pipeline}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -540,7 +540,7 @@ def lcb_rows():
     import pickle
     import zlib
     rows = []
-    for p in LCB_PROBLEMS:
+    for p in LCB_ALL:
         tt = "functional" if p["fn"] else "stdin"
         pub = [{"input": i, "output": o, "testtype": tt} for i, o in p["public"]]
         priv = [{"input": i, "output": o, "testtype": tt} for i, o in p["private"]]
@@ -559,3 +559,1308 @@ def lcb_rows():
             "metadata": json.dumps(meta),
         })
     return rows
+
+
+# ---------------------------------------------------------------- MATH-500 recorded answers
+
+# Answers a reasoning model writes for real MATH-500 ground truths
+# (math500_answers.json): the exact form, the forms a grader must accept
+# (\dfrac, a/b, mixed numbers, decimals, degrees or units dropped, commas,
+# reordered terms, equivalent radicals), and near misses and wrong ones.
+MATH500_ANSWERS = [
+    ("\\left( 3, \\frac{\\pi}{2} \\right)", ["\\left( 3, \\frac{\\pi}{2} \\right)", "(3, \\frac{\\pi}{2})", "(3,\\pi/2)",
+                                              "\\left(3, \\dfrac{\\pi}{2}\\right)", "(3, 90^\\circ)", "(-3, \\frac{3\\pi}{2})"]),
+    ("p - q", ["p - q", "p-q", "-q + p", "q - p"]),
+    ("\\frac{14}{3}", ["\\frac{14}{3}", "\\dfrac{14}{3}", "14/3", "4\\frac{2}{3}", "4.67", "\\frac{28}{6}"]),
+    ("\\text{Evelyn}", ["\\text{Evelyn}", "Evelyn", "\\textbf{Evelyn}", "\\text{Angela}", "\\text{(Evelyn)}"]),
+    ("90^\\circ", ["90^\\circ", "90", "90^{\\circ}", "90\u00b0", "\\frac{\\pi}{2}", "90 \\text{ degrees}"]),
+    ("3\\sqrt{13}", ["3\\sqrt{13}", "\\sqrt{117}", "3 \\sqrt{13}", "3\\sqrt13", "10.82"]),
+    ("6 - 5i", ["6-5i", "6 - 5 i", "6+5i", "-5i+6", "6 - 5\\mathrm{i}"]),
+    ("\\pi", ["\\pi", "3.14159", "\\pi \\text{ radians}", "180^\\circ"]),
+    ("x=5", ["x=5", "5", "x = 5", "x=-5"]),
+    ("1,-2", ["1,-2", "-2, 1", "1 \\text{ and } -2", "x=1, x=-2", "\\{1,-2\\}", "1"]),
+    ("52_8", ["52_8", "52_{8}", "42", "52"]),
+    ("11\\sqrt2", ["11\\sqrt{2}", "11\\sqrt2", "\\sqrt{242}", "15.556"]),
+    ("3, 5, 7", ["3, 5, 7", "3,5,7", "7, 5, 3", "3, 5"]),
+    ("1.25", ["1.25", "\\frac{5}{4}", "\\frac54", "1\\frac{1}{4}", "125\\%"]),
+    ("x^5 - x^4 + x^3 - x^2 + x - 1", ["x^5 - x^4 + x^3 - x^2 + x - 1", "x^5-x^4+x^3-x^2+x-1", "(x-1)(x^4+x^2+1)",
+                                        "x^5 + x^4 + x^3 - x^2 + x - 1"]),
+    ("-\\frac{\\pi}{6}", ["-\\frac{\\pi}{6}", "-\\dfrac{\\pi}{6}", "-\\pi/6", "\\frac{-\\pi}{6}", "-30^\\circ", "\\frac{\\pi}{6}"]),
+    ("0.15", ["0.15", ".15", "\\frac{3}{20}", "15\\%", "0.150"]),
+    ("(6,31,-1)", ["(6,31,-1)", "(6, 31, -1)", "6,31,-1", "(6,-31,-1)"]),
+    ("\\frac{3\\sqrt{3}}{4}", ["\\frac{3\\sqrt{3}}{4}", "\\dfrac{3\\sqrt3}{4}", "\\frac{3}{4}\\sqrt{3}", "\\frac{\\sqrt{27}}{4}", "1.299"]),
+    ("\\cot x", ["\\cot x", "\\cot(x)", "\\frac{\\cos x}{\\sin x}", "\\tan x"]),
+    ("(-2,1)", ["(-2,1)", "(-2, 1)", "\\left(-2, 1\\right)", "(1,-2)"]),
+    ("1 \\pm \\sqrt{19}", ["1 \\pm \\sqrt{19}", "1\\pm\\sqrt{19}", "1+\\sqrt{19}, 1-\\sqrt{19}", "1 + \\sqrt{19}"]),
+    ("\\text{east}", ["\\text{east}", "east", "\\text{East}", "\\text{E}", "\\text{west}"]),
+    ("\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}", [
+        "\\begin{pmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{pmatrix}",
+        "\\begin{pmatrix} -\\frac{1}{3} \\\\ \\frac{2}{3} \\\\ \\frac{5}{3} \\end{pmatrix}",
+        "\\begin{pmatrix}-1/3\\\\2/3\\\\5/3\\end{pmatrix}", "\\left(-\\frac13, \\frac23, \\frac53\\right)",
+        "\\begin{bmatrix} -1/3 \\\\ 2/3 \\\\ 5/3 \\end{bmatrix}"]),
+    ("(3,4]", ["(3,4]", "(3, 4]", "3 < x \\le 4", "[3,4]", "x \\in (3,4]"]),
+    ("\\frac43", ["\\frac{4}{3}", "\\frac43", "4/3", "1.333", "1\\frac{1}{3}"]),
+    ("\\text{even}", ["\\text{even}", "even", "\\text{Even}", "\\text{odd}", "\\text{even function}"]),
+    ("4210_{5}", ["4210_5", "4210_{5}", "4210", "555_{10}"]),
+    ("(15,-29)", ["(15,-29)", "(15, -29)", "\\left(15,-29\\right)", "(-29,15)", "(15,29)"]),
+    ("\\frac{\\sqrt{3}}{3}", ["\\frac{\\sqrt{3}}{3}", "\\frac{1}{\\sqrt{3}}", "\\frac{\\sqrt3}{3}", "\\dfrac{\\sqrt{3}}{3}", "0.577",
+                              "\\sqrt{3}/3"]),
+    ("30^\\circ", ["30^\\circ", "30", "30^{\\circ}", "\\frac{\\pi}{6}", "30\u00b0", "150^\\circ"]),
+    ("\\dfrac{17}{50}", ["\\frac{17}{50}", "0.34", "34\\%", "\\dfrac{17}{50}", "17/50"]),
+    ("\\frac{270}7\\text{ degrees}", ["\\frac{270}{7}", "\\frac{270}{7}^\\circ", "\\frac{270}{7} \\text{ degrees}", "38\\frac{4}{7}", "38.57"]),
+    (".0000672", [".0000672", "0.0000672", "6.72 \\times 10^{-5}", "6.72\\times10^{-5}", "0.000672"]),
+    ("5x - 7y + 11z + 4 = 0", ["5x - 7y + 11z + 4 = 0", "5x-7y+11z+4=0", "-5x + 7y - 11z - 4 = 0", "5x - 7y + 11z = -4"]),
+    ("(2,\\infty)", ["(2,\\infty)", "(2, \\infty)", "x > 2", "[2,\\infty)", "(2, +\\infty)"]),
+    ("10,\\!080", ["10,\\!080", "10080", "10,080", "10{,}080", "10 080"]),
+    ("\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}", [
+        "\\begin{pmatrix} -2 \\\\ -14 \\\\ -7 \\end{pmatrix}", "\\begin{pmatrix}-2\\\\-14\\\\-7\\end{pmatrix}",
+        "(-2,-14,-7)", "\\begin{pmatrix} 2 \\\\ 14 \\\\ 7 \\end{pmatrix}"]),
+    ("11,\\! 111,\\! 111,\\! 100", ["11,111,111,100", "11111111100", "11,\\!111,\\!111,\\!100", "1.11111111 \\times 10^{10}"]),
+    ("\\text{(C)}", ["\\text{(C)}", "(C)", "C", "\\textbf{(C)}", "\\text{C}", "\\text{(D)}"]),
+    ("288 \\pi", ["288\\pi", "288 \\pi", "288\\pi \\text{ cubic units}", "904.78", "\\pi \\cdot 288"]),
+    ("\\frac 59", ["\\frac{5}{9}", "\\frac 59", "5/9", "0.\\overline{5}", "0.556"]),
+    ("\\$32,\\!348", ["\\$32,348", "32348", "\\$32,\\!348", "32,348", "\\$32348.00"]),
+    ("-13x+3", ["-13x+3", "3-13x", "-13x + 3", "13x-3"]),
+    ("\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}", [
+        "\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}", "\\begin{pmatrix}-1&0\\\\0&-1\\end{pmatrix}",
+        "\\begin{bmatrix} -1 & 0 \\\\ 0 & -1 \\end{bmatrix}", "-I"]),
+    ("864 \\mbox{ inches}^2", ["864", "864 \\text{ square inches}", "864 \\mbox{ inches}^2", "864 \\text{ in}^2", "846"]),
+    ("1\\frac{4}{5}", ["1\\frac{4}{5}", "\\frac{9}{5}", "1.8", "1 \\frac45", "9/5"]),
+    ("18+2\\pi", ["18+2\\pi", "2\\pi + 18", "18 + 2 \\pi", "24.28"]),
+    ("3 \\pm 2 \\sqrt{2}", ["3 \\pm 2\\sqrt{2}", "3\\pm2\\sqrt2", "3+2\\sqrt{2}, 3-2\\sqrt{2}", "3 \\pm \\sqrt{8}"]),
+    ("\\left(\\frac{3}{5},\\frac{8}{3}\\right]", ["\\left(\\frac{3}{5},\\frac{8}{3}\\right]", "(\\frac35, \\frac83]", "(0.6, 8/3]",
+                                                 "\\left[\\frac{3}{5},\\frac{8}{3}\\right]"]),
+    ("5.4 \\text{ cents}", ["5.4", "5.4 \\text{ cents}", "5.4\\text{ cents}", "\\$0.054", "5.40"]),
+    ("\\frac9{19}", ["\\frac{9}{19}", "\\frac9{19}", "9/19", "0.4737"]),
+    ("(-\\infty, 0]", ["(-\\infty, 0]", "(-\\infty,0]", "x \\le 0", "(-\\infty, 0)"]),
+    ("58,500", ["58,500", "58500", "\\$58,500", "58,\\!500", "58.5"]),
+    ("6r^2-4r-24", ["6r^2-4r-24", "6r^2 - 4r - 24", "2(3r^2-2r-12)", "6r^2-4r+24"]),
+    ("\\text{ellipse}", ["\\text{ellipse}", "ellipse", "\\text{(D)}", "\\text{Ellipse}", "\\text{circle}"]),
+    ("(1,-16,-4,43)", ["(1,-16,-4,43)", "(1, -16, -4, 43)", "1,-16,-4,43", "(1,-16,4,43)"]),
+    ("(0,9) \\cup (9,36)", ["(0,9) \\cup (9,36)", "(0, 9) \\cup (9, 36)", "(0,36)", "(0,9)\\cup(9,36)"]),
+    ("\\frac{20000}{\\pi}", ["\\frac{20000}{\\pi}", "20000/\\pi", "6366.2", "\\dfrac{20000}{\\pi}"]),
+    ("x \\in [-2,7]", ["[-2,7]", "x \\in [-2,7]", "-2 \\le x \\le 7", "[-2, 7]"]),
+    ("\\{1\\pm\\sqrt{5},-2\\}", ["1+\\sqrt{5}, 1-\\sqrt{5}, -2", "-2, 1 \\pm \\sqrt{5}", "\\{1\\pm\\sqrt{5},-2\\}", "1\\pm\\sqrt{5},-2"]),
+    ("3R^2", ["3R^2", "3r^2", "3 R^2", "3R^{2}"]),
+    ("\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]", ["\\left[ \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right]",
+                                                                "[\\frac{\\pi^2}{8}, \\frac{5\\pi^2}{4}]", "[\\pi^2/8, 5\\pi^2/4]",
+                                                                "\\left( \\frac{\\pi^2}{8}, \\frac{5 \\pi^2}{4} \\right)"]),
+    ("y = 2x + 3", ["y = 2x + 3", "y=2x+3", "2x+3", "y = 3 + 2x"]),
+    ("\\$18.90", ["\\$18.90", "18.90", "18.9", "\\$18.9", "\\$19"]),
+    ("137 \\frac{1}{2}", ["137\\frac{1}{2}", "137.5", "\\frac{275}{2}", "137 \\frac12"]),
+    ("15\\mbox{ cm}^2", ["15", "15 \\text{ cm}^2", "15\\mbox{ cm}^2", "15\\text{ square centimeters}"]),
+    ("y = -2x", ["y = -2x", "y=-2x", "-2x", "y = 2x"]),
+    ("(2,12) \\cup (12,102)", ["(2,12) \\cup (12,102)", "(2,12)\\cup(12,102)", "(2,102)", "(2, 12) \\cup (12, 102)"]),
+    ("106^\\circ", ["106^\\circ", "106", "106^{\\circ}", "74^\\circ"]),
+    ("\\frac{1}{2}", ["\\frac{1}{2}", "\\frac12", "0.5", "1/2", "50\\%", "\\dfrac{1}{2}", "\\tfrac12"]),
+    ("2\\sqrt{5}", ["2\\sqrt{5}", "\\sqrt{20}", "2\\sqrt5", "4.47"]),
+    ("1+2i", ["1+2i", "1 + 2i", "2i+1", "1-2i"]),
+    ("\\sqrt{51}", ["\\sqrt{51}", "\\sqrt51", "51^{1/2}", "7.14"]),
+    ("\\frac{243}{625}", ["\\frac{243}{625}", "0.3888", "\\left(\\frac{3}{5}\\right)^5", "243/625"]),
+    ("70 \\sqrt{2}", ["70\\sqrt{2}", "70 \\sqrt 2", "\\sqrt{9800}", "99"]),
+    ("\\frac{448}{15625}", ["\\frac{448}{15625}", "0.028672", "448/15625", "\\frac{448}{15624}"]),
+    ("2k+2", ["2k+2", "2(k+1)", "2k + 2", "2k"]),
+    ("(a+5)(b+2)", ["(a+5)(b+2)", "(b+2)(a+5)", "ab+2a+5b+10", "(a+2)(b+5)"]),
+    ("\\frac{3840}{289}", ["\\frac{3840}{289}", "13\\frac{83}{289}", "13.287", "3840/289"]),
+    ("-\\sqrt{3}", ["-\\sqrt{3}", "-\\sqrt3", "\\sqrt{3}", "-1.732"]),
+    ("\\frac{16}{5}", ["\\frac{16}{5}", "3.2", "3\\frac{1}{5}", "16/5"]),
+]
+
+# Integer ground truths of MATH-500 with what a model writes for them.
+MATH500_INT_FORMS = [
+    lambda v: "%d" % v, lambda v: "%d.0" % v, lambda v: "\\$%d" % v, lambda v: "%d\\%%" % v,
+    lambda v: "%d \\text{ ways}" % v, lambda v: "%d^\\circ" % v, lambda v: "x = %d" % v, lambda v: "\\text{%d}" % v,
+    lambda v: "{:,}".format(v), lambda v: "{:,}".format(v).replace(",", ",\\!"), lambda v: "%d" % (v + 1),
+    lambda v: "%d" % (v - 2), lambda v: "\\frac{%d}{2}" % (2 * v), lambda v: "%d \\cdot 1" % v, lambda v: "%d\\text{ cm}^2" % v,
+    lambda v: "n = %d" % v, lambda v: "%d, %d" % (v, v + 1), lambda v: "-%d" % v if v > 0 else "%d" % (v - 1),
+    lambda v: "%d.5" % v, lambda v: "\\mathbf{%d}" % v,
+]
+
+
+def math500_recorded(rng):
+    """Full model outputs for MATH-500 (text, ground truth): every answer of
+    MATH500_ANSWERS, and integer truths in the forms of MATH500_INT_FORMS,
+    each written as DeepSeek-R1 or gpt-oss-120b writes it: the final box
+    after the reasoning, an earlier box replaced by a later one, the box in
+    Harmony's analysis channel only, a truncated output without a box, an
+    unclosed box, an empty one."""
+    items = [(a, gt) for gt, ans in MATH500_ANSWERS for a in ans]
+    ints = [x for x in math_answers() if x.lstrip("-").isdigit()]
+    for i, gt in enumerate(ints[:80]):
+        items.append((MATH500_INT_FORMS[i % len(MATH500_INT_FORMS)](int(gt)), gt))
+    out = []
+    for i, (ans, gt) in enumerate(items):
+        k = i % 13
+        if k in (0, 7):
+            text = r1(rng, "Putting it together, the final answer is $\\boxed{%s}$." % ans)
+        elif k in (1, 8):
+            text = r1(rng, "**Final Answer**\n\\[\n\\boxed{%s}\n\\]" % ans)
+        elif k in (2, 9):
+            text = harmony(rng, "**Answer:** $\\boxed{%s}$" % ans)
+        elif k == 3:
+            text = r1(rng, "At first I got $\\boxed{%s}$, but I dropped a sign. Redoing it gives $\\boxed{%s}$." % ("17", ans))
+        elif k == 4:
+            text = harmony(rng, "The answer is $%s$." % ans, analysis=reasoning(rng) + " So \\boxed{%s}." % ans)
+        elif k == 10:
+            text = r1(rng, "Thus the answer is:\n\n$$\\boxed{ %s }$$\n\nI hope this helps." % ans)
+        elif k == 5:
+            text = r1(rng, "", truncated=True) + " So far the value is " + ans
+        elif k == 6:
+            text = r1(rng, "The answer is %s." % ans) if i % 2 else r1(rng, "\\boxed{%s" % ans)
+        elif k == 11:
+            text = harmony(rng, "\\boxed{%s}" % ans, end="") if i % 2 else r1(rng, "\\boxed{}\n\nanswer: " + ans)
+        else:
+            text = r1(rng, "Hence \\(\\boxed{%s}\\)" % ans)
+        out.append((text, gt))
+    return out
+
+
+# ---------------------------------------------------------------- LiveCodeBench, more problems
+
+
+def _fib_mod(n, m=10**9 + 7):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, (a + b) % m
+    return a
+
+
+def _digits(n):
+    """str(n) past CPython's default 4300-digit limit."""
+    import sys
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(n)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def _p(code):
+    """A program as written in the solution lists below (dedented, no
+    leading or trailing blank lines)."""
+    import textwrap
+    return textwrap.dedent(code).strip("\n")
+
+
+# More synthetic problems (our own statements and tests), each with the
+# programs a reasoning model writes for it: right ones in several styles,
+# and ones that trip over what LiveCodeBench's testing_util does — stdin
+# patched only for sys.stdin/input/open (so `for line in sys.stdin`,
+# `from sys import stdin` and sys.stdin.buffer.readline behave oddly), the
+# program wrapped in a function (so `global` and `from __future__` fail),
+# the __main__ guard stripped only in one spelling, "class Solution"
+# looked for as text, output compared line by line then as Decimals (so
+# trailing spaces, 2.50 and doubled spaces between numbers pass, a blank
+# line between answers does not), call results compared with == after a
+# top-level tuple becomes a list (inner tuples do not), the prelude's
+# star imports (operator's sub shadowing re's), quit() disabled, exit()
+# absorbed, the int-to-str digit limit raised to 50000.
+LCB_MORE = [
+    {
+        "question_id": "abc320_a", "platform": "atcoder", "fn": None,
+        "public": [("3\nabc\naba\nx\n", "2\n")],
+        "private": [("1\nab\n", "0\n"), ("4\naa\nbb\ncd\nracecar\n", "3\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            count = 0
+            for _ in range(n):
+                s = input().strip()
+                if s == s[::-1]:
+                    count += 1
+            print(count)
+            """,
+            """
+            import sys
+            data = sys.stdin.read().split()
+            n = int(data[0])
+            print(sum(1 for w in data[1:n + 1] if w == w[::-1]))
+            """,
+            """
+            import sys
+            lines = [line.strip() for line in sys.stdin]
+            n = int(lines[0])
+            print(sum(1 for s in lines[1:n + 1] if s == s[::-1]))
+            """,
+            """
+            import sys
+            lines = sys.stdin.readlines()
+            print(sum(1 for s in lines[1:] if s.strip() == s.strip()[::-1]))
+            """,
+            """
+            import sys
+            lines = sys.stdin.readlines()
+            n = int(lines[0])
+            print(sum(1 for s in lines[1:n + 1] if s.strip() == s.strip()[::-1]))
+            """,
+            """
+            import sys
+            input = sys.stdin.buffer.readline
+            n = int(input())
+            cnt = 0
+            for _ in range(n):
+                s = input().strip()
+                cnt += s == s[::-1]
+            print(cnt)
+            """,
+            """
+            from sys import stdin
+            n = int(stdin.readline())
+            words = [stdin.readline().strip() for _ in range(n)]
+            print(sum(w == w[::-1] for w in words))
+            """,
+            """
+            import sys
+            input = sys.stdin.readline
+            n = int(input())
+            ans = 0
+            for _ in range(n):
+                s = input().rstrip('\\n')
+                ans += s == s[::-1]
+            print(ans)
+            """,
+            """
+            count = 0
+
+            def check(s):
+                global count
+                if s == s[::-1]:
+                    count += 1
+
+            n = int(input())
+            for _ in range(n):
+                check(input().strip())
+            print(count)
+            """,
+            """
+            res = [0]
+
+            def check(s):
+                if s == s[::-1]:
+                    res[0] += 1
+
+            n = int(input())
+            for _ in range(n):
+                check(input().strip())
+            print(res[0])
+            """,
+            """
+            from __future__ import annotations
+
+
+            def is_pal(s: str) -> bool:
+                return s == s[::-1]
+
+
+            n = int(input())
+            print(sum(is_pal(input().strip()) for _ in range(n)))
+            """,
+            """
+            import sys
+            import threading
+
+
+            def main():
+                n = int(input())
+                print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+
+
+            threading.stack_size(1 << 26)
+            t = threading.Thread(target=main)
+            t.start()
+            t.join()
+            """,
+            """
+            n = int(input())
+            print(sum(1 for _ in range(n) if len(s := input().strip()) > 1 and s == s[::-1]))
+            """,
+            """
+            def main():
+                n = int(input())
+                print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+
+
+            if "__main__" == __name__:
+                main()
+            """,
+            """
+            def main():
+                n = int(input())
+                print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+
+
+            if __name__ == "__main__":
+                main()
+            """,
+            """
+            import sys
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            sys.stdout.buffer.write(str(c).encode() + b"\\n")
+            """,
+            """
+            import resource
+            import sys
+            resource.setrlimit(resource.RLIMIT_STACK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            n = int(input())
+            print(sum(1 for _ in range(n) if (s := input().strip()) == s[::-1]))
+            """,
+            """
+            n = int(stdin.readline())
+            print(sum(1 for _ in range(n) if (s := stdin.readline().strip()) == s[::-1]))
+            """,
+            """
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            print(c)
+            exit(0)
+            """,
+            """
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            print(c)
+            quit()
+            """,
+            """
+            n = int(input())
+            c = sum(1 for _ in range(n) if (s := input().strip()) == s[::-1])
+            print(c)
+            assert c < 2, "too many"
+            """,
+            """
+            n = int(input())
+              words = [input() for _ in range(n)]
+            print(sum(w == w[::-1] for w in words))
+            """,
+            """
+            n = int(input())
+            words = [input().strip() for _ in range(n + 1)]
+            print(sum(w == w[::-1] for w in words))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc321_b", "platform": "atcoder", "fn": None,
+        "public": [("4\n1 2 3 4\n", "2.5\n")],
+        "private": [("2\n3 3\n", "3\n"), ("3\n1 1 2\n", "1.3333333333\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(f"{sum(a) / n:.10f}")
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(sum(a) / n)
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(sum(a) // n)
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(round(sum(a) / n, 10))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print('%.6f' % (sum(a) / n))
+            """,
+            """
+            from fractions import Fraction
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(Fraction(sum(a), n))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(f"{mean(a):.10f}")
+            """,
+            """
+            from decimal import Decimal, getcontext
+            getcontext().prec = 11
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(Decimal(sum(a)) / Decimal(n))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(f"{sum(a) / n:.10g}")
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print "%.10f" % (sum(a) / n)
+            """,
+            """
+            import sys
+            n, *a = map(int, sys.stdin.read().split())
+            print("{:.12f}".format(sum(a) / n))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc322_c", "platform": "atcoder", "fn": None,
+        "public": [("3\n4\n7\n10\n", "Yes\nNo\nYes\n")],
+        "private": [("1\n0\n", "Yes\n"), ("2\n1 \n-2\n", "No\nYes\n")],
+        "solutions": [_p(s) for s in [
+            """
+            q = int(input())
+            for _ in range(q):
+                x = int(input())
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                x = int(input())
+                print("YES" if x % 2 == 0 else "NO")
+            """,
+            """
+            q = int(input())
+            out = []
+            for _ in range(q):
+                out.append("Yes" if int(input()) % 2 == 0 else "No")
+            print("\\n".join(out))
+            """,
+            """
+            q = int(input())
+            out = ["Yes" if int(input()) % 2 == 0 else "No" for _ in range(q)]
+            print(" ".join(out))
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                print(("Yes" if int(input()) % 2 == 0 else "No") + "  ")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                print("Yes" if int(input()) % 2 == 0 else "No")
+                print()
+            """,
+            """
+            print()
+            q = int(input())
+            for _ in range(q):
+                print("Yes" if int(input()) % 2 == 0 else "No")
+            """,
+            """
+            import sys
+            q = int(input())
+            for i in range(q):
+                x = int(input())
+                print(f"query {i}: {x}", file=sys.stderr)
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            for i in range(q):
+                x = int(input())
+                print(f"query {i}: {x}")
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            xs = [int(input()) for _ in range(q)]
+            print(*("Yes" if x % 2 == 0 else "No" for x in xs), sep="\\n")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                print("Yes" if int(input()) % 2 == 1 else "No")
+            """,
+            """
+            import sys
+            data = sys.stdin.read().split()
+            for tok in data[1:]:
+                print("Yes" if int(tok) % 2 == 0 else "No")
+            """,
+            """
+            import sys
+            q = int(input())
+            sys.stdout.write("\\n".join("Yes" if int(input()) % 2 == 0 else "No" for _ in range(q)))
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                x = int(input()
+                print("Yes" if x % 2 == 0 else "No")
+            """,
+            """
+            q = int(input())
+            for _ in range(q):
+                x = input()
+                print("Yes" if x.isdigit() and int(x) % 2 == 0 else "No")
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc323_a", "platform": "atcoder", "fn": None,
+        "public": [("10\n", "1024\n")],
+        "private": [("0\n", "1\n"), ("20000\n", _digits(2 ** 20000) + "\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            print(2 ** n)
+            """,
+            """
+            print(1 << int(input()))
+            """,
+            """
+            n = int(input())
+            print(int(2.0 ** n))
+            """,
+            """
+            n = int(input())
+            print(pow(2, n, 10 ** 9 + 7))
+            """,
+            """
+            import math
+            n = int(input())
+            print(int(math.pow(2, n)))
+            """,
+            """
+            import sys
+            sys.set_int_max_str_digits(0)
+            print(2 ** int(input()))
+            """,
+            """
+            n = int(input())
+            print(f"{2 ** n:,}")
+            """,
+            """
+            n = int(input())
+            r = 1
+            for _ in range(n):
+                r *= 2
+            print(r)
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc324_b", "platform": "atcoder", "fn": None,
+        "public": [("5\n", "5\n"), ("1\n", "1\n")],
+        "private": [("3000\n", "%d\n" % _fib_mod(3000))],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n):
+                a, b = b, (a + b) % (10 ** 9 + 7)
+            print(a)
+            """,
+            """
+            from functools import lru_cache
+
+            MOD = 10 ** 9 + 7
+
+
+            @lru_cache(maxsize=None)
+            def f(n):
+                if n <= 2:
+                    return 1
+                return (f(n - 1) + f(n - 2)) % MOD
+
+
+            print(f(int(input())))
+            """,
+            """
+            def f(n):
+                if n <= 2:
+                    return 1
+                return (f(n - 1) + f(n - 2)) % (10 ** 9 + 7)
+
+
+            print(f(int(input())))
+            """,
+            """
+            import sys
+            sys.setrecursionlimit(10000)
+            memo = {}
+
+
+            def f(n):
+                if n <= 2:
+                    return 1
+                if n not in memo:
+                    memo[n] = (f(n - 1) + f(n - 2)) % (10 ** 9 + 7)
+                return memo[n]
+
+
+            print(f(int(input())))
+            """,
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n):
+                a, b = b, (a + b) % (10 ** 9 + 9)
+            print(a)
+            """,
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n):
+                a, b = b, a + b
+            print(a)
+            """,
+            """
+            n = int(input())
+            a, b = 0, 1
+            for _ in range(n - 1):
+                a, b = b, (a + b) % (10 ** 9 + 7)
+            print(a)
+            """,
+            """
+            @cache
+            def f(n):
+                return 1 if n <= 2 else (f(n - 1) + f(n - 2)) % 1000000007
+
+
+            print(f(int(input())))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc325_b", "platform": "atcoder", "fn": None,
+        "public": [("2 3\nabc\ndef\n", "ad\nbe\ncf\n")],
+        "private": [("1 1\nz\n", "z\n")],
+        "solutions": [_p(s) for s in [
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for j in range(w):
+                print(''.join(g[i][j] for i in range(h)))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input().strip() for _ in range(h)]
+            for col in zip(*g):
+                print(''.join(col))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            print(list(zip(*g)))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for col in zip(*g):
+                print(' '.join(col))
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for row in g:
+                print(row)
+            """,
+            """
+            h, w = map(int, input().split())
+            g = [input() for _ in range(h)]
+            for col in zip(*g):
+                print(''.join(col), end=' ')
+            """,
+            """
+            import sys
+            data = sys.stdin.read().split()
+            h, w = int(data[0]), int(data[1])
+            g = data[2:2 + h]
+            print('\\n'.join(''.join(r[j] for r in g) for j in range(w)))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc326_a", "platform": "atcoder", "fn": None,
+        "public": [("3\n3 1 2\n", "2 1 3\n")],
+        "private": [("4\n1 5 2 2\n", "2 2 5 1\n"), ("1\n-7\n", "-7\n")],
+        "solutions": [_p(s) for s in [
+            """
+            n = int(input())
+            a = input().split()
+            print(*reversed(a))
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print('  '.join(a[::-1]))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(a[::-1])
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print(','.join(a[::-1]))
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print(' '.join(a[::-1]) + ' ')
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            for x in reversed(a):
+                print(x)
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(*sorted(a, reverse=True))
+            """,
+            """
+            n = int(input())
+            a = list(map(int, input().split()))
+            print(*[float(x) for x in reversed(a)])
+            """,
+            """
+            n = int(input())
+            a = input().split()
+            print(*reversed(a), sep=', ')
+            """,
+            """
+            #include <bits/stdc++.h>
+            int main() { int n; std::cin >> n; }
+            """,
+        ]],
+    },
+    {
+        "question_id": "maximum-subarray", "platform": "leetcode", "fn": "maxSubArray",
+        "starter": "class Solution:\n    def maxSubArray(self, nums: List[int]) -> int:\n        ",
+        "public": [("[-2,1,-3,4,-1,2,1,-5,4]", "6"), ("[1]", "1")],
+        "private": [("[-3,-1,-2]", "-1"), ("[5,4,-1,7,8]", "23")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def maxSubArray(self, nums: List[int]) -> int:
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums: List[int]) -> int:
+                    best = cur = 0
+                    for x in nums:
+                        cur = max(0, cur + x)
+                        best = max(best, cur)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    n = len(nums)
+                    best = nums[0]
+                    for i in range(n):
+                        s = 0
+                        for j in range(i, n):
+                            s += nums[j]
+                            best = max(best, s)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return float(best)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return str(best)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return [best]
+            """,
+            """
+            class Solution:
+                def _kadane(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return best
+
+                def maxSubArray(self, nums: List[int]) -> int:
+                    return self._kadane(nums)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    pre = [0] + list(accumulate(nums))
+                    best, low = nums[0], 0
+                    for p in pre[1:]:
+                        best = max(best, p - low)
+                        low = min(low, p)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = max(nums[0], nums[1])
+                    cur = best
+                    for x in nums[2:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums, k):
+                    return max(nums)
+            """,
+            """
+            class Solution:
+                def __init__(self, nums):
+                    self.nums = nums
+
+                def maxSubArray(self, nums):
+                    return max(nums)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+                    print("best so far", best)
+                    return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    best = cur = nums[0]
+                    for x in nums[1:]:
+                        cur = max(x, cur + x)
+                        best = max(best, cur)
+            """,
+            """
+            def maxSubArray(nums):
+                best = cur = nums[0]
+                for x in nums[1:]:
+                    cur = max(x, cur + x)
+                    best = max(best, cur)
+                return best
+            """,
+            """
+            # A class Solution wrapper is not needed for this.
+            def maxSubArray(nums):
+                best = cur = nums[0]
+                for x in nums[1:]:
+                    cur = max(x, cur + x)
+                    best = max(best, cur)
+                return best
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums):
+                    if len(nums) == 1:
+                        exit()
+                    return max(nums)
+            """,
+            """
+            class Solution:
+                def maxSubArray(self, nums)
+                    return max(nums)
+            """,
+        ]],
+    },
+    {
+        "question_id": "merge-intervals", "platform": "leetcode", "fn": "merge",
+        "starter": "class Solution:\n    def merge(self, intervals: List[List[int]]) -> List[List[int]]:\n        ",
+        "public": [("[[1,3],[2,6],[8,10],[15,18]]", "[[1, 6], [8, 10], [15, 18]]")],
+        "private": [("[[1,4],[4,5]]", "[[1, 5]]"), ("[[1,4],[0,4]]", "[[0, 4]]")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def merge(self, intervals: List[List[int]]) -> List[List[int]]:
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1] = (out[-1][0], max(out[-1][1], e))
+                        else:
+                            out.append((s, e))
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return tuple(out)
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s < out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return out
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    intervals.sort()
+                    out = []
+                    for s, e in intervals:
+                        if out and s <= out[-1][1]:
+                            out[-1][1] = max(out[-1][1], e)
+                        else:
+                            out.append([s, e])
+                    return (x for x in out)
+            """,
+            """
+            class Solution:
+                def merge(self, intervals):
+                    res = []
+                    for cur in sorted(intervals, key=lambda x: x[0]):
+                        if not res or res[-1][1] < cur[0]:
+                            res.append(list(cur))
+                        else:
+                            res[-1][1] = max(res[-1][1], cur[1])
+                    return res
+            """,
+        ]],
+    },
+    {
+        "question_id": "valid-palindrome", "platform": "leetcode", "fn": "isPalindrome",
+        "starter": "class Solution:\n    def isPalindrome(self, s: str) -> bool:\n        ",
+        "public": [("\"A man, a plan, a canal: Panama\"", "true"), ("\"race a car\"", "false")],
+        "private": [("\" \"", "true")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def isPalindrome(self, s: str) -> bool:
+                    t = [c.lower() for c in s if c.isalnum()]
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = [c.lower() for c in s if c.isalnum()]
+                    return 1 if t == t[::-1] else 0
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = [c.lower() for c in s if c.isalnum()]
+                    return "true" if t == t[::-1] else "false"
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = [c for c in s if c.isalnum()]
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    i, j = 0, len(s) - 1
+                    while i < j:
+                        while i < j and not s[i].isalnum():
+                            i += 1
+                        while i < j and not s[j].isalnum():
+                            j -= 1
+                        if s[i].lower() != s[j].lower():
+                            return False
+                        i, j = i + 1, j - 1
+                    return True
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = sub(r'[^a-z0-9]', '', s.lower())
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    t = re.sub(r'[^a-z0-9]', '', s.lower())
+                    return t == t[::-1]
+            """,
+            """
+            class Solution:
+                def isPalindrome(self, s):
+                    return s == s[::-1]
+            """,
+        ]],
+    },
+    {
+        "question_id": "average-value", "platform": "leetcode", "fn": "average",
+        "starter": "class Solution:\n    def average(self, nums: List[int]) -> float:\n        ",
+        "public": [("[1,2,3,4]", "2.5"), ("[3,3]", "3.0")],
+        "private": [("[1,2]", "1.5")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def average(self, nums: List[int]) -> float:
+                    return sum(nums) / len(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return sum(nums) // len(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return round(sum(nums) / len(nums), 1)
+            """,
+            """
+            import statistics
+
+
+            class Solution:
+                def average(self, nums):
+                    return statistics.mean(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return f"{sum(nums) / len(nums):.1f}"
+            """,
+            """
+            from decimal import Decimal
+
+
+            class Solution:
+                def average(self, nums):
+                    return Decimal(sum(nums)) / len(nums)
+            """,
+            """
+            class Solution:
+                def average(self, nums):
+                    return sum(nums) / len(nums) + 1e-12
+            """,
+        ]],
+    },
+    {
+        "question_id": "add-strings", "platform": "leetcode", "fn": "addStrings",
+        "starter": "class Solution:\n    def addStrings(self, num1: str, num2: str) -> str:\n        ",
+        "public": [("\"11\"\n\"123\"", "\"134\"")],
+        "private": [("\"0\"\n\"0\"", "\"0\""), ("\"999\"\n\"1\"", "\"1000\"")],
+        "solutions": [_p(s) for s in [
+            """
+            class Solution:
+                def addStrings(self, num1: str, num2: str) -> str:
+                    return str(int(num1) + int(num2))
+            """,
+            """
+            class Solution:
+                def addStrings(self, num1, num2):
+                    return int(num1) + int(num2)
+            """,
+            """
+            class Solution:
+                def addStrings(self, num1, num2):
+                    i, j, carry, out = len(num1) - 1, len(num2) - 1, 0, []
+                    while i >= 0 or j >= 0 or carry:
+                        d = carry
+                        if i >= 0:
+                            d += ord(num1[i]) - 48
+                        if j >= 0:
+                            d += ord(num2[j]) - 48
+                        out.append(str(d % 10))
+                        carry = d // 10
+                        i, j = i - 1, j - 1
+                    return ''.join(reversed(out))
+            """,
+            """
+            class Solution:
+                def addStrings(self, num1, num2):
+                    i, j, carry, out = len(num1) - 1, len(num2) - 1, 0, []
+                    while i >= 0 or j >= 0:
+                        d = carry
+                        if i >= 0:
+                            d += ord(num1[i]) - 48
+                        if j >= 0:
+                            d += ord(num2[j]) - 48
+                        out.append(str(d % 10))
+                        carry = d // 10
+                        i, j = i - 1, j - 1
+                    return ''.join(reversed(out))
+            """,
+            """
+            class Solution:
+                def addStrings(self, *args):
+                    a, b = args
+                    return str(int(a) + int(b))
+            """,
+            """
+            class Solution:
+                def addStrings(self, *, num1, num2):
+                    return str(int(num1) + int(num2))
+            """,
+        ]],
+    },
+    {
+        "question_id": "abc327_a", "platform": "atcoder", "fn": None,
+        "public": [("hello world\n", "HELLO WORLD\n")],
+        "private": [("x\n", "X\n"), ("Mixed Case 42\n", "MIXED CASE 42\n")],
+        "solutions": [_p(s) for s in [
+            """
+            print(input().upper())
+            """,
+            """
+            s = input()
+            print(s.title())
+            """,
+            """
+            import sys
+            print(sys.stdin.readline().rstrip().upper())
+            """,
+            """
+            import sys
+            input = lambda: sys.stdin.readline()[:-1]
+            print(input().upper())
+            """,
+            """
+            print(open(0).read().upper())
+            """,
+            """
+            print(open(0).readline().strip().upper())
+            """,
+            """
+            s = input()
+            print(s.upper().split())
+            """,
+            """
+            s = input()
+            print(''.join(chr(ord(c) - 32) if 'a' <= c <= 'z' else c for c in s))
+            """,
+            """
+            s = input()
+            print(s.upper(), end='')
+            """,
+            """
+            s = input()
+            print(s.swapcase())
+            """,
+            """
+            import sys
+            for line in sys.stdin.read().splitlines():
+                print(line.upper())
+            """,
+        ]],
+    },
+]
+
+# The problems of the Go tests: the first ones, then these.
+LCB_ALL = LCB_PROBLEMS + LCB_MORE
+
+
+def _fence(rng, code):
+    return "```python\n%s\n```" % code
+
+
+def lcb_recorded(rng):
+    """Whole model outputs for every program of LCB_MORE: (text,
+    question_id). Each program is written the way one of the two models
+    writes its answer — after <think> reasoning or in Harmony's final
+    channel, with an explanation around it, in a ```python, ```python3,
+    ```py or bare fence, beside a usage example or an earlier draft (so
+    the two parsers pick different blocks), or cut off before its fence
+    closes — and a few outputs hold no program at all."""
+    out = []
+    n = 0
+    for p in LCB_MORE:
+        qid = p["question_id"]
+        sols = p["solutions"]
+        for j, code in enumerate(sols):
+            other = sols[(j + 1) % len(sols)]
+            k = n % 12
+            n += 1
+            if k in (0, 6):
+                text = r1(rng, "The idea is to process the input in one pass.\n\n%s\n\nThis runs in O(n) time." % _fence(rng, code))
+            elif k in (1, 7):
+                text = harmony(rng, "Here is a complete solution.\n\n%s\n" % _fence(rng, code))
+            elif k == 2:
+                text = r1(rng, "```python3\n%s\n```" % code)
+            elif k == 3:
+                text = harmony(rng, "**Solution**\n\n%s" % _fence(rng, code),
+                               analysis="Draft:\n```python\n%s\n```\nLet me refine it. " % other + reasoning(rng))
+            elif k == 4:
+                text = r1(rng, "First attempt:\n\n%s\n\nWait, that is wrong on the samples. Final version:\n\n%s" % (
+                    _fence(rng, other), _fence(rng, code)))
+            elif k == 5:
+                text = harmony(rng, "```\n%s\n```" % code)
+            elif k == 8:
+                text = r1(rng, "%s\n\nExample:\n\n```python\n# sample run\nprint('see above')\n```" % _fence(rng, code))
+            elif k == 9:
+                text = harmony(rng, "```py\n%s\n```\n\nComplexity: linear." % code)
+            elif k == 10:
+                text = r1(rng, "Solution:\n```python\n%s\n```" % code, think=False)
+            else:
+                text = harmony(rng, "```python\n%s\n```" % code, end="")
+            out.append((text, qid))
+    # outputs without a program to run
+    qids = [p["question_id"] for p in LCB_MORE]
+    out.append((r1(rng, "", truncated=True), qids[0]))
+    out.append((r1(rng, "```python\n" + LCB_MORE[0]["solutions"][0]), qids[0]))
+    out.append((harmony(rng, None, analysis=reasoning(rng) + " I will write a loop over the input."), qids[1]))
+    out.append((r1(rng, "Read the numbers, sort them and print the middle one."), qids[2]))
+    out.append((harmony(rng, "I cannot solve this within the limits."), qids[7]))
+    out.append((r1(rng, "```cpp\nint main() { return 0; }\n```"), qids[3]))
+    out.append((harmony(rng, "```cpp\nint main() { return 0; }\n```"), qids[3]))
+    out.append((r1(rng, "```python\n```"), qids[4]))
+    out.append((harmony(rng, "```python\n\n```"), qids[8]))
+    out.append(("", qids[9]))
+    return out
