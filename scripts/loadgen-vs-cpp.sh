@@ -26,7 +26,7 @@
 # Environment: LOADGEN_VS_CPP_MS run length in ms (default 2000),
 #   REPEAT runs per fixed-rate point (default 3), CONDITIONS (default
 #   "quiet hog"), SIDES (default "go cpp"), MAX_QPS search ceiling
-#   (default 8000000), MLPERF_BENCH_OUT (default out/loadgen-vs-cpp).
+#   (default 16000000), MLPERF_BENCH_OUT (default out/loadgen-vs-cpp).
 # Figures from a machine others are using are noise: the script prints
 # the load average before and after. A full run takes about 10 minutes
 # on a quiet 2-core machine (most of it generating the schedules of the
@@ -40,7 +40,7 @@ DUR_MS=${LOADGEN_VS_CPP_MS:-2000}
 REPEAT=${REPEAT:-3}
 CONDITIONS=${CONDITIONS:-quiet hog}
 SIDES=${SIDES:-go cpp}
-MAX_QPS=${MAX_QPS:-8000000}
+MAX_QPS=${MAX_QPS:-16000000}
 
 if [ ! -x "$BIN" ]; then
 	(cd "$repo" && go build -o "$BIN" ./cmd/mlperf)
