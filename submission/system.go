@@ -2,11 +2,16 @@ package submission
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/mlperf-go/inference/internal/boundedread"
 )
 
 // fillIn marks the system fields the machine cannot tell; the checker
@@ -84,4 +89,27 @@ func osName() string {
 		}
 	}
 	return runtime.GOOS
+}
+
+// maxSystemFile bounds a system description file: the checker's fields
+// take a few KB.
+const maxSystemFile = 1 << 20
+
+// ReadSystem reads a system description JSON file (--system): a JSON
+// object, read only when path is a regular file of at most 1 MiB (a
+// device such as /dev/zero or a FIFO is refused, not read without end).
+// name is the file's base name without .json, which names the system
+// folder when no other name is given.
+func ReadSystem(path string) (desc map[string]any, name string, err error) {
+	data, err := boundedread.File(path, "--system", maxSystemFile)
+	if err != nil {
+		return nil, "", fmt.Errorf("submission: %w", err)
+	}
+	if err := json.Unmarshal(data, &desc); err != nil || desc == nil {
+		if err == nil {
+			err = errors.New("null")
+		}
+		return nil, "", fmt.Errorf("submission: --system %s is not a system description JSON object (%v); write one with `mlperf submission system-template > %s` and edit it", path, err, path)
+	}
+	return desc, strings.TrimSuffix(filepath.Base(path), ".json"), nil
 }

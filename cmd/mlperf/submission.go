@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -100,15 +99,12 @@ func submissionCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if *systemFile != "" {
-		data, err := os.ReadFile(*systemFile)
-		if err != nil {
-			return fmt.Errorf("submission: --system: %w", err)
-		}
-		if err := json.Unmarshal(data, &o.System); err != nil || o.System == nil {
-			return usageError("--system %s is not a system description JSON object (%v); write one with `mlperf submission system-template > %s` and edit it", *systemFile, err, *systemFile)
+		var name string
+		if o.System, name, err = submission.ReadSystem(*systemFile); err != nil {
+			return usageError("%v", err)
 		}
 		if o.SystemName == "" {
-			o.SystemName = strings.TrimSuffix(filepath.Base(*systemFile), ".json")
+			o.SystemName = name
 		}
 	}
 	o.Command = "mlperf submission " + strings.Join(args, " ")

@@ -35,6 +35,7 @@ import (
 	"github.com/mlperf-go/inference/preprocess"
 	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/openai"
+	"github.com/mlperf-go/inference/submission"
 )
 
 // round3Cases are the classes of the third audit: request and answer
@@ -274,6 +275,14 @@ func round3Cases() []badCase {
 		conf("a folder", "a folder", func(t *testing.T) string { return t.TempDir() }),
 		badCase{name: "audit.config: /dev/zero", want: "a character device", run: func(t *testing.T) error {
 			_, err := loadgen.LoadConfigs("resnet50", loadgen.SingleStream, loadgen.PerformanceOnly, "", "", "/dev/zero")
+			return err
+		}},
+		badCase{name: "submission --system: /dev/zero", want: "a character device", run: func(t *testing.T) error {
+			_, _, err := submission.ReadSystem("/dev/zero")
+			return err
+		}},
+		badCase{name: "submission --system: a JSON array", want: "not a system description JSON object", run: func(t *testing.T) error {
+			_, _, err := submission.ReadSystem(write(t, "box.json", []byte(`[{"system_type": "edge"}]`)))
 			return err
 		}},
 	)
