@@ -12,6 +12,7 @@ import (
 
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/benchmark/spec"
+	"github.com/mlperf-go/inference/internal/boundedread"
 	"github.com/mlperf-go/inference/loadgen"
 )
 
@@ -271,7 +272,7 @@ func testUserConf(o benchmark.Options, test, audit, name, work string) (string, 
 	var conf []byte
 	if o.UserConf != "" {
 		var err error
-		if conf, err = os.ReadFile(o.UserConf); err != nil {
+		if conf, err = boundedread.File(o.UserConf, "--user-conf", loadgen.MaxConfBytes); err != nil {
 			return "", fmt.Errorf("compliance: %w", err)
 		}
 		if len(conf) > 0 && conf[len(conf)-1] != '\n' {
