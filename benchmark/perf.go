@@ -50,8 +50,11 @@ func (r PerfResult) Spread() (lo, hi float64) {
 // against the same model through full loadgen Offline performance runs
 // (the harness side), as a fair A/B: in each of PerfRounds rounds both
 // sides run the same samples in the same order (the harness run's query,
-// replayed), at least PerfMinBatches batches per worker and about
-// d/PerfRounds long. It
+// replayed; in a round the raw side opens, the harness then runs as many
+// samples as it replayed, which LoadGen draws the same), at least
+// PerfMinBatches batches per worker and about d/PerfRounds long. With
+// Instance.RawWhole the raw side hands each round's samples to Raw in
+// one call, as the Offline query hands them to the SUT. It
 // prints each round on stderr and then, on stdout, the raw and harness
 // throughputs, the spread of the round ratios and `ratio=` as the last
 // line.
@@ -81,16 +84,26 @@ func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, st
 	fmt.Fprintf(stderr, "perf: the model called directly vs loadgen Offline runs of the same samples in the same order, batch %d, %d worker(s), at least %d samples and about %v a side, in %d rounds\n",
 		s.o.Batch, s.o.Workers, minSamples, d/PerfRounds, PerfRounds)
 	rec := &recorder{SUT: op.sut}
-	harnessSide := func(qps float64) (side, []loadgen.SampleIndex, error) {
+	// harnessSide runs a loadgen Offline query sized by qps (so that it
+	// lasts about d/PerfRounds), or of exactly n samples when n > 0.
+	harnessSide := func(qps float64, n int) (side, []loadgen.SampleIndex, error) {
 		rec.reset()
-		n, el, err := offlineRun(ctx, s, rec, op.inst.QSL, d/PerfRounds, qps, minSamples)
+		least := minSamples
+		if n > 0 {
+			qps, least = 0, n
+		}
+		done, el, err := offlineRun(ctx, s, rec, op.inst.QSL, d/PerfRounds, qps, least)
 		if err != nil {
 			return side{}, nil, fmt.Errorf("perf: harness run: %w", err)
 		}
-		return side{n, el}, rec.samples(), nil
+		return side{done, el}, rec.samples(), nil
 	}
 	rawSide := func(order []loadgen.SampleIndex) (side, error) {
-		n, el, err := replay(ctx, op.raw, op.inst.QSL, order, s.o.Batch, s.o.Workers)
+		batch, workers := s.o.Batch, s.o.Workers
+		if op.inst.RawWhole {
+			batch, workers = len(order), 1
+		}
+		n, el, err := replay(ctx, op.raw, op.inst.QSL, order, batch, workers)
 		if err != nil {
 			return side{}, fmt.Errorf("perf: raw run: %w", err)
 		}
@@ -102,11 +115,15 @@ func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, st
 	for r := range PerfRounds {
 		var raw, h side
 		if r%2 == 0 {
-			if h, order, err = harnessSide(harnessAll.rate()); err == nil {
+			if h, order, err = harnessSide(harnessAll.rate(), 0); err == nil {
 				raw, err = rawSide(order)
 			}
 		} else if raw, err = rawSide(order); err == nil {
-			h, order, err = harnessSide(harnessAll.rate())
+			// As many samples as the raw side just ran: LoadGen draws the
+			// same ones in the same order for the same count, so both
+			// sides of the round run the same work (a continuous
+			// batcher's throughput depends on how many sequences it has).
+			h, order, err = harnessSide(0, len(order))
 		}
 		if err != nil {
 			return res, err
@@ -120,7 +137,11 @@ func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, st
 	}
 	res.Raw, res.Harness = rawAll.rate(), harnessAll.rate()
 	lo, hi := res.Spread()
-	fmt.Fprintf(stdout, "raw:     %.2f samples/s (the model called directly, batch %d, %d worker(s))\n", res.Raw, s.o.Batch, s.o.Workers)
+	if op.inst.RawWhole {
+		fmt.Fprintf(stdout, "raw:     %.2f samples/s (the SUT's batcher called directly with each round's samples, batch %d)\n", res.Raw, s.o.Batch)
+	} else {
+		fmt.Fprintf(stdout, "raw:     %.2f samples/s (the model called directly, batch %d, %d worker(s))\n", res.Raw, s.o.Batch, s.o.Workers)
+	}
 	fmt.Fprintf(stdout, "harness: %.2f samples/s (loadgen Offline, logs in %s)\n", res.Harness, s.o.Out)
 	fmt.Fprintf(stdout, "rounds:  ratio %.4f to %.4f over %d rounds\n", lo, hi, len(res.Rounds))
 	fmt.Fprintf(stdout, "ratio=%.4f\n", res.Ratio())

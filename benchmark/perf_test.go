@@ -82,7 +82,8 @@ func TestReplayOfNoneAndOneSample(t *testing.T) {
 
 // Perf's raw side runs the same samples in the same order as the harness
 // run of its round: rounds alternate harness, raw, then raw, harness, the
-// raw side replaying the last harness query.
+// raw side replaying the last harness query and the harness then running
+// that many samples, the same ones.
 func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
 	b := echo(new(int))
@@ -136,7 +137,11 @@ func TestPerfReplaysTheHarnessSamples(t *testing.T) {
 		if raw := next(sizes[r]); !slices.Equal(raw, h) {
 			t.Errorf("round %d: raw side ran %v, the last harness query %v", r+2, raw, h)
 		}
-		next(sizes[r+1])
+		// The harness side of a round the raw side opens runs what the
+		// raw side just ran: as many samples, the same ones, in order.
+		if h2 := next(sizes[r+1]); !slices.Equal(h2, h) {
+			t.Errorf("round %d: harness ran %v after the raw side's %v", r+2, h2, h)
+		}
 	}
 	if len(all) != 0 {
 		t.Errorf("%d samples beyond the rounds", len(all))
@@ -211,5 +216,40 @@ func TestRunNotesSettingsThatOutlastDuration(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "note:") {
 		t.Errorf("a note for a run --min-queries bounds:\n%s", stderr.String())
+	}
+}
+
+// TestPerfHandsAWholeRoundToARawWholeModel: with Instance.RawWhole (an
+// SUT that batches continuously) the raw side calls Raw once a round with
+// all of the round's samples, in the harness run's order, not --batch
+// samples a call; stdout says so.
+func TestPerfHandsAWholeRoundToARawWholeModel(t *testing.T) {
+	t.Setenv("MLPERF_CACHE_DIR", t.TempDir())
+	b := echo(new(int))
+	raw := &callLog{fail: -1}
+	open := driverOf(b).open
+	driverOf(b).open = func(ctx context.Context, r *spec.OpenRequest) (*spec.Instance, error) {
+		inst, err := open(ctx, r)
+		if err == nil {
+			inst.SUT, inst.Model, inst.Raw, inst.RawWhole = &loadgentest.NullSUT{}, nil, raw, true
+		}
+		return inst, err
+	}
+	defer func() { driverOf(b).open = open }()
+	var stdout, stderr bytes.Buffer
+	o := Options{Model: "synthetic", Data: "synthetic", Backend: "cpu", Workers: 2, Batch: 3, Out: t.TempDir()}
+	if _, err := Perf(context.Background(), b, o, 40*time.Millisecond, &stdout, &stderr); err != nil {
+		t.Fatalf("Perf: %v\n%s", err, stderr.String())
+	}
+	if len(raw.calls) != PerfRounds {
+		t.Fatalf("Raw was called %d times, want once a round (%d)", len(raw.calls), PerfRounds)
+	}
+	for r, c := range raw.calls {
+		if len(c) < PerfMinBatches*3*2 {
+			t.Errorf("round %d: Raw got %d samples in its one call, want the round's (at least %d)", r+1, len(c), PerfMinBatches*3*2)
+		}
+	}
+	if !strings.Contains(stdout.String(), "the SUT's batcher called directly with each round's samples, batch 3") {
+		t.Errorf("stdout does not say how the raw side was called:\n%s", stdout.String())
 	}
 }

@@ -132,6 +132,12 @@ type Instance struct {
 	// Raw, with SUT, is the model perf's raw side calls directly (nil:
 	// perf is not available).
 	Raw harness.Model
+	// RawWhole says that perf's raw side hands Raw a whole round's
+	// samples in one call, as a loadgen Offline query hands them to the
+	// SUT, instead of --batch samples a call from --workers goroutines:
+	// for an SUT that batches continuously, whose raw side is the same
+	// batcher without the loadgen.
+	RawWhole bool
 	// QSL is the query sample library.
 	QSL loadgen.QSL
 	// Warmups is how many warm-up calls of --batch samples the framework

@@ -44,7 +44,8 @@ func TestListAndUnknownBenchmark(t *testing.T) {
 
 // `mlperf perf <benchmark>` on the tiny synthetic model alternates raw and
 // harness measurements in rounds and ends with the ratio line that
-// scripts read, for every benchmark.
+// scripts read, for every benchmark; the LLMs' raw side is their own
+// continuous batcher.
 func TestPerfPrintsRoundsAndRatio(t *testing.T) {
 	orttest.Need(t)
 	needLlamaTokenizer(t)
@@ -67,6 +68,11 @@ func TestPerfPrintsRoundsAndRatio(t *testing.T) {
 			code, log := runMlperf(t, []string{"MLPERF_CACHE_DIR=" + filepath.Join(dir, "cache")}, args...)
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, log)
+			}
+			// The LLMs' raw side is their continuous batcher, fed each
+			// round's samples at once as loadgen's Offline query feeds it.
+			if llm := strings.HasPrefix(tc.name, "llama"); llm != strings.Contains(log, "the SUT's batcher called directly with each round's samples, batch 2") {
+				t.Errorf("raw side of %s (an LLM: %v) not as expected:\n%s", tc.name, llm, log)
 			}
 			if n := strings.Count(log, "perf: round "); n != benchmark.PerfRounds {
 				t.Errorf("%d round lines, want %d:\n%s", n, benchmark.PerfRounds, log)

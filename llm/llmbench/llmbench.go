@@ -114,22 +114,33 @@ func (b *SUT) Done() (samples, tokens int64) { return b.samples.Load(), b.tokens
 // Close stops the SUT once every issued sample is done.
 func (b *SUT) Close() error { return b.sut.Close() }
 
-// StaticBatches is the decoder as perf's raw side calls it: greedy
-// decoding of each batch of loaded prompts as one static batch (where the
-// SUT batches continuously), without the loadgen.
-func StaticBatches(m *generate.Model, prompts Prompts, gen sample.GreedyConfig) harness.Model {
-	cfg := generate.GreedyConfig{GreedyConfig: gen}
+// Continuous is the SUT's continuous batcher as perf's raw side calls it
+// (with Instance.RawWhole: a whole round's prompts in one call): every
+// prompt of a call is submitted to a batcher of maxBatch sequences
+// decoding by gen, as a loadgen Offline query's samples are, and the call
+// returns when all are done. So the raw side runs the same decoder as
+// the harness side, without the loadgen.
+func Continuous(m *generate.Model, prompts Prompts, gen sample.GreedyConfig, maxBatch int) harness.Model {
 	return harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
+		b, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: gen, MaxBatch: maxBatch})
+		if err != nil {
+			return err
+		}
 		ps := make([][]int32, len(idx))
 		for i, s := range idx {
-			p, err := prompts(s)
-			if err != nil {
+			if ps[i], err = prompts(s); err != nil {
 				return err
 			}
-			ps[i] = p
 		}
-		_, err := m.Greedy(ctx, ps, cfg)
-		return err
+		ran := make(chan error, 1)
+		go func() { ran <- b.Run(ctx) }()
+		for i, p := range ps {
+			// Done runs on the batcher's goroutine (or here, for a prompt
+			// refused at once), each for its own slot of out.
+			b.Submit(&generate.Request{Prompt: p, Done: func(_ []int32, err error) { out[i].Err = err }})
+		}
+		b.Close()
+		return <-ran
 	})
 }
 

@@ -145,9 +145,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		SampleBytes: dims.BytesPerToken(backend.Float32) * int64(openorca.MaxTokens+maxNew),
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
-		After: llmbench.After(env, bench, "llama2", "generated tokens", true, EOS),
-		Close: closers.Close,
+		Raw:      llmbench.Continuous(m, qsl.Prompt, gen, env.Batch),
+		RawWhole: true,
+		After:    llmbench.After(env, bench, "llama2", "generated tokens", true, EOS),
+		Close:    closers.Close,
 	}, nil
 }
 

@@ -143,9 +143,10 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		QSL: qsl,
 		Describe: fmt.Sprintf("mixtral: %s %s, model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw:   llmbench.StaticBatches(m, qsl.Prompt, gen),
-		After: after(env, bench, "generated tokens"),
-		Close: closers.Close,
+		Raw:      llmbench.Continuous(m, qsl.Prompt, gen, env.Batch),
+		RawWhole: true,
+		After:    after(env, bench, "generated tokens"),
+		Close:    closers.Close,
 	}, nil
 }
 
