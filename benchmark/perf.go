@@ -16,9 +16,11 @@ import (
 )
 
 // PerfRounds is how many rounds Perf measures, each a raw side and a
-// harness side, alternating which goes first: alternating cancels a drift
-// in the machine's speed (other load, thermal limits) that a single
-// before/after pair would put on one side only.
+// harness side: the harness goes first in the first half, the raw side
+// in the second, which cancels a drift in the machine's speed (other
+// load, thermal limits) that a single before/after pair would put on one
+// side only. The first round, sized before any rate is known, is the
+// short one; the others run about the same samples.
 const PerfRounds = 4
 
 // PerfMinBatches is the fewest batches per worker each side of a round
@@ -114,7 +116,7 @@ func Perf(ctx context.Context, b *spec.Benchmark, o Options, d time.Duration, st
 	var order []loadgen.SampleIndex
 	for r := range PerfRounds {
 		var raw, h side
-		if r%2 == 0 {
+		if r < PerfRounds/2 {
 			if h, order, err = harnessSide(harnessAll.rate(), 0); err == nil {
 				raw, err = rawSide(order)
 			}
