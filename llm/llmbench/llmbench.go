@@ -11,6 +11,7 @@ package llmbench
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -114,34 +115,57 @@ func (b *SUT) Done() (samples, tokens int64) { return b.samples.Load(), b.tokens
 // Close stops the SUT once every issued sample is done.
 func (b *SUT) Close() error { return b.sut.Close() }
 
-// Continuous is the SUT's continuous batcher as perf's raw side calls it
-// (with Instance.RawWhole: a whole round's prompts in one call): every
-// prompt of a call is submitted to a batcher of maxBatch sequences
-// decoding by gen, as a loadgen Offline query's samples are, and the call
-// returns when all are done. So the raw side runs the same decoder as
-// the harness side, without the loadgen.
-func Continuous(m *generate.Model, prompts Prompts, gen sample.GreedyConfig, maxBatch int) harness.Model {
-	return harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
-		b, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: gen, MaxBatch: maxBatch})
-		if err != nil {
-			return err
-		}
+// Continuous is a continuous batcher as perf's raw side calls it (with
+// Instance.RawWhole: a whole round's prompts in one call): one batcher of
+// maxBatch sequences decoding by gen, running for the instance's life as
+// the SUT's does, to which each call submits its prompts, as a loadgen
+// Offline query's samples are submitted, returning when all are done. So
+// the raw side runs the same decoder as the harness side, without the
+// loadgen. (A batcher made for each call had its first steps allocate
+// afresh; some raw rounds then ran at two thirds of the harness's rate.)
+// stop ends the batcher; call it before closing m.
+func Continuous(m *generate.Model, prompts Prompts, gen sample.GreedyConfig, maxBatch int) (raw harness.Model, stop func() error, err error) {
+	b, err := m.NewBatcher(generate.BatcherConfig{GreedyConfig: gen, MaxBatch: maxBatch})
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		b.Run(ctx) // its error is the requests' errors, or the cancel of stop
+	}()
+	stop = func() error {
+		b.Close()
+		cancel()
+		<-ran
+		return nil
+	}
+	raw = harness.ModelFunc(func(ctx context.Context, idx []loadgen.SampleIndex, out []loadgen.Response) error {
 		ps := make([][]int32, len(idx))
 		for i, s := range idx {
+			var err error
 			if ps[i], err = prompts(s); err != nil {
 				return err
 			}
 		}
-		ran := make(chan error, 1)
-		go func() { ran <- b.Run(ctx) }()
+		var wg sync.WaitGroup
+		wg.Add(len(ps))
 		for i, p := range ps {
 			// Done runs on the batcher's goroutine (or here, for a prompt
 			// refused at once), each for its own slot of out.
-			b.Submit(&generate.Request{Prompt: p, Done: func(_ []int32, err error) { out[i].Err = err }})
+			b.Submit(&generate.Request{Prompt: p, Done: func(_ []int32, err error) { out[i].Err = err; wg.Done() }})
 		}
-		b.Close()
-		return <-ran
+		all := make(chan struct{})
+		go func() { wg.Wait(); close(all) }()
+		select {
+		case <-all:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	})
+	return raw, stop, nil
 }
 
 // TextTokenizer is what Generator needs of a tokenizer.

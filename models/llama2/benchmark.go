@@ -137,6 +137,11 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, err
 	}
 	closers.Add(bench.Close)
+	raw, stopRaw, err := llmbench.Continuous(m, qsl.Prompt, gen, env.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("llama2: %w", err)
+	}
+	closers.Add(stopRaw)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
@@ -145,7 +150,7 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		SampleBytes: dims.BytesPerToken(backend.Float32) * int64(openorca.MaxTokens+maxNew),
 		Describe: fmt.Sprintf("llama2: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, dims.Layers, dims.KVHeads, dims.HeadDim, dims.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw:      llmbench.Continuous(m, qsl.Prompt, gen, env.Batch),
+		Raw:      raw,
 		RawWhole: true,
 		After:    llmbench.After(env, bench, "llama2", "generated tokens", true, EOS),
 		Close:    closers.Close,

@@ -154,12 +154,17 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 		return nil, fmt.Errorf("llama3.1-8b: %w", err)
 	}
 	closers.Add(bench.Close)
+	raw, stopRaw, err := llmbench.Continuous(m, qsl.Prompt, gen, env.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("llama3.1-8b: %w", err)
+	}
+	closers.Add(stopRaw)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
 		Describe: fmt.Sprintf("llama3.1-8b: %s %s (%s), model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.ModelName, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw:      llmbench.Continuous(m, qsl.Prompt, gen, env.Batch),
+		Raw:      raw,
 		RawWhole: true,
 		After:    llmbench.After(env, bench, "llama3.1-8b", "generated tokens", true, tokenizer.Llama3EOTID),
 		Close:    closers.Close,

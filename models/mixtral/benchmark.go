@@ -138,12 +138,17 @@ func (driver) Open(ctx context.Context, env *spec.OpenRequest) (inst *spec.Insta
 	}
 	bench := llmbench.Wrap(newTrimSUT(s, ds), env.Scenario == loadgen.Offline)
 	closers.Add(bench.Close)
+	raw, stopRaw, err := llmbench.Continuous(m, qsl.Prompt, gen, env.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("mixtral: %w", err)
+	}
+	closers.Add(stopRaw)
 	return &spec.Instance{
 		SUT: bench,
 		QSL: qsl,
 		Describe: fmt.Sprintf("mixtral: %s %s, model %s (%d layers, %d kv heads × %d, vocabulary %d), %s backend, continuous batching of %d, %d samples in %s",
 			env.Scenario, env.Mode, env.Model, arch.Layers, arch.KVHeads, arch.HeadDim, arch.Vocab, env.Backend, env.Batch, qsl.TotalSampleCount(), dataPath),
-		Raw:      llmbench.Continuous(m, qsl.Prompt, gen, env.Batch),
+		Raw:      raw,
 		RawWhole: true,
 		After:    after(env, bench, "generated tokens"),
 		Close:    closers.Close,
