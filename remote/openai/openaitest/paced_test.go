@@ -37,7 +37,7 @@ func TestPacedStreamsRecordsAndPaces(t *testing.T) {
 	if len(r) != 1 || r[0].Tokens != 4 || r[0].Key != "[7]" {
 		t.Fatalf("records %+v", r)
 	}
-	if r[0].First-r[0].Received < p.TTFT.Nanoseconds() || r[0].Last-r[0].Received < (p.TTFT + 3*p.Interval).Nanoseconds() {
+	if r[0].First-r[0].Received < p.TTFT.Nanoseconds() || r[0].Last-r[0].Received < (p.TTFT+3*p.Interval).Nanoseconds() {
 		t.Errorf("tokens written early: %+v", r[0])
 	}
 	p.Reset()
