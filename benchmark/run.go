@@ -20,6 +20,7 @@ import (
 	"github.com/mlperf-go/inference/internal/hist"
 	"github.com/mlperf-go/inference/internal/outlock"
 	"github.com/mlperf-go/inference/loadgen"
+	"github.com/mlperf-go/inference/onnx"
 )
 
 // SyntheticNote is printed under a score from a synthetic model.
@@ -96,6 +97,51 @@ func BuildModel(b *spec.Benchmark, path, size string, seed uint64) error {
 		return fmt.Errorf("%s: no synthetic model in this build", b.Name)
 	}
 	return mb.BuildModel(path, size, seed)
+}
+
+// ModelFile is what WriteModel wrote: the files and their total size.
+type ModelFile struct {
+	Files []string
+	Bytes int64
+}
+
+// WriteModel is `mlperf model build`: it writes b's synthetic model of a
+// size and seed to path, as ONNX (weights too large for one file going to
+// path.data beside it) or, with format "gguf", as a llama.cpp GGUF of the
+// same weights (b's driver a spec.GGUFBuilder, extra its options).
+func WriteModel(b *spec.Benchmark, path, format, size string, seed uint64, extra spec.Extra) (ModelFile, error) {
+	ext := ".onnx"
+	switch format {
+	case "onnx":
+	case "gguf":
+		ext = ".gguf"
+		if _, ok := b.Driver.(spec.GGUFBuilder); !ok {
+			return ModelFile{}, spec.UsageError("%s: --format gguf: this benchmark writes ONNX only", b.Name)
+		}
+	default:
+		return ModelFile{}, spec.UsageError("--format %q: want onnx or gguf", format)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return ModelFile{}, spec.UsageError("-o %s is a folder; -o names the %s file to write, e.g. -o %s", path, ext, filepath.Join(path, "model"+ext))
+	}
+	if _, ok, err := SyntheticSize(b, "synthetic:"+size); err != nil || !ok {
+		return ModelFile{}, spec.UsageError("--size %q: want one of %s", size, strings.Join(b.SizeNames(), ", "))
+	}
+	if format == "gguf" {
+		if err := b.Driver.(spec.GGUFBuilder).BuildGGUF(path, size, seed, extra); err != nil {
+			return ModelFile{}, err
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return ModelFile{}, err
+		}
+		return ModelFile{Files: []string{path}, Bytes: st.Size()}, nil
+	}
+	if err := BuildModel(b, path, size, seed); err != nil {
+		return ModelFile{}, err
+	}
+	files, n, err := onnx.Files(path)
+	return ModelFile{Files: files, Bytes: n}, err
 }
 
 // ResolveModel turns a --model value into a file: the given file, which

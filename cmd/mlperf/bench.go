@@ -21,7 +21,6 @@ import (
 	"github.com/mlperf-go/inference/benchmark"
 	"github.com/mlperf-go/inference/check"
 	"github.com/mlperf-go/inference/loadgen"
-	"github.com/mlperf-go/inference/onnx"
 	"github.com/mlperf-go/inference/remote/kserve"
 )
 
@@ -261,7 +260,7 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	size := fs.String("size", def, "model size: "+strings.Join(sizes, ", "))
 	out := fs.String("o", "", "output .onnx file (required); large weights go to FILE.data beside it")
 	seed := fs.Uint64("seed", b.Model.Seed, "weight seed (same size and seed, same bytes)")
-	gb, hasGGUF := b.Driver.(spec.GGUFBuilder)
+	_, hasGGUF := b.Driver.(spec.GGUFBuilder)
 	format := "onnx"
 	var options func() (spec.Extra, error)
 	if hasGGUF {
@@ -274,41 +273,21 @@ func modelBuildCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *out == "" {
 		return usageError("-o FILE is required")
 	}
-	ext := ".onnx"
-	if format == "gguf" {
-		ext = ".gguf"
-	} else if format != "onnx" {
-		return usageError("--format %q: want onnx or gguf", format)
-	}
-	if st, err := os.Stat(*out); err == nil && st.IsDir() {
-		return usageError("-o %s is a folder; -o names the %s file to write, e.g. -o %s", *out, ext, filepath.Join(*out, "model"+ext))
-	}
-	if _, ok, err := benchmark.SyntheticSize(b, "synthetic:"+*size); err != nil || !ok {
-		return usageError("--size %q: want one of %s", *size, strings.Join(b.SizeNames(), ", "))
-	}
-	if format == "gguf" {
-		e, err := options()
-		if err != nil {
+	var extra spec.Extra
+	if options != nil {
+		if extra, err = options(); err != nil {
 			return err
 		}
-		if err := gb.BuildGGUF(*out, *size, *seed, e); err != nil {
-			return err
-		}
-		st, err := os.Stat(*out)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) as GGUF to %s, %.1f MB\n", b.Name, *size, *seed, *out, float64(st.Size())/1e6)
-		return nil
 	}
-	if err := benchmark.BuildModel(b, *out, *size, *seed); err != nil {
-		return err
-	}
-	files, n, err := onnx.Files(*out)
+	f, err := benchmark.WriteModel(b, *out, format, *size, *seed, extra)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d) to %s, %.1f MB\n", b.Name, *size, *seed, strings.Join(files, " + "), float64(n)/1e6)
+	as := ""
+	if format == "gguf" {
+		as = " as GGUF"
+	}
+	fmt.Fprintf(stdout, "wrote the synthetic %s (%s, seed %d)%s to %s, %.1f MB\n", b.Name, *size, *seed, as, strings.Join(f.Files, " + "), float64(f.Bytes)/1e6)
 	return nil
 }
 
