@@ -1,11 +1,10 @@
 package boxed
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"io"
-	"os"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/goldentest"
 )
 
 // TestParseMatchesReferences holds Boxed, AIME and AIMECorrect to the
@@ -14,7 +13,7 @@ import (
 // outputs (boxed, "Answer:", out of range, decimals, Unicode digits,
 // several answers, truncated) and 260 MATH-500 outputs.
 func TestParseMatchesReferences(t *testing.T) {
-	b, err := readGz("testdata/boxed_golden.json.gz")
+	b, err := goldentest.ReadFile("testdata/boxed_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +66,4 @@ func checkBoxed(t *testing.T, text string, want *string) {
 	if ok != (want != nil) || ok && got != *want {
 		t.Errorf("Boxed(%q) = %q %v, reference %v", text, got, ok, want)
 	}
-}
-
-func readGz(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(z)
 }

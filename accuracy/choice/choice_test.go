@@ -1,11 +1,10 @@
 package choice
 
 import (
-	"compress/gzip"
 	"encoding/json"
-	"io"
-	"os"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/goldentest"
 )
 
 // TestParseMatchesReferences holds both parsers and the check to the
@@ -14,7 +13,7 @@ import (
 // written by its make_goldens.py parse): 240 GPQA and 240 MMLU-Pro
 // outputs in DeepSeek-R1 and Harmony styles.
 func TestParseMatchesReferences(t *testing.T) {
-	b, err := readGz("testdata/choice_golden.json.gz")
+	b, err := goldentest.ReadFile("testdata/choice_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +66,4 @@ func deref(s *string) string {
 		return "None"
 	}
 	return *s
-}
-
-func readGz(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(z)
 }

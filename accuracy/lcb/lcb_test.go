@@ -1,11 +1,9 @@
 package lcb
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/mlperf-go/inference/sandbox"
+
+	"github.com/mlperf-go/inference/internal/goldentest"
 )
 
 // TestParseMatchesReferences holds both code parsers to the references'
@@ -23,7 +23,7 @@ import (
 // unfenced blocks, several blocks, truncated ones, Harmony outputs with
 // and without a final channel.
 func TestParseMatchesReferences(t *testing.T) {
-	b, err := readGz("testdata/parse_golden.json.gz")
+	b, err := goldentest.ReadFile("testdata/parse_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func loadProblems(t *testing.T) map[string]*Problem {
 
 func loadRecorded(t *testing.T) recorded {
 	t.Helper()
-	b, err := readGz("testdata/recorded_golden.json.gz")
+	b, err := goldentest.ReadFile("testdata/recorded_golden.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,19 +220,6 @@ func TestRecordedOutputsScoreAsLiveCodeBench(t *testing.T) {
 		}
 	}
 	t.Logf("%d outputs, %d programs graded as LiveCodeBench grades them (%d pass)", len(rec.Outputs), len(rec.Verdicts), npass)
-}
-
-func readGz(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(z)
 }
 
 // WriteProblems writes a folder every release reads back: the problems

@@ -1,10 +1,9 @@
 package mathgrade
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"os"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/goldentest"
 )
 
 type sympyCall struct {
@@ -25,22 +24,11 @@ type gradeCase struct {
 
 func loadGolden(t *testing.T) (string, []gradeCase) {
 	t.Helper()
-	f, err := os.Open("testdata/grade_golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g struct {
 		Version string      `json:"sympy_version"`
 		Cases   []gradeCase `json:"cases"`
 	}
-	if err := json.NewDecoder(z).Decode(&g); err != nil {
-		t.Fatal(err)
-	}
+	goldentest.ReadJSON(t, "testdata/grade_golden.json", &g)
 	return g.Version, g.Cases
 }
 

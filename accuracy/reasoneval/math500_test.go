@@ -1,12 +1,11 @@
 package reasoneval
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/mlperf-go/inference/accuracy/boxed"
+
+	"github.com/mlperf-go/inference/internal/goldentest"
 )
 
 // math500Case is one recorded MATH-500 output with what each reference
@@ -32,22 +31,11 @@ type math500Case struct {
 // whose box is final, replaced by a later one, only in Harmony's analysis,
 // unclosed, empty or missing.
 func TestMath500RecordedOutputsScoreAsTheReferences(t *testing.T) {
-	f, err := os.Open("testdata/math500_golden.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g struct {
 		Version string        `json:"sympy_version"`
 		Cases   []math500Case `json:"cases"`
 	}
-	if err := json.NewDecoder(z).Decode(&g); err != nil {
-		t.Fatal(err)
-	}
+	goldentest.ReadJSON(t, "testdata/math500_golden.json.gz", &g)
 	if len(g.Cases) < 200 {
 		t.Fatalf("only %d recorded outputs", len(g.Cases))
 	}

@@ -1,10 +1,9 @@
 package sympyeq
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"os"
 	"testing"
+
+	"github.com/mlperf-go/inference/internal/goldentest"
 )
 
 type golden struct {
@@ -16,22 +15,11 @@ type golden struct {
 
 func load(t *testing.T) (string, []golden) {
 	t.Helper()
-	f, err := os.Open("testdata/sympy_golden.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var g struct {
 		Version string   `json:"sympy_version"`
 		Cases   []golden `json:"cases"`
 	}
-	if err := json.NewDecoder(z).Decode(&g); err != nil {
-		t.Fatal(err)
-	}
+	goldentest.ReadJSON(t, "testdata/sympy_golden.json.gz", &g)
 	return g.Version, g.Cases
 }
 
