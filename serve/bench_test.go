@@ -62,7 +62,7 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-c0)/1e3/float64(b.N), "cpu-us/op")
 		})
 		// The same request bytes through a plain client loop.
-		req := `{"inputs":[{"name":"x","shape":` + shapeJSON(size.shape) + `,"datatype":"FP32","parameters":{"binary_data_size":` + strconv.FormatInt(n*4, 10) + `}}],"outputs":[{"name":"ArgMax:0","parameters":{"binary_data":true}}]}`
+		req := `{"inputs":[{"name":"x","shape":` + string(kserve.AppendShape(nil, size.shape)) + `,"datatype":"FP32","parameters":{"binary_data_size":` + strconv.FormatInt(n*4, 10) + `}}],"outputs":[{"name":"ArgMax:0","parameters":{"binary_data":true}}]}`
 		body := append([]byte(req), make([]byte, n*4)...)
 		hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 		b.Run(size.name+"/plain-http", func(b *testing.B) {
@@ -86,17 +86,6 @@ func BenchmarkNullRoundTrip(b *testing.B) {
 		})
 		stop()
 	}
-}
-
-func shapeJSON(s []int64) string {
-	out := "["
-	for i, d := range s {
-		if i > 0 {
-			out += ","
-		}
-		out += strconv.FormatInt(d, 10)
-	}
-	return out + "]"
 }
 
 // nullModel sends each sample as one small request to a kserve session.

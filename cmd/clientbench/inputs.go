@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mlperf-go/inference/onnx"
+	"github.com/mlperf-go/inference/remote/kserve"
 	"github.com/mlperf-go/inference/remote/kserve/pb"
 )
 
@@ -60,7 +61,7 @@ func main() {
 		for _, d := range r.shape {
 			n *= d
 		}
-		js := fmt.Sprintf(`{"inputs":[{"name":%q,"shape":%s,"datatype":"FP32","parameters":{"binary_data_size":%d}}],"outputs":[`, r.input, shape(r.shape), n)
+		js := fmt.Sprintf(`{"inputs":[{"name":%q,"shape":%s,"datatype":"FP32","parameters":{"binary_data_size":%d}}],"outputs":[`, r.input, string(kserve.AppendShape(nil, r.shape)), n)
 		for i, o := range r.outputs {
 			if i > 0 {
 				js += ","
@@ -82,17 +83,6 @@ func main() {
 		}
 		write(*out, r.name+".grpc.bin", b)
 	}
-}
-
-func shape(s []int64) string {
-	out := "["
-	for i, d := range s {
-		if i > 0 {
-			out += ","
-		}
-		out += strconv.FormatInt(d, 10)
-	}
-	return out + "]"
 }
 
 func write(dir, name string, b []byte) {

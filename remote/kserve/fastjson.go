@@ -37,8 +37,9 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendShape writes a shape as encoding/json does ([]int64; nil: null).
-func appendShape(b []byte, shape []int64) []byte {
+// AppendShape appends a tensor shape as encoding/json writes it ([]int64;
+// nil: null), as KServe v2 requests carry it.
+func AppendShape(b []byte, shape []int64) []byte {
 	if shape == nil {
 		return append(b, "null"...)
 	}
@@ -102,7 +103,7 @@ func appendTensors(b []byte, ts []RequestTensor) ([]byte, bool) {
 		b = append(b, `{"name":`...)
 		b = appendQuoted(b, t.Name)
 		b = append(b, `,"shape":`...)
-		b = appendShape(b, t.Shape)
+		b = AppendShape(b, t.Shape)
 		b = append(b, `,"datatype":`...)
 		b = appendQuoted(b, t.Datatype)
 		if len(t.Parameters) > 0 {
@@ -203,7 +204,7 @@ func appendRequest(b []byte, in []backend.Tensor, outputs []backend.Info, payloa
 		b = append(b, `{"name":`...)
 		b = appendQuoted(b, t.Name)
 		b = append(b, `,"shape":`...)
-		b = appendShape(b, t.Shape)
+		b = AppendShape(b, t.Shape)
 		b = append(b, `,"datatype":"`...)
 		b = append(b, dt...)
 		b = append(b, `","parameters":{"binary_data_size":`...)
